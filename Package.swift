@@ -1,0 +1,65 @@
+// swift-tools-version:6.0
+// poseact: train human-action classifiers from labeled videos and run them live, on Linux.
+import PackageDescription
+
+import Foundation
+
+// The engine's kernels are plain loops over unsafe pointers, always optimised (a debug
+// build of them would make the test suite minutes slower and check nothing the tests
+// don't). On x86-64 they are built for Haswell-level x86-64 (AVX2 + FMA, every x86 server and laptop
+// CPU since 2013-2015): 8-wide fused multiply-adds are what make the depthwise
+// convolutions keep up with LiteRT. `POSEACT_PORTABLE=1 swift build` builds for the
+// baseline x86-64 instead; poseact checks the CPU at start and says so if it must.
+let portable = ProcessInfo.processInfo.environment["POSEACT_PORTABLE"] != nil
+var cpuFlags: [String] = []
+#if arch(x86_64)
+if !portable { cpuFlags = ["-target-cpu", "haswell"] }
+#endif
+let kernelSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v5),
+    .unsafeFlags(["-Ounchecked"] + cpuFlags),
+]
+let commonSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
+let package = Package(
+    name: "poseact",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "poseact", targets: ["poseact"]),
+        .library(name: "TFLite", targets: ["TFLite"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries (Debian -dev packages), found by pkg-config.
+        .systemLibrary(name: "CBLAS", path: "Sources/CBLAS", pkgConfig: "openblas",
+                       providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CLapacke", path: "Sources/CLapacke", pkgConfig: "lapacke",
+                       providers: [.apt(["liblapacke-dev"])]),
+        .systemLibrary(name: "CHDF5", path: "Sources/CHDF5", pkgConfig: "hdf5",
+                       providers: [.apt(["libhdf5-dev"])]),
+        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg",
+                       pkgConfig: "libavformat libavcodec libavdevice libswscale libavutil",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavdevice-dev",
+                                         "libswscale-dev", "libavutil-dev"])]),
+
+        // Dense float buffers, BLAS wrappers and the two-core parallel-for.
+        .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: kernelSettings),
+        // .tflite reader, execution plan and CPU kernels.
+        .target(name: "TFLite", dependencies: ["Tensor", "CBLAS"], swiftSettings: kernelSettings),
+
+        .executableTarget(
+            name: "poseact",
+            dependencies: [
+                "TFLite", "Tensor",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: commonSettings),
+
+        .testTarget(name: "TensorTests", dependencies: ["Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
+                    swiftSettings: commonSettings),
+    ]
+)

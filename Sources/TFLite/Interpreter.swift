@@ -1,0 +1,122 @@
+import Foundation
+import Tensor
+
+/// Options for loading a model into an execution plan.
+public struct InterpreterOptions: Sendable {
+    /// Threads an inference uses (the caller's thread included).
+    public var threads: Int
+    /// Names of the graph outputs to compute; nil computes all. Operators that feed only
+    /// other outputs (BlazePose's segmentation mask) are left out of the plan.
+    public var outputs: [String]?
+
+    public init(threads: Int = min(2, ProcessInfo.processInfo.activeProcessorCount), outputs: [String]? = nil) {
+        self.threads = threads; self.outputs = outputs
+    }
+}
+
+/// A graph input or output: its name and NHWC shape.
+public struct TensorSpec: Sendable, Equatable {
+    public let name: String
+    public let shape: [Int]
+    public var count: Int { shape.reduce(1, *) }
+}
+
+/// A `.tflite` model planned for repeated float32 inference on the CPU.
+///
+/// Load: parse → fold constants (float16 DEQUANTIZE, DENSIFY) → prune operators no wanted
+/// output needs → check every operator's shapes → lay out all activations in one arena,
+/// reusing memory between tensors whose lifetimes do not overlap → build one kernel per
+/// operator with its pointers resolved. `invoke()` then only runs the kernels: nothing is
+/// allocated per inference.
+public final class Interpreter: @unchecked Sendable {
+    public let inputs: [TensorSpec]
+    public let outputs: [TensorSpec]
+    /// Outputs that `invoke()` computes (the others stay zero).
+    public let computedOutputs: [String]
+    public var threads: Int
+    public let summary: PlanSummary
+
+    private let pool: ThreadPool
+    private let arena: FloatBuffer
+    private let kernels: [any Kernel]
+    private let constants: [FloatBuffer]   // constant operands the kernels point into
+    private let inputOffsets: [Int]
+    private let outputOffsets: [Int]
+
+    public convenience init(path: String, options: InterpreterOptions = .init()) throws {
+        try self.init(model: ModelFile(path: path), options: options)
+    }
+
+    public init(model: ModelFile, options: InterpreterOptions = .init()) throws {
+        guard let graph = model.subgraphs.first else { throw TFLiteError("model has no subgraph") }
+        threads = max(1, options.threads)
+        pool = threads <= ThreadPool.shared.threadCount ? ThreadPool.shared : ThreadPool(threads: threads)
+        BLAS.useSingleThread()
+
+        let planner = try Planner(model: model, graph: graph, wantedOutputs: options.outputs)
+        arena = FloatBuffer(count: planner.arenaSize)
+        (kernels, constants) = try planner.buildKernels(arena: arena.pointer, maxThreads: pool.threadCount)
+        inputs = graph.inputs.map { planner.spec(Int($0)) }
+        outputs = graph.outputs.map { planner.spec(Int($0)) }
+        computedOutputs = planner.wantedOutputNames
+        inputOffsets = graph.inputs.map { planner.offset(of: Int($0)) }
+        outputOffsets = graph.outputs.map { planner.offset(of: Int($0)) }
+        summary = PlanSummary(
+            operators: planner.operatorCounts, plannedOperators: kernels.count,
+            foldedOperators: planner.foldedCount, prunedOperators: planner.prunedCount,
+            parameters: planner.parameterCount, flops: kernels.reduce(0) { $0 + $1.flops },
+            arenaBytes: planner.arenaSize * 4, weightBytes: planner.weightBytes)
+    }
+
+    /// The storage of input `index`: write the model input here before `invoke()`.
+    public func input(_ index: Int = 0) -> UnsafeMutableBufferPointer<Float> {
+        .init(start: arena.pointer + inputOffsets[index], count: inputs[index].count)
+    }
+
+    /// The storage of output `index`, valid until the next `invoke()`.
+    public func output(_ index: Int) -> UnsafeBufferPointer<Float> {
+        .init(start: arena.pointer + outputOffsets[index], count: outputs[index].count)
+    }
+
+    public func output(named name: String) -> UnsafeBufferPointer<Float>? {
+        outputs.firstIndex { $0.name == name }.map { output($0) }
+    }
+
+    /// Runs the plan once on the current inputs.
+    public func invoke() {
+        let t = min(threads, pool.threadCount)
+        for kernel in kernels { kernel.run(pool, threads: t) }
+    }
+
+    /// Per-operator-kind time of one invoke, in milliseconds, for profiling.
+    public func profile() -> [(op: String, ms: Double)] {
+        let t = min(threads, pool.threadCount)
+        var totals: [String: Double] = [:]
+        for kernel in kernels {
+            let start = DispatchTime.now().uptimeNanoseconds
+            kernel.run(pool, threads: t)
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            totals[kernel.name, default: 0] += ms
+            if ProcessInfo.processInfo.environment["POSEACT_PROFILE_KERNELS"] != nil {
+                FileHandle.standardError.write(Data(String(format: "%@ %@ %.3f ms %.2f GFLOP/s\n", kernel.name, kernel.detail, ms, Double(kernel.flops) / ms / 1e6).utf8))
+            }
+        }
+        return totals.sorted { $0.value > $1.value }.map { ($0.key, $0.value) }
+    }
+}
+
+/// What a plan holds, for `poseact model inspect`.
+public struct PlanSummary: Sendable {
+    /// Operator counts in the file, by name.
+    public let operators: [String: Int]
+    /// Kernels run per inference, after folding and pruning.
+    public let plannedOperators: Int
+    public let foldedOperators: Int
+    public let prunedOperators: Int
+    /// Elements of the constant tensors the planned operators read (weights, biases).
+    public let parameters: Int
+    /// Floating-point operations per inference (a multiply-add counts 2).
+    public let flops: Int
+    public let arenaBytes: Int
+    public let weightBytes: Int
+}

@@ -1,0 +1,221 @@
+import Tensor
+
+/// Turns a subgraph into kernels: constant folding, pruning, shape checks, memory layout.
+struct Planner {
+    let model: ModelFile
+    let graph: SubGraph
+    let opNames: [String]
+
+    /// Constant tensors, decoded (float16 widened to float32, sparse ones densified).
+    private(set) var floatConstants: [Int: [Float]] = [:]
+    private(set) var intConstants: [Int: [Int32]] = [:]
+    /// Operators that run per inference, in graph order.
+    private(set) var planned: [Int] = []
+    private(set) var foldedCount = 0
+    private(set) var prunedCount = 0
+    private(set) var wantedOutputNames: [String] = []
+    /// Storage root of each activation tensor (RESHAPE outputs share their input's storage).
+    private var root: [Int: Int] = [:]
+    private var offsets: [Int: Int] = [:]
+    private(set) var arenaSize = 0
+
+    static let supported: Set<String> = ["CONV_2D", "DEPTHWISE_CONV_2D", "ADD", "PAD", "RESIZE_BILINEAR",
+                                         "MAX_POOL_2D", "DEPTH_TO_SPACE", "CONCATENATION", "RESHAPE",
+                                         "LOGISTIC", "DEQUANTIZE", "DENSIFY"]
+
+    init(model: ModelFile, graph: SubGraph, wantedOutputs: [String]?) throws {
+        self.model = model
+        self.graph = graph
+        opNames = try graph.operators.enumerated().map { i, op in
+            guard op.opcodeIndex >= 0, op.opcodeIndex < model.operatorCodes.count else {
+                throw TFLiteError("operator \(i) has opcode index \(op.opcodeIndex) out of range")
+            }
+            return model.operatorCodes[op.opcodeIndex].name
+        }
+        for (i, name) in opNames.enumerated() where !Planner.supported.contains(name) {
+            let tensorName = graph.operators[i].outputs.first.flatMap { $0 >= 0 && Int($0) < graph.tensors.count ? graph.tensors[Int($0)].name : nil } ?? "?"
+            throw TFLiteError("unsupported operator \(name) (operator \(i), output '\(tensorName)'); supported: \(Planner.supported.sorted().joined(separator: ", "))")
+        }
+        try foldConstants()
+        try prune(wantedOutputs)
+        try layOutMemory()
+    }
+
+    // MARK: tensors
+
+    func tensor(_ index: Int) -> TensorInfo { graph.tensors[index] }
+    func shape(_ index: Int) -> [Int] { tensor(index).shape.map(Int.init) }
+    func spec(_ index: Int) -> TensorSpec { TensorSpec(name: tensor(index).name, shape: shape(index)) }
+    func offset(of index: Int) -> Int { offsets[root[index] ?? index] ?? 0 }
+    func describe(_ index: Int) -> String { "tensor \(index) '\(tensor(index).name)'" }
+    func describeOp(_ i: Int) -> String { "operator \(i) (\(opNames[i]))" }
+
+    func checkedIndex(_ raw: Int32, op: Int) throws -> Int {
+        let i = Int(raw)
+        guard i >= 0, i < graph.tensors.count else { throw TFLiteError("\(describeOp(op)) refers to tensor \(raw), out of range") }
+        return i
+    }
+
+    private func bufferBytes(_ t: Int) -> ArraySlice<UInt8>? {
+        let b = tensor(t).buffer
+        guard b > 0, b < model.buffers.count, !model.buffers[b].isEmpty else { return nil }
+        return model.bytes[model.buffers[b]]
+    }
+
+    /// Decodes a constant tensor stored in the file (float32, float16 or int32).
+    private mutating func loadConstant(_ t: Int) throws -> Bool {
+        if floatConstants[t] != nil || intConstants[t] != nil { return true }
+        guard let bytes = bufferBytes(t) else { return false }
+        let info = tensor(t)
+        switch info.type {
+        case .float32:
+            guard bytes.count % 4 == 0 else { throw TFLiteError("\(describe(t)): \(bytes.count) bytes is not whole float32 values") }
+            floatConstants[t] = bytes.withUnsafeBytes { raw in (0..<bytes.count / 4).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) } }
+        case .float16:
+            guard bytes.count % 2 == 0 else { throw TFLiteError("\(describe(t)): \(bytes.count) bytes is not whole float16 values") }
+            floatConstants[t] = bytes.withUnsafeBytes { raw in (0..<bytes.count / 2).map { halfToFloat(raw.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self)) } }
+        case .int32:
+            guard bytes.count % 4 == 0 else { throw TFLiteError("\(describe(t)): \(bytes.count) bytes is not whole int32 values") }
+            intConstants[t] = bytes.withUnsafeBytes { raw in (0..<bytes.count / 4).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self) } }
+        default:
+            throw TFLiteError("\(describe(t)) has type \(info.type.name); constants must be float32, float16 or int32")
+        }
+        if info.sparsity == nil, let values = floatConstants[t], values.count != shape(t).reduce(1, *) {
+            throw TFLiteError("\(describe(t)) holds \(values.count) values but its shape \(shape(t)) needs \(shape(t).reduce(1, *))")
+        }
+        return true
+    }
+
+    func isConstant(_ t: Int) -> Bool { floatConstants[t] != nil || intConstants[t] != nil }
+
+    // MARK: constant folding
+
+    /// DEQUANTIZE (float16 → float32) and DENSIFY run once here, on constant inputs.
+    private mutating func foldConstants() throws {
+        for (i, op) in graph.operators.enumerated() where opNames[i] == "DEQUANTIZE" || opNames[i] == "DENSIFY" {
+            guard op.inputs.count == 1, op.outputs.count == 1 else { throw TFLiteError("\(describeOp(i)) needs 1 input and 1 output") }
+            let input = try checkedIndex(op.inputs[0], op: i), output = try checkedIndex(op.outputs[0], op: i)
+            guard try loadConstant(input) || isConstant(input), let values = floatConstants[input] else {
+                throw TFLiteError("\(describeOp(i)): only constant float16/float32 inputs are supported (\(describe(input)) is computed at run time)")
+            }
+            let outCount = shape(output).reduce(1, *)
+            if opNames[i] == "DENSIFY" {
+                guard let sparsity = tensor(input).sparsity else { throw TFLiteError("\(describeOp(i)): \(describe(input)) has no sparsity parameters") }
+                let dense = try densify(values: values, shape: shape(input), sparsity: sparsity, zero: 0, what: describe(input))
+                guard dense.count == outCount else { throw TFLiteError("\(describeOp(i)): densified \(dense.count) values, output needs \(outCount)") }
+                floatConstants[output] = dense
+            } else {
+                guard values.count == outCount, tensor(input).sparsity == nil else {
+                    throw TFLiteError("\(describeOp(i)): \(values.count) values in, \(outCount) out")
+                }
+                floatConstants[output] = values
+            }
+            foldedCount += 1
+        }
+        // Constant RESHAPEs (of weights) fold too.
+        for (i, op) in graph.operators.enumerated() where opNames[i] == "RESHAPE" {
+            guard let first = op.inputs.first, first >= 0, op.outputs.count == 1 else { continue }
+            let input = try checkedIndex(first, op: i), output = try checkedIndex(op.outputs[0], op: i)
+            if try loadConstant(input), let values = floatConstants[input], values.count == shape(output).reduce(1, *) {
+                floatConstants[output] = values; foldedCount += 1
+            }
+        }
+    }
+
+    // MARK: pruning
+
+    private mutating func prune(_ wanted: [String]?) throws {
+        let outputNames = graph.outputs.map { tensor(Int($0)).name }
+        var needed = Set<Int>()
+        if let wanted {
+            for name in wanted where !outputNames.contains(name) {
+                throw TFLiteError("the model has no output named '\(name)' (outputs: \(outputNames.joined(separator: ", ")))")
+            }
+            for t in graph.outputs where wanted.contains(tensor(Int(t)).name) { needed.insert(Int(t)) }
+        } else {
+            needed = Set(graph.outputs.map(Int.init))
+        }
+        wantedOutputNames = outputNames.filter { name in needed.contains { tensor($0).name == name } }
+        var keep = [Bool](repeating: false, count: graph.operators.count)
+        for i in stride(from: graph.operators.count - 1, through: 0, by: -1) {
+            let op = graph.operators[i]
+            let outs = try op.outputs.map { try checkedIndex($0, op: i) }
+            guard outs.contains(where: needed.contains), !outs.allSatisfy(isConstant) else { continue }
+            keep[i] = true
+            for raw in op.inputs where raw >= 0 {
+                let t = try checkedIndex(raw, op: i)
+                if !(try loadConstant(t)) { needed.insert(t) }
+            }
+        }
+        planned = keep.indices.filter { keep[$0] }
+        prunedCount = graph.operators.count - planned.count - foldedCount
+    }
+
+    // MARK: memory
+
+    /// Greedy first-fit placement of activation tensors by lifetime (defined at the
+    /// operator that writes them, dead after the last operator that reads them).
+    private mutating func layOutMemory() throws {
+        let end = planned.count
+        var lifetime: [Int: (start: Int, end: Int)] = [:]
+        var order: [Int] = []
+        func define(_ t: Int, at step: Int) {
+            if lifetime[t] == nil { lifetime[t] = (step, step); order.append(t) }
+        }
+        for raw in graph.inputs { define(Int(raw), at: -1) }
+        for (step, i) in planned.enumerated() {
+            let op = graph.operators[i]
+            for raw in op.inputs where raw >= 0 {
+                let t = Int(raw)
+                if isConstant(t) { continue }
+                let r = root[t] ?? t
+                guard lifetime[r] != nil else { throw TFLiteError("\(describeOp(i)) reads \(describe(t)) before anything writes it") }
+                lifetime[r]!.end = max(lifetime[r]!.end, step)
+            }
+            for raw in op.outputs {
+                let t = Int(raw)
+                // A RESHAPE's output is its input's storage under another shape.
+                if opNames[i] == "RESHAPE", let first = op.inputs.first, first >= 0, !isConstant(Int(first)),
+                   !graph.inputs.contains(raw) {
+                    root[t] = root[Int(first)] ?? Int(first)
+                    continue
+                }
+                define(t, at: step)
+            }
+        }
+        for raw in graph.outputs {
+            let r = root[Int(raw)] ?? Int(raw)
+            if lifetime[r] != nil { lifetime[r]!.end = end } else if !isConstant(Int(raw)) { define(r, at: -1); lifetime[r]!.end = end }
+        }
+        for raw in graph.inputs { lifetime[Int(raw)]!.end = end }   // the caller writes inputs at any time
+
+        var placed: [(offset: Int, size: Int, start: Int, end: Int)] = []
+        for t in order {
+            let count = shape(t).reduce(1, *)
+            guard tensor(t).type == .float32 else { throw TFLiteError("\(describe(t)) has type \(tensor(t).type.name); only float32 activations are supported") }
+            let size = (max(count, 1) + 15) / 16 * 16      // 64-byte aligned slots
+            let life = lifetime[t]!
+            let clashes = placed.filter { $0.start <= life.end && life.start <= $0.end }.sorted { $0.offset < $1.offset }
+            var offset = 0
+            for c in clashes {
+                if offset + size <= c.offset { break }
+                offset = max(offset, c.offset + c.size)
+            }
+            placed.append((offset, size, life.start, life.end))
+            offsets[t] = offset
+            arenaSize = max(arenaSize, offset + size)
+        }
+    }
+
+    // MARK: statistics
+
+    var operatorCounts: [String: Int] { opNames.reduce(into: [:]) { $0[$1, default: 0] += 1 } }
+
+    /// Constant float tensors read by operators that run (weights and biases).
+    var parameterCount: Int {
+        var seen = Set<Int>()
+        for i in planned { for raw in graph.operators[i].inputs where raw >= 0 && floatConstants[Int(raw)] != nil { seen.insert(Int(raw)) } }
+        return seen.reduce(0) { $0 + (floatConstants[$1]?.count ?? 0) }
+    }
+    var weightBytes: Int { parameterCount * 4 }
+}

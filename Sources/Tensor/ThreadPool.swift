@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+
+/// A fixed pool of worker threads for the per-operator parallel loops of an inference.
+///
+/// An inference runs ~100–150 small operators back to back, each split over the cores, so
+/// handing out work must be cheap: GCD's `concurrentPerform` costs tens of microseconds a
+/// call, milliseconds per model run. Here workers spin on an atomic generation counter
+/// for a while after each job (the next operator follows within microseconds) and only
+/// then sleep on a semaphore. Work is split into more tasks than threads and claimed from
+/// an atomic counter, so a thread the OS has descheduled (another process on the core)
+/// does not hold the others up by a whole share.
+public final class ThreadPool: @unchecked Sendable {
+    /// Threads that take part in a job, the caller included.
+    public let threadCount: Int
+
+    private let generation = Atomic<Int>(0)
+    private let nextTask = Atomic<Int>(0)
+    private let doneTasks = Atomic<Int>(0)
+    private let activeWorkers = Atomic<Int>(0)
+    private let shutdown = Atomic<Bool>(false)
+    private let sleeping: [SleepFlag]
+    private let wakeups: [DispatchSemaphore]
+    // Written by the caller before `generation` is bumped, read by workers after.
+    private var job: ((_ task: Int, _ thread: Int) -> Void)?
+    private var taskCount = 0
+    private var jobThreads = 0
+    private let spinIterations = 100_000   // tens of µs of spinning before a worker sleeps
+
+    /// A pool with one thread per core, shared by all plans of the process.
+    public static let shared = ThreadPool(threads: ProcessInfo.processInfo.activeProcessorCount)
+
+    public init(threads: Int) {
+        threadCount = max(1, threads)
+        sleeping = (0..<threadCount).map { _ in SleepFlag() }
+        wakeups = (0..<threadCount).map { _ in DispatchSemaphore(value: 0) }
+        for worker in 1..<threadCount {
+            let thread = Thread { [unowned self] in self.workerLoop(worker) }
+            thread.name = "poseact-worker-\(worker)"
+            thread.start()
+        }
+    }
+
+    deinit {
+        shutdown.store(true, ordering: .sequentiallyConsistent)
+        generation.add(1, ordering: .sequentiallyConsistent)
+        for w in wakeups { w.signal() }
+    }
+
+    private func workerLoop(_ index: Int) {
+        var seen = 0
+        while true {
+            var spins = 0
+            var current = generation.load(ordering: .acquiring)
+            while current == seen {
+                spins += 1
+                if spins > spinIterations {
+                    sleeping[index].value.store(true, ordering: .sequentiallyConsistent)
+                    // Re-check after announcing sleep, so a job posted meanwhile is not missed.
+                    if generation.load(ordering: .sequentiallyConsistent) == seen { wakeups[index].wait() }
+                    sleeping[index].value.store(false, ordering: .sequentiallyConsistent)
+                    spins = 0
+                }
+                current = generation.load(ordering: .acquiring)
+            }
+            seen = current
+            if shutdown.load(ordering: .acquiring) { return }
+            if index < jobThreads { work(thread: index) }
+            activeWorkers.subtract(1, ordering: .releasing)
+        }
+    }
+
+    @inline(__always)
+    private func work(thread: Int) {
+        while true {
+            let task = nextTask.add(1, ordering: .relaxed).oldValue
+            if task >= taskCount { return }
+            job!(task, thread)
+            doneTasks.add(1, ordering: .releasing)
+        }
+    }
+
+    /// Runs `body(task, thread)` for every task in 0..<tasks on up to `threads` threads (the
+    /// caller is thread 0) and returns when all are done. `thread` < `threads` identifies
+    /// the running thread, for per-thread scratch memory.
+    public func run(tasks: Int, threads requested: Int, _ body: (_ task: Int, _ thread: Int) -> Void) {
+        let n = min(max(1, requested), threadCount, tasks)
+        if n <= 1 { for t in 0..<tasks { body(t, 0) }; return }
+        withoutActuallyEscaping(body) { escapable in
+            job = escapable
+            taskCount = tasks
+            jobThreads = n
+            nextTask.store(0, ordering: .relaxed)
+            doneTasks.store(0, ordering: .relaxed)
+            activeWorkers.store(threadCount - 1, ordering: .relaxed)
+            generation.add(1, ordering: .sequentiallyConsistent)
+            for w in 1..<threadCount where sleeping[w].value.load(ordering: .sequentiallyConsistent) {
+                wakeups[w].signal()
+            }
+            work(thread: 0)
+            var spins = 0
+            // Wait for the tasks, then for every worker to be out of `job` before it changes.
+            while doneTasks.load(ordering: .acquiring) < tasks || activeWorkers.load(ordering: .acquiring) > 0 {
+                spins += 1
+                if spins > 1000 { sched_yield(); spins = 0 }
+            }
+            job = nil
+        }
+    }
+}
+
+/// A worker's "I am about to sleep" flag (atomics are not copyable, so not array elements).
+private final class SleepFlag: Sendable {
+    let value = Atomic<Bool>(false)
+}
+
+/// Splits 0..<count into `parts` nearly equal contiguous ranges; part `index` of them.
+@inline(__always)
+public func chunk(_ count: Int, parts: Int, index: Int) -> Range<Int> {
+    let base = count / parts, extra = count % parts
+    let start = index * base + min(index, extra)
+    return start..<(start + base + (index < extra ? 1 : 0))
+}
+
+extension ThreadPool {
+    /// Calls `body(range, thread)` on contiguous pieces of 0..<count, spread over up to
+    /// `threads` threads (a few pieces per thread). Counts below `minPerThread` per thread
+    /// stay on the calling thread.
+    @inline(__always)
+    public func parallelFor(_ count: Int, threads: Int, minPerThread: Int = 1,
+                            _ body: (_ range: Range<Int>, _ thread: Int) -> Void) {
+        let n = min(threads, threadCount, max(1, count / max(1, minPerThread)))
+        if n <= 1 { if count > 0 { body(0..<count, 0) }; return }
+        let pieces = min(count, n * 4)
+        run(tasks: pieces, threads: n) { task, thread in body(chunk(count, parts: pieces, index: task), thread) }
+    }
+}

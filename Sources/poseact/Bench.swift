@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import TFLite
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Benchmarks of the hot paths, printing machine-readable JSON.",
+        subcommands: [PoseModelsBench.self])
+}
+
+/// Times `body` `runs` times after `warmup` untimed runs; milliseconds, sorted.
+func timeRuns(_ runs: Int, warmup: Int, _ body: () -> Void) -> [Double] {
+    for _ in 0..<warmup { body() }
+    var times: [Double] = []
+    times.reserveCapacity(runs)
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    return times.sorted()
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    let rank = p * Double(sorted.count - 1)
+    let lo = Int(rank.rounded(.down)), hi = Int(rank.rounded(.up))
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - Double(lo))
+}
+
+func round3(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
+
+struct PoseModelsBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pose",
+        abstract: "Time one inference of each BlazePose model.",
+        discussion: """
+            Prints one JSON line per model: {"model", "runs", "threads", "median_ms", "p90_ms", \
+            "min_ms"}. The input is fixed pseudo-random data (the time does not depend on it). \
+            All outputs are computed, as LiteRT does, unless --skip-segmentation is given. \
+            notebooks-free-scripts/compare-litert.sh runs this beside LiteRT on the same machine.
+            """)
+
+    @Option(help: "Timed runs per model.") var runs = 50
+    @Option(help: "Untimed runs first.") var warmup = 5
+    @Option(help: "Threads per inference.") var threads = 2
+    @Option(help: "Folder with the .tflite files.") var models: String?
+    @Flag(help: "Leave out the landmark model's segmentation output, as the pose pipeline does.")
+    var skipSegmentation = false
+    @Flag(help: "Also print the time per operator kind of one run (to stderr).") var profile = false
+
+    func validate() throws {
+        guard runs > 0 else { throw ValidationError("--runs must be at least 1") }
+        guard threads > 0 else { throw ValidationError("--threads must be at least 1") }
+    }
+
+    func run() throws {
+        let dir = try PoseModels.directory(models)
+        for file in [PoseModels.detector, PoseModels.landmark] {
+            var options = InterpreterOptions(threads: threads)
+            if skipSegmentation && file == PoseModels.landmark { options.outputs = ["Identity", "Identity_1", "Identity_3", "Identity_4"] }
+            let interpreter = try Interpreter(path: dir.appendingPathComponent(file).path, options: options)
+            var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+            let input = interpreter.input(0)
+            for i in input.indices {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                input[i] = Float(state >> 40) / Float(1 << 24) * 2 - 1
+            }
+            let times = timeRuns(runs, warmup: warmup) { interpreter.invoke() }
+            if profile {
+                let parts = interpreter.profile().map { String(format: "%@ %.2f", $0.op, $0.ms) }.joined(separator: ", ")
+                FileHandle.standardError.write(Data("\(file) ms by operator: \(parts)\n".utf8))
+            }
+            var line = JSONLine()
+            line.add("model", String(file.dropLast(".tflite".count)))
+            line.add("runs", runs)
+            line.add("threads", threads)
+            line.add("median_ms", round3(percentile(times, 0.5)))
+            line.add("p90_ms", round3(percentile(times, 0.9)))
+            line.add("min_ms", round3(times[0]))
+            if skipSegmentation && file == PoseModels.landmark { line.add("outputs", "pose (no segmentation)") }
+            print(line.text)
+        }
+    }
+}

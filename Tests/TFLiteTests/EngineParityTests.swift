@@ -1,0 +1,107 @@
+import Foundation
+import TFLite
+import XCTest
+
+/// The engine's raw outputs against LiteRT's, for every fixture in
+/// `shared/fixtures/blazepose`, within the tolerances its README states (a float32 engine
+/// differs from LiteRT's XNNPACK kernels by about as much as LiteRT's own two kernel sets
+/// differ from each other; the README measured both).
+final class EngineParityTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var modelsDir: URL {
+        ProcessInfo.processInfo.environment["POSEACT_MODELS_DIR"].map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("models")
+    }
+    static var fixturesDir: URL {
+        let shared = ProcessInfo.processInfo.environment["POSEACT_SHARED"].map { URL(fileURLWithPath: $0) }
+            ?? root.deletingLastPathComponent().appendingPathComponent("shared")
+        return shared.appendingPathComponent("fixtures/blazepose")
+    }
+
+    func requireFile(_ url: URL, hint: String) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("\(url.path) not found: \(hint)") }
+    }
+
+    func readFloats(_ url: URL) throws -> [Float] {
+        let data = try Data(contentsOf: url)
+        return data.withUnsafeBytes { raw in (0..<data.count / 4).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) } }
+    }
+
+    func fixtureNames(withLandmarks: Bool) throws -> [String] {
+        let dir = Self.fixturesDir.appendingPathComponent(withLandmarks ? "landmark" : "detector")
+        try requireFile(dir, hint: "set POSEACT_SHARED to the shared folder")
+        return try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            .filter { $0.hasSuffix(".input.f32") }.map { String($0.dropLast(".input.f32".count)) }.sorted()
+    }
+
+    /// Largest |a - b|, and the index where it is.
+    func maxDifference(_ a: UnsafeBufferPointer<Float>, _ b: [Float]) -> (Float, Int) {
+        var worst: Float = 0, at = 0
+        for i in 0..<min(a.count, b.count) where abs(a[i] - b[i]) > worst || a[i].isNaN { worst = abs(a[i] - b[i]); at = i }
+        return (worst, at)
+    }
+
+    func check(model file: String, fixtureDir: String, outputs: [(name: String, suffix: String, tolerance: ([Float]) -> Float)],
+               threads: Int) throws {
+        let modelURL = Self.modelsDir.appendingPathComponent(file)
+        try requireFile(modelURL, hint: "run notebooks-free-scripts/setup.sh")
+        let interpreter = try Interpreter(path: modelURL.path, options: .init(threads: threads))
+        let names = try fixtureNames(withLandmarks: fixtureDir == "landmark")
+        XCTAssertGreaterThanOrEqual(names.count, 7, "expected the fixture images")
+        for name in names {
+            let base = Self.fixturesDir.appendingPathComponent(fixtureDir).appendingPathComponent(name)
+            let input = try readFloats(URL(fileURLWithPath: base.path + ".input.f32"))
+            XCTAssertEqual(input.count, interpreter.inputs[0].count)
+            _ = interpreter.input(0).update(from: input)
+            interpreter.invoke()
+            for output in outputs {
+                let expected = try readFloats(URL(fileURLWithPath: base.path + ".\(output.suffix).f32"))
+                guard let got = interpreter.output(named: output.name) else { return XCTFail("no output \(output.name)") }
+                XCTAssertEqual(got.count, expected.count, "\(name) \(output.name) size")
+                let (diff, at) = maxDifference(got, expected)
+                let tolerance = output.tolerance(expected)
+                print("parity \(file) threads=\(threads) \(name) \(output.name): max |diff| \(diff) (tolerance \(tolerance))")
+                XCTAssertLessThanOrEqual(diff, tolerance, "\(file) \(name) \(output.name): max |diff| \(diff) at \(at) (got \(got[at]), LiteRT \(expected[at]))")
+            }
+        }
+    }
+
+    func testDetectorMatchesLiteRT() throws {
+        for threads in [1, 2] {
+            try check(model: "pose_detection.tflite", fixtureDir: "detector", outputs: [
+                ("Identity", "out_boxes", { _ in 1e-2 }),
+                ("Identity_1", "out_scores", { _ in 1e-2 }),
+            ], threads: threads)
+        }
+    }
+
+    func testLandmarkMatchesLiteRT() throws {
+        for threads in [1, 2] {
+            try check(model: "pose_landmark_full.tflite", fixtureDir: "landmark", outputs: [
+                ("Identity", "out_Identity", { _ in 1e-2 }),
+                ("Identity_1", "out_Identity_1", { _ in 1e-4 }),
+                ("Identity_2", "out_Identity_2", { e in 1e-3 * (e.map(abs).max() ?? 0) }),
+                ("Identity_3", "out_Identity_3", { _ in 2e-3 }),
+                ("Identity_4", "out_Identity_4", { _ in 1e-4 }),
+            ], threads: threads)
+        }
+    }
+
+    /// Skipping the segmentation output must not change the others.
+    func testSkippingSegmentationKeepsOtherOutputs() throws {
+        let modelURL = Self.modelsDir.appendingPathComponent("pose_landmark_full.tflite")
+        try requireFile(modelURL, hint: "run notebooks-free-scripts/setup.sh")
+        let wanted = ["Identity", "Identity_1", "Identity_3", "Identity_4"]
+        let full = try Interpreter(path: modelURL.path)
+        let lean = try Interpreter(path: modelURL.path, options: .init(outputs: wanted))
+        XCTAssertLessThan(lean.summary.plannedOperators, full.summary.plannedOperators)
+        XCTAssertLessThan(lean.summary.flops, full.summary.flops)
+        let base = Self.fixturesDir.appendingPathComponent("landmark/pose")
+        try requireFile(URL(fileURLWithPath: base.path + ".input.f32"), hint: "set POSEACT_SHARED")
+        let input = try readFloats(URL(fileURLWithPath: base.path + ".input.f32"))
+        for interpreter in [full, lean] { _ = interpreter.input(0).update(from: input); interpreter.invoke() }
+        for name in wanted {
+            XCTAssertEqual(Array(full.output(named: name)!), Array(lean.output(named: name)!), name)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Tensor
+import XCTest
+
+final class ThreadPoolTests: XCTestCase {
+    /// Every index is visited exactly once, whatever the split, and thread ids stay in range.
+    func testParallelForCoversEveryIndexOnce() {
+        let pool = ThreadPool(threads: 3)
+        for count in [0, 1, 2, 7, 64, 1000, 12_345] {
+            for threads in [1, 2, 3, 8] {
+                var hits = [Int](repeating: 0, count: count)
+                var badThread = false
+                hits.withUnsafeMutableBufferPointer { h in
+                    pool.parallelFor(count, threads: threads) { range, thread in
+                        if thread < 0 || thread >= min(threads, 3) { badThread = true }
+                        for i in range { h[i] += 1 }
+                    }
+                }
+                XCTAssertEqual(hits, [Int](repeating: 1, count: count), "count \(count) threads \(threads)")
+                XCTAssertFalse(badThread)
+            }
+        }
+    }
+
+    /// Thousands of back-to-back jobs (an inference is ~150) finish, with workers going
+    /// to sleep and waking between bursts.
+    func testManyJobsAndSleepWake() {
+        let pool = ThreadPool(threads: 2)
+        var total = 0
+        for burst in 0..<3 {
+            for _ in 0..<2000 {
+                var sums = [Int](repeating: 0, count: 2)
+                sums.withUnsafeMutableBufferPointer { s in
+                    pool.parallelFor(100, threads: 2) { range, thread in s[thread] += range.count }
+                }
+                total += sums.reduce(0, +)
+            }
+            if burst < 2 { usleep(20_000) }   // long enough for the worker to sleep
+        }
+        XCTAssertEqual(total, 3 * 2000 * 100)
+    }
+
+    func testChunksPartitionTheRange() {
+        for count in [0, 1, 5, 100, 101] {
+            for parts in 1...7 {
+                let ranges = (0..<parts).map { chunk(count, parts: parts, index: $0) }
+                XCTAssertEqual(ranges.map(\.count).reduce(0, +), count)
+                for (a, b) in zip(ranges, ranges.dropFirst()) { XCTAssertEqual(a.upperBound, b.lowerBound) }
+                XCTAssertLessThanOrEqual((ranges.map(\.count).max() ?? 0) - (ranges.map(\.count).min() ?? 0), 1)
+            }
+        }
+    }
+}
+
+final class HalfFloatTests: XCTestCase {
+    /// All 65,536 half-precision bit patterns widen exactly (Swift's own Float16 is the
+    /// reference where the platform has it).
+    func testEveryHalfWidensExactly() {
+        #if arch(x86_64) || arch(arm64)
+        for bits in 0...UInt16.max {
+            let expected = Float(Float16(bitPattern: bits))
+            let got = halfToFloat(bits)
+            if expected.isNaN { XCTAssertTrue(got.isNaN, "\(bits)"); continue }
+            XCTAssertEqual(got.bitPattern, expected.bitPattern, "half bits \(String(bits, radix: 16))")
+        }
+        #endif
+        XCTAssertEqual(halfToFloat(0x3C00), 1)
+        XCTAssertEqual(halfToFloat(0xC000), -2)
+        XCTAssertEqual(halfToFloat(0x0001), 5.9604645e-08)
+        XCTAssertEqual(halfToFloat(0x7C00), .infinity)
+    }
+}
+
+final class GemmTests: XCTestCase {
+    /// OpenBLAS products against a plain triple loop (sums of ≤ 37 products of values in
+    /// [-1, 1]: float32 rounding stays below 1e-5).
+    func testGemmABtMatchesNaiveProduct() {
+        let m = 13, n = 11, k = 37
+        var state: UInt32 = 1
+        func next() -> Float { state = state &* 1_664_525 &+ 1_013_904_223; return Float(state >> 8) / Float(1 << 24) * 2 - 1 }
+        let a = (0..<(m * k)).map { _ in next() }, b = (0..<(n * k)).map { _ in next() }
+        var c = [Float](repeating: 0, count: m * n)
+        BLAS.gemmABt(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, c: &c, ldc: n)
+        for i in 0..<m { for j in 0..<n {
+            var s: Float = 0
+            for p in 0..<k { s += a[i * k + p] * b[j * k + p] }
+            XCTAssertEqual(c[i * n + j], s, accuracy: 1e-5)
+        } }
+        // B not transposed: B[k, n].
+        let bt = (0..<(k * n)).map { b[($0 % n) * k + $0 / n] }
+        var c2 = [Float](repeating: 0, count: m * n)
+        BLAS.gemm(m: m, n: n, k: k, a: a, lda: k, b: bt, ldb: n, c: &c2, ldc: n)
+        for i in 0..<(m * n) { XCTAssertEqual(c2[i], c[i], accuracy: 1e-5) }
+    }
+}

