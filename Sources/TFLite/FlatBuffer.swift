@@ -205,14 +205,12 @@ public final class FlatBuffer {
         }
 
         /// A union: its type byte (slot `typeSlot`) and value table (slot `typeSlot + 1`).
-        /// Type 0 (NONE) gives (0, nil); a non-zero type without a table is an error.
+        /// Type 0 (NONE) gives (0, nil) without looking at the value; a non-zero type may
+        /// still have no value (the FlatBuffers verifier allows it), which gives (type, nil).
         public func union(typeSlot: Int, _ name: String) throws -> (type: UInt8, table: Table?) {
             let type = try uint8(typeSlot, "\(name)_type")
             if type == 0 { return (0, nil) }
-            guard let t = try table(typeSlot + 1, name) else {
-                throw TFLiteError("corrupt file: \(path) \(name) has type \(type) but no value")
-            }
-            return (type, t)
+            return (type, try table(typeSlot + 1, name))
         }
     }
 

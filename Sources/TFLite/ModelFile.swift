@@ -270,7 +270,7 @@ public final class ModelFile: @unchecked Sendable {
         // Operator codes.
         var operatorCodes: [OperatorCode] = []
         if let v = try model.vector(1, "operator_codes", elementSize: 4) {
-            operatorCodes.reserveCapacity(v.count)
+            operatorCodes.reserveCapacity(min(v.count, 1024))
             for i in 0..<v.count {
                 let t = try v.table(i, path: "operator code \(i)")
                 operatorCodes.append(try ModelFile.decodeOperatorCode(t))
@@ -280,7 +280,7 @@ public final class ModelFile: @unchecked Sendable {
         // Buffers.
         var buffers: [Range<Int>] = []
         if let v = try model.vector(4, "buffers", elementSize: 4) {
-            buffers.reserveCapacity(v.count)
+            buffers.reserveCapacity(min(v.count, 1024))
             for i in 0..<v.count {
                 let t = try v.table(i, path: "buffer \(i)")
                 buffers.append(try ModelFile.decodeBuffer(t, fileSize: bytes.count))
@@ -292,7 +292,7 @@ public final class ModelFile: @unchecked Sendable {
         guard let sv = try model.vector(2, "subgraphs", elementSize: 4), sv.count > 0 else {
             throw TFLiteError("corrupt file: model has no subgraphs")
         }
-        subgraphs.reserveCapacity(sv.count)
+        subgraphs.reserveCapacity(min(sv.count, 1024))
         for s in 0..<sv.count {
             let t = try sv.table(s, path: "subgraph \(s)")
             subgraphs.append(try ModelFile.decodeSubGraph(t, index: s, operatorCodeCount: operatorCodes.count,
@@ -371,7 +371,7 @@ public final class ModelFile: @unchecked Sendable {
         let name = try t.string(4, "name") ?? ""
         var tensors: [TensorInfo] = []
         if let v = try t.vector(0, "tensors", elementSize: 4) {
-            tensors.reserveCapacity(v.count)
+            tensors.reserveCapacity(min(v.count, 1024))
             for i in 0..<v.count {
                 let tt = try v.table(i, path: "subgraph \(s) tensor \(i)")
                 tensors.append(try decodeTensor(tt, buffers: buffers))
@@ -393,7 +393,7 @@ public final class ModelFile: @unchecked Sendable {
 
         var operators: [Operator] = []
         if let v = try t.vector(3, "operators", elementSize: 4) {
-            operators.reserveCapacity(v.count)
+            operators.reserveCapacity(min(v.count, 1024))
             for i in 0..<v.count {
                 let path = "subgraph \(s) operator \(i)"
                 let ot = try v.table(i, path: path)
@@ -469,7 +469,7 @@ public final class ModelFile: @unchecked Sendable {
         let blockMap = try t.vector(1, "block_map", elementSize: 4)?.int32s() ?? []
         var dims: [DimensionMetadata] = []
         if let v = try t.vector(2, "dim_metadata", elementSize: 4) {
-            dims.reserveCapacity(v.count)
+            dims.reserveCapacity(min(v.count, 1024))
             for i in 0..<v.count {
                 let dt = try v.table(i, path: "\(label) sparsity dim_metadata \(i)")
                 let rawFormat = try dt.int8(0, "format")
@@ -496,7 +496,7 @@ public final class ModelFile: @unchecked Sendable {
     static func indexVector(_ t: FlatBuffer.Table, typeSlot: Int, _ name: String) throws -> [Int32] {
         let (type, table) = try t.union(typeSlot: typeSlot, name)
         guard let vt = table else {
-            throw TFLiteError("corrupt file: \(t.path) is sparse but has no \(name)")
+            throw TFLiteError("corrupt file: \(t.path) is sparse (CSR) but has no \(name)")
         }
         switch type {
         case 1: return try vt.vector(0, "values", elementSize: 4)?.int32s() ?? []
@@ -513,16 +513,27 @@ public final class ModelFile: @unchecked Sendable {
         let inputs = try t.vector(1, "inputs", elementSize: 4)?.int32s() ?? []
         let outputs = try t.vector(2, "outputs", elementSize: 4)?.int32s() ?? []
         let (type, table) = try t.union(typeSlot: 3, "builtin_options")
-        let options: OperatorOptions
-        if let o = table {
-            options = try decodeOptions(type: type, o)
-        } else {
-            options = .none
-        }
+        let options = type == 0 ? OperatorOptions.none
+            : try decodeOptions(type: type, OptionsTable(table: table, path: "\(t.path) builtin_options"))
         return Operator(opcodeIndex: opcodeIndex, inputs: inputs, outputs: outputs, options: options)
     }
 
-    static func padding(_ t: FlatBuffer.Table, _ slot: Int) throws -> Padding {
+    /// An options table that may be absent (a union type without a value): every field
+    /// then takes its schema default, as in TFLite.
+    struct OptionsTable {
+        let table: FlatBuffer.Table?
+        let path: String
+        func int8(_ slot: Int, _ name: String) throws -> Int8 { try table?.int8(slot, name) ?? 0 }
+        func bool(_ slot: Int, _ name: String) throws -> Bool { try table?.bool(slot, name) ?? false }
+        func int32(_ slot: Int, _ name: String, default def: Int32 = 0) throws -> Int32 {
+            try table?.int32(slot, name, default: def) ?? def
+        }
+        func vector(_ slot: Int, _ name: String, elementSize: Int) throws -> FlatBuffer.Vector? {
+            try table?.vector(slot, name, elementSize: elementSize)
+        }
+    }
+
+    static func padding(_ t: OptionsTable, _ slot: Int) throws -> Padding {
         let raw = try t.int8(slot, "padding")
         guard let p = Padding(rawValue: raw) else {
             throw TFLiteError("corrupt file: \(t.path) has unknown padding \(raw)")
@@ -530,7 +541,7 @@ public final class ModelFile: @unchecked Sendable {
         return p
     }
 
-    static func activation(_ t: FlatBuffer.Table, _ slot: Int) throws -> Activation {
+    static func activation(_ t: OptionsTable, _ slot: Int) throws -> Activation {
         let raw = try t.int8(slot, "fused_activation_function")
         guard let a = Activation(rawValue: raw) else {
             throw TFLiteError("corrupt file: \(t.path) has unknown fused activation \(raw)")
@@ -539,7 +550,7 @@ public final class ModelFile: @unchecked Sendable {
     }
 
     /// An Int32 field that must be >= `minimum`.
-    static func atLeast(_ t: FlatBuffer.Table, _ slot: Int, _ name: String, default def: Int32, _ minimum: Int32) throws -> Int {
+    static func atLeast(_ t: OptionsTable, _ slot: Int, _ name: String, default def: Int32, _ minimum: Int32) throws -> Int {
         let v = try t.int32(slot, name, default: def)
         if v < minimum {
             throw TFLiteError("corrupt file: \(t.path) has \(name) \(v) (must be at least \(minimum))")
@@ -547,7 +558,7 @@ public final class ModelFile: @unchecked Sendable {
         return Int(v)
     }
 
-    static func decodeOptions(type: UInt8, _ t: FlatBuffer.Table) throws -> OperatorOptions {
+    static func decodeOptions(type: UInt8, _ t: OptionsTable) throws -> OperatorOptions {
         typealias U = OperatorOptions.UnionType
         switch type {
         case U.conv2D:

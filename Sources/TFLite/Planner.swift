@@ -17,6 +17,8 @@ struct Planner {
     /// Storage root of each activation tensor (RESHAPE outputs share their input's storage).
     private var root: [Int: Int] = [:]
     private var offsets: [Int: Int] = [:]
+    /// Convolutions that read a spatial PAD's input directly (op → leading H and W padding).
+    private(set) var fusedPadding: [Int: (top: Int, left: Int, input: Int)] = [:]
     private(set) var arenaSize = 0
 
     static let supported: Set<String> = ["CONV_2D", "DEPTHWISE_CONV_2D", "ADD", "PAD", "RESIZE_BILINEAR",
@@ -38,6 +40,7 @@ struct Planner {
         }
         try foldConstants()
         try prune(wantedOutputs)
+        try fusePadding()
         try layOutMemory()
     }
 
@@ -151,6 +154,44 @@ struct Planner {
         prunedCount = graph.operators.count - planned.count - foldedCount
     }
 
+    /// The tensor indices an operator reads, after padding fusion.
+    func inputs(of i: Int) -> [Int32] {
+        var ins = graph.operators[i].inputs
+        if let fused = fusedPadding[i] { ins[0] = Int32(fused.input) }
+        return ins
+    }
+
+    // MARK: padding fusion
+
+    /// A zero PAD of only H and W whose sole reader is a convolution becomes that
+    /// convolution's own padding: its kernels treat taps outside the input as zeros, so the
+    /// padded copy (one per stride-2 layer) is never written.
+    private mutating func fusePadding() throws {
+        var readers: [Int: [Int]] = [:]
+        for i in planned { for raw in graph.operators[i].inputs where raw >= 0 { readers[Int(raw), default: []].append(i) } }
+        let graphOutputs = Set(graph.outputs.map(Int.init))
+        var removed = Set<Int>()
+        for i in planned where opNames[i] == "PAD" {
+            let op = graph.operators[i]
+            guard op.inputs.count == 2, op.outputs.count == 1, op.inputs[0] >= 0, op.inputs[1] >= 0 else { continue }
+            let input = try checkedIndex(op.inputs[0], op: i), output = try checkedIndex(op.outputs[0], op: i)
+            guard !graphOutputs.contains(output), !isConstant(input), let users = readers[output], users.count == 1,
+                  let pads = intConstants[Int(op.inputs[1])], pads.count == 8, shape(input).count == 4 else { continue }
+            let user = users[0]
+            guard opNames[user] == "CONV_2D" || opNames[user] == "DEPTHWISE_CONV_2D",
+                  graph.operators[user].inputs.first == op.outputs[0], fusedPadding[user] == nil else { continue }
+            // Only H and W padded (N and C untouched), and the convolution itself VALID.
+            guard pads[0] == 0, pads[1] == 0, pads[6] == 0, pads[7] == 0, pads.allSatisfy({ $0 >= 0 }) else { continue }
+            switch graph.operators[user].options {
+            case .conv2D(.valid, _, _, _, _, _), .depthwiseConv2D(.valid, _, _, _, _, _, _): break
+            default: continue
+            }
+            fusedPadding[user] = (Int(pads[2]), Int(pads[4]), input)
+            removed.insert(i)
+        }
+        planned.removeAll { removed.contains($0) }
+    }
+
     // MARK: memory
 
     /// Greedy first-fit placement of activation tensors by lifetime (defined at the
@@ -165,7 +206,7 @@ struct Planner {
         for raw in graph.inputs { define(Int(raw), at: -1) }
         for (step, i) in planned.enumerated() {
             let op = graph.operators[i]
-            for raw in op.inputs where raw >= 0 {
+            for raw in inputs(of: i) where raw >= 0 {
                 let t = Int(raw)
                 if isConstant(t) { continue }
                 let r = root[t] ?? t

@@ -36,10 +36,28 @@ extension Planner {
         }
     }
 
+    /// Output height and leading padding of a convolution, checking the output width too;
+    /// with a fused PAD the window runs over the padded size.
+    private func spatialWindow(_ i: Int, _ x: Shape4, kh: Int, kw: Int, sh: Int, sw: Int, dh: Int, dw: Int,
+                               padding: Padding) throws -> (oh: Int, padTop: Int, padLeft: Int) {
+        let out = shape(Int(graph.operators[i].outputs[0]))
+        var h = x.h, w = x.w, extraTop = 0, extraLeft = 0
+        if let fused = fusedPadding[i] {
+            let padded = shape(Int(graph.operators[i].inputs[0]))   // the PAD's output
+            h = padded[1]; w = padded[2]; extraTop = fused.top; extraLeft = fused.left
+        }
+        let (oh, top) = window(h, kernel: kh, stride: sh, dilation: dh, padding: padding)
+        let (ow, left) = window(w, kernel: kw, stride: sw, dilation: dw, padding: padding)
+        guard out.count == 4, out[2] == ow else {
+            throw TFLiteError("\(describeOp(i)): output \(out) does not match the convolution's width \(ow)")
+        }
+        return (oh, top + extraTop, left + extraLeft)
+    }
+
     private func kernel(for i: Int, arena: UnsafeMutablePointer<Float>, maxThreads: Int, constants: inout [FloatBuffer]) throws -> (any Kernel)? {
         let op = graph.operators[i]
         let name = opNames[i]
-        let ins = try op.inputs.map { $0 < 0 ? -1 : try checkedIndex($0, op: i) }
+        let ins = try inputs(of: i).map { $0 < 0 ? -1 : try checkedIndex($0, op: i) }
         let outs = try op.outputs.map { try checkedIndex($0, op: i) }
         func fail(_ why: String) -> TFLiteError { TFLiteError("\(describeOp(i)): \(why)") }
         func need(_ inputs: Int, _ outputs: Int = 1) throws {
@@ -82,8 +100,8 @@ extension Planner {
             let x = try shape4(ins[0]), out = try shape4(outs[0])
             let f = shape(ins[1])
             guard f.count == 4, f[3] == x.c, f[0] == out.c, f[1] > 0, f[2] > 0 else { throw fail("filter shape \(f) does not fit input \(x) and output \(out)") }
-            let (oh, padTop) = window(x.h, kernel: f[1], stride: sh, dilation: dh, padding: padding)
-            let (ow, padLeft) = window(x.w, kernel: f[2], stride: sw, dilation: dw, padding: padding)
+            let (oh, padTop, padLeft) = try spatialWindow(i, x, kh: f[1], kw: f[2], sh: sh, sw: sw, dh: dh, dw: dw, padding: padding)
+            let ow = out.w
             try expect(out, Shape4(n: x.n, h: oh, w: ow, c: f[0]), outs[0])
             return Conv2DKernel(input: try activationPointer(ins[0]), inShape: x, output: try activationPointer(outs[0]), outShape: out,
                                 filter: try weights(ins[1], count: f.reduce(1, *), what: "filter"), bias: try bias(2, count: out.c),
@@ -99,9 +117,8 @@ extension Planner {
             let m = out.c / max(x.c, 1)
             guard f.count == 4, f[0] == 1, f[3] == out.c, f[1] > 0, f[2] > 0, m >= 1, x.c * m == out.c,
                   multiplier == m || multiplier == 0 else { throw fail("filter shape \(f) does not fit input \(x) and output \(out)") }
-            let (oh, padTop) = window(x.h, kernel: f[1], stride: sh, dilation: dh, padding: padding)
-            let (ow, padLeft) = window(x.w, kernel: f[2], stride: sw, dilation: dw, padding: padding)
-            try expect(out, Shape4(n: x.n, h: oh, w: ow, c: out.c), outs[0])
+            let (oh, padTop, padLeft) = try spatialWindow(i, x, kh: f[1], kw: f[2], sh: sh, sw: sw, dh: dh, dw: dw, padding: padding)
+            try expect(out, Shape4(n: x.n, h: oh, w: out.w, c: out.c), outs[0])
             return DepthwiseConvKernel(input: try activationPointer(ins[0]), inShape: x, output: try activationPointer(outs[0]), outShape: out,
                                        filter: try weights(ins[1], count: f.reduce(1, *), what: "filter"), bias: try bias(2, count: out.c),
                                        kh: f[1], kw: f[2], strideH: sh, strideW: sw, dilationH: dh, dilationW: dw,

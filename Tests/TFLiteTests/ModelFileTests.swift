@@ -354,6 +354,7 @@ final class ModelFileTests: XCTestCase {
                 rejected += 1
                 XCTAssertFalse(e.message.isEmpty)
                 // Bucket messages by their first words for the report.
+                if let show = Self.fuzzShow, e.message.contains(show) { print("  \(iteration): \(e.message)") }
                 let key = e.message.split(separator: " ").prefix(3).joined(separator: " ")
                 messages[key, default: 0] += 1
             } catch {
@@ -373,10 +374,12 @@ final class ModelFileTests: XCTestCase {
         return (ok, rejected)
     }
 
-    /// Runs per model; POSEACT_FUZZ_ITERATIONS and POSEACT_FUZZ_SEED override (for long campaigns).
+    /// Runs per model; POSEACT_FUZZ_ITERATIONS and POSEACT_FUZZ_SEED override them (for long campaigns).
     static var fuzzIterations: Int {
         Int(ProcessInfo.processInfo.environment["POSEACT_FUZZ_ITERATIONS"] ?? "") ?? 6000
     }
+    /// POSEACT_FUZZ_SHOW=text prints every rejection whose message contains `text`.
+    static var fuzzShow: String? { ProcessInfo.processInfo.environment["POSEACT_FUZZ_SHOW"] }
     static var fuzzSeed: UInt64 {
         UInt64(ProcessInfo.processInfo.environment["POSEACT_FUZZ_SEED"] ?? "") ?? 0x5EED
     }
@@ -482,6 +485,7 @@ final class ModelFileTests: XCTestCase {
         var outputs: [Int32]
         var optionsType: UInt8 = 0
         var options: [Int: Writer.Field] = [:]
+        var writeOptionsTable = true  // false: union type set, value absent
     }
 
     /// A whole model: opcodes (deprecated code, builtin code, custom name), buffers (data), one subgraph.
@@ -536,12 +540,13 @@ final class ModelFileTests: XCTestCase {
         w.link(sg.at[3]!, ov)
         for (i, op) in ops.enumerated() {
             var f: [Int: Writer.Field] = [0: .u32(op.opcode), 1: .offset, 2: .offset]
-            if op.optionsType != 0 { f[3] = .u8(op.optionsType); f[4] = .offset }
+            if op.optionsType != 0 { f[3] = .u8(op.optionsType) }
+            if op.optionsType != 0 && op.writeOptionsTable { f[4] = .offset }
             let ot = w.table(f)
             w.linkElement(ov, i, ot.pos)
             w.link(ot.at[1]!, w.vector32(op.inputs.map { UInt32(bitPattern: $0) }))
             w.link(ot.at[2]!, w.vector32(op.outputs.map { UInt32(bitPattern: $0) }))
-            if op.optionsType != 0 { w.link(ot.at[4]!, w.table(op.options).pos) }
+            if let field = ot.at[4] { w.link(field, w.table(op.options).pos) }
         }
         return w.bytes
     }
@@ -594,6 +599,28 @@ final class ModelFileTests: XCTestCase {
         XCTAssertEqual(m.operatorCodes.map { $0.builtinCode }, [150, 5, 32, 300])
         XCTAssertEqual(m.operatorCodes.map { $0.name }, ["GELU", "DEPTH_TO_SPACE", "CUSTOM(MyOp)", "BUILTIN_300"])
         XCTAssertEqual(m.operatorCodes[2].customCode, "MyOp")
+    }
+
+    func testOptionsDefaults() throws {
+        let tensors = [TinyTensor(name: "x", shape: [1, 2, 2, 4])]
+        let ops = [
+            TinyOp(opcode: 0, inputs: [0, 0], outputs: [0], optionsType: 11, writeOptionsTable: false),  // ADD, no table
+            TinyOp(opcode: 1, inputs: [0], outputs: [0], optionsType: 15, options: [3: .u8(1)]),         // RESIZE_BILINEAR
+            TinyOp(opcode: 2, inputs: [0], outputs: [0], optionsType: 94, options: [0: .i32(2)]),        // DEPTH_TO_SPACE
+            TinyOp(opcode: 3, inputs: [0], outputs: [0], optionsType: 22),                               // PAD: empty table
+            TinyOp(opcode: 3, inputs: [0], outputs: [0]),                                                // no options
+        ]
+        let m = try ModelFile(bytes: tinyModel(opcodes: [(0, 0, nil), (23, 23, nil), (5, 5, nil), (34, 34, nil)],
+                                               buffers: [[]], tensors: tensors, inputs: [0], outputs: [0], ops: ops))
+        let o = m.subgraphs[0].operators.map { "\($0.options)" }
+        XCTAssertEqual(o, ["add(activation: TFLite.Activation.none)",
+                           "resizeBilinear(alignCorners: false, halfPixelCenters: true)",
+                           "depthToSpace(blockSize: 2)", "other(unionType: 22)", "none"])
+        // A CONV_2D union without its table gets the schema defaults, and stride 0 is refused.
+        let conv = [TinyOp(opcode: 0, inputs: [0], outputs: [0], optionsType: 1, writeOptionsTable: false)]
+        assertThrows({ _ = try ModelFile(bytes: self.tinyModel(opcodes: [(3, 3, nil)], buffers: [[]], tensors: tensors,
+                                                               inputs: [0], outputs: [0], ops: conv)) },
+                     containing: ["subgraph 0 operator 0 builtin_options has stride_w 0"], "conv without options")
     }
 
     func testLargeModelBufferOffsets() throws {

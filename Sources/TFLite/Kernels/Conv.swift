@@ -18,6 +18,13 @@ final class Conv2DKernel: Kernel {
     let direct: Bool                  // 1×1, stride 1, no padding
     let blockRows: Int                // im2col rows gathered per sgemm call
     let scratch: FloatBuffer?         // threads × blockRows × K
+    let packed: PackedWeights?        // for small K, our own micro-kernel instead of sgemm
+    let narrow: Bool                  // ≤ 4 output channels: dot products straight from the input
+
+    /// Below this K the packed micro-kernel beats OpenBLAS (measured with
+    /// `POSEACT_PROFILE_KERNELS=1 poseact bench pose --profile`); above it OpenBLAS's
+    /// cache blocking wins.
+    static let packedMaxK = 256
 
     var k: Int { kh * kw * inShape.c }
     var detail: String { "\(inShape)→\(outShape) \(kh)×\(kw)/\(strideH)\(direct ? " direct" : "")" }
@@ -37,12 +44,23 @@ final class Conv2DKernel: Kernel {
         // Keep a block's gathered rows around 256 KiB so they stay in L2 for sgemm.
         blockRows = min(outShape.n * outShape.h * outShape.w, max(64, 65536 / max(k, 1)))
         scratch = direct ? nil : FloatBuffer(count: maxThreads * blockRows * k)
+        // A GEMM panel is 16 channels wide; a 1-channel layer (the segmentation head)
+        // would waste 15/16 of it, so few-channel layers take dot products instead.
+        narrow = outShape.c <= 4 && inShape.c % 8 == 0
+        packed = !narrow && k < Conv2DKernel.packedMaxK
+            ? PackedWeights(filter: filter.pointer, n: outShape.c, k: k, bias: bias.pointer) : nil
     }
 
     func run(_ pool: ThreadPool, threads: Int) {
         let m = outShape.n * outShape.h * outShape.w, n = outShape.c, k = self.k
+        if narrow {
+            pool.parallelFor(outShape.n * outShape.h, threads: threads) { rows, _ in
+                for row in rows { self.narrowRow(row) }
+            }
+            return
+        }
         // Split rows (pixels) between threads, or output channels when there are few pixels.
-        if m >= 16 * threads || n < 16 || m > blockRows {
+        if m >= 16 * threads || n < 16 || m > blockRows || packed != nil {
             pool.parallelFor(m, threads: threads, minPerThread: 8) { rows, thread in
                 self.rows(rows, scratchPart: thread)
             }
@@ -67,6 +85,22 @@ final class Conv2DKernel: Kernel {
 
     private func rows(_ range: Range<Int>, scratchPart: Int) {
         let n = outShape.c, k = self.k
+        if let packed {
+            if direct {
+                packedGemm(input, lda: k, rows: range, weights: packed, out: output, ldo: n, activation: activation)
+                return
+            }
+            let buf = scratch!.pointer + scratchPart * blockRows * k
+            var start = range.lowerBound
+            while start < range.upperBound {
+                let end = min(start + blockRows, range.upperBound)
+                gather(start..<end, into: buf)
+                packedGemm(buf, lda: k, rows: 0..<(end - start), weights: packed, out: output + start * n, ldo: n,
+                           activation: activation)
+                start = end
+            }
+            return
+        }
         if direct {
             BLAS.gemmABt(m: range.count, n: n, k: k, a: input + range.lowerBound * k, lda: k,
                          b: filter.pointer, ldb: k, c: output + range.lowerBound * n, ldc: n)
@@ -84,6 +118,34 @@ final class Conv2DKernel: Kernel {
             addBiasActivate(output + start * n, rows: end - start, channels: n, ld: n,
                             bias: bias.pointer, activation: activation)
             start = end
+        }
+    }
+
+    /// One output row of a few-channel convolution: for each pixel and output channel, the
+    /// dot product of the filter with the input under it, eight input channels at a time.
+    private func narrowRow(_ row: Int) {
+        let b = row / outShape.h, oy = row % outShape.h
+        let cin = inShape.c, cout = outShape.c, k = self.k
+        let w = filter.pointer
+        for ox in 0..<outShape.w {
+            let out = output + (row * outShape.w + ox) * cout
+            for o in 0..<cout {
+                var acc = SIMD8<Float>()
+                for ky in 0..<kh {
+                    let iy = oy * strideH - padTop + ky * dilationH
+                    if iy < 0 || iy >= inShape.h { continue }
+                    for kx in 0..<kw {
+                        let ix = ox * strideW - padLeft + kx * dilationW
+                        if ix < 0 || ix >= inShape.w { continue }
+                        let src = input + ((b * inShape.h + iy) * inShape.w + ix) * cin
+                        let wt = w + o * k + (ky * kw + kx) * cin
+                        var c = 0
+                        while c < cin { acc = acc.addingProduct(load8(src + c), load8(wt + c)); c += 8 }
+                    }
+                }
+                let sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+                out[o] = activation.apply(sum + bias.pointer[o])
+            }
         }
     }
 

@@ -43,9 +43,73 @@ final class DepthwiseConvKernel: Kernel {
         let rowInside = iy0 >= 0 && iy0 + (kh - 1) * dilationH < ih
         let image = input + b * ih * iw * cin
         let w = filter.pointer, bp = bias.pointer
-        for ox in 0..<outShape.w {
+        // Output columns whose window lies inside the input horizontally.
+        let firstInside = min(outShape.w, (padLeft + strideW - 1) / strideW)
+        let lastInside = (iw - 1 - (kw - 1) * dilationW + padLeft) >= 0
+            ? min(outShape.w - 1, (iw - 1 - (kw - 1) * dilationW + padLeft) / strideW) : -1
+        var ox = 0
+        while ox < outShape.w {
+            // Four interior pixels at once: each weight vector is loaded once for all four.
+            if multiplier == 1 && rowInside && ox >= firstInside && ox + 3 <= lastInside {
+                interiorQuad(image: image, iy0: iy0, ox: ox, out: output + ((b * outShape.h + oy) * outShape.w + ox) * cout)
+                ox += 4
+                continue
+            }
+            pixel(image: image, iy0: iy0, rowInside: rowInside, ox: ox,
+                  out: output + ((b * outShape.h + oy) * outShape.w + ox) * cout)
+            ox += 1
+        }
+    }
+
+    @inline(__always)
+    private func interiorQuad(image: UnsafePointer<Float>, iy0: Int, ox: Int, out: UnsafeMutablePointer<Float>) {
+        let cout = outShape.c, cin = inShape.c, iw = inShape.w
+        let w = filter.pointer, bp = bias.pointer
+        let step = strideW * cin, tap = dilationW * cin
+        let ix0 = ox * strideW - padLeft
+        var c = 0
+        while c + 8 <= cout {
+            let b = load8(bp + c)
+            var a0 = b, a1 = b, a2 = b, a3 = b
+            for ky in 0..<kh {
+                var src = image + ((iy0 + ky * dilationH) * iw + ix0) * cin + c
+                var wr = w + ky * kw * cout + c
+                for _ in 0..<kw {
+                    let wv = load8(wr)
+                    a0 = a0.addingProduct(load8(src), wv)
+                    a1 = a1.addingProduct(load8(src + step), wv)
+                    a2 = a2.addingProduct(load8(src + 2 * step), wv)
+                    a3 = a3.addingProduct(load8(src + 3 * step), wv)
+                    src += tap
+                    wr += cout
+                }
+            }
+            store8(activation.apply(a0), out + c)
+            store8(activation.apply(a1), out + cout + c)
+            store8(activation.apply(a2), out + 2 * cout + c)
+            store8(activation.apply(a3), out + 3 * cout + c)
+            c += 8
+        }
+        if c < cout {
+            for j in 0..<4 {
+                let pixelIn = image + (iy0 * iw + ix0) * cin + j * step
+                for ch in c..<cout {
+                    var acc = bp[ch]
+                    for ky in 0..<kh { for kx in 0..<kw {
+                        acc += pixelIn[(ky * dilationH * iw) * cin + kx * tap + ch] * w[(ky * kw + kx) * cout + ch]
+                    } }
+                    out[j * cout + ch] = activation.apply(acc)
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private func pixel(image: UnsafePointer<Float>, iy0: Int, rowInside: Bool, ox: Int, out: UnsafeMutablePointer<Float>) {
+        let cout = outShape.c, cin = inShape.c, ih = inShape.h, iw = inShape.w
+        let w = filter.pointer, bp = bias.pointer
+        do {
             let ix0 = ox * strideW - padLeft
-            let out = output + ((b * outShape.h + oy) * outShape.w + ox) * cout
             let inside = rowInside && ix0 >= 0 && ix0 + (kw - 1) * dilationW < iw
             if multiplier != 1 {
                 for o in 0..<cout {
@@ -61,7 +125,7 @@ final class DepthwiseConvKernel: Kernel {
                     }
                     out[o] = activation.apply(acc)
                 }
-                continue
+                return
             }
             var c = 0
             while c + 8 <= cout {
