@@ -12,8 +12,12 @@ import Foundation
 // baseline x86-64 instead; poseact checks the CPU at start and says so if it must.
 let portable = ProcessInfo.processInfo.environment["POSEACT_PORTABLE"] != nil
 var cpuFlags: [String] = []
+var cliSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 #if arch(x86_64)
-if !portable { cpuFlags = ["-target-cpu", "haswell"] }
+if !portable {
+    cpuFlags = ["-target-cpu", "haswell"]
+    cliSettings.append(.define("POSEACT_NEEDS_AVX2"))   // the CLI checks the CPU before any kernel runs
+}
 #endif
 let kernelSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v5),
@@ -55,10 +59,11 @@ let package = Package(
                 "TFLite", "Tensor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: commonSettings),
+            swiftSettings: cliSettings),
 
         .testTarget(name: "TensorTests", dependencies: ["Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "PoseactCLITests", dependencies: ["poseact", "TFLite"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
                     swiftSettings: commonSettings),
     ]

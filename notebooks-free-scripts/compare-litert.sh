@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Speed of poseact's own TFLite engine against Google's LiteRT (XNNPACK) on the two
-# BlazePose models, at 1 and 2 threads. LiteRT lives in a throw-away venv: it is a
-# yardstick only, never a dependency of poseact.
+# BlazePose models, at 1 and 2 threads, measured side by side on this machine.
+# LiteRT lives in a throw-away venv: it is a yardstick only, never a dependency of poseact.
 #
-#   notebooks-free-scripts/compare-litert.sh [--runs N] [--litert-only]
+#   notebooks-free-scripts/compare-litert.sh [--runs N] [--rounds R] [--litert-only]
 #
+# Shared machines drift by ±20% over a minute, so the two runtimes alternate: each round
+# times LiteRT then poseact (N runs each, after warm-up), and the table gives the median
+# over rounds of each round's median. Raw JSON lines go to stdout as they come.
 # Env: POSEACT_MODELS_DIR (default <repo>/models, filled by setup.sh),
 #      POSEACT_LITERT_VENV (default ${TMPDIR:-/tmp}/poseact-litert-venv, reused if present).
 set -euo pipefail
@@ -14,6 +17,7 @@ HERE="$ROOT/notebooks-free-scripts"
 MODELS_DIR="${POSEACT_MODELS_DIR:-$ROOT/models}"
 VENV="${POSEACT_LITERT_VENV:-${TMPDIR:-/tmp}/poseact-litert-venv}"
 RUNS=50
+ROUNDS=3
 POSEACT=1
 THREADS=(1 2)
 MODELS=(pose_detection pose_landmark_full)
@@ -21,8 +25,9 @@ MODELS=(pose_detection pose_landmark_full)
 while (($#)); do
     case "$1" in
         --runs) RUNS="${2:?--runs needs a number}"; shift 2 ;;
+        --rounds) ROUNDS="${2:?--rounds needs a number}"; shift 2 ;;
         --litert-only) POSEACT=0; shift ;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
@@ -31,7 +36,7 @@ for m in "${MODELS[@]}"; do
     [[ -f "$MODELS_DIR/$m.tflite" ]] || { echo "missing $MODELS_DIR/$m.tflite: run notebooks-free-scripts/setup.sh first" >&2; exit 1; }
 done
 
-# ---- LiteRT -----------------------------------------------------------------
+# ---- LiteRT in its venv ----------------------------------------------------------
 if [[ ! -x "$VENV/bin/python" ]]; then
     echo "creating venv $VENV"
     python3 -m venv "$VENV" || { echo "python3 -m venv failed (on Debian: apt-get install python3-venv)" >&2; exit 1; }
@@ -41,51 +46,55 @@ if ! "$PY" -c 'import ai_edge_litert, numpy' 2>/dev/null; then
     echo "installing ai-edge-litert into $VENV"
     "$PY" -m pip install --quiet --disable-pip-version-check ai-edge-litert numpy
 fi
-echo "LiteRT $("$PY" -c 'import importlib.metadata as m; print(m.version("ai-edge-litert"))'), $RUNS runs"
+echo "LiteRT $("$PY" -c 'import importlib.metadata as m; print(m.version("ai-edge-litert"))'), $ROUNDS rounds of $RUNS runs"
 
-results="$(mktemp)"
-trap 'rm -f "$results"' EXIT
-for m in "${MODELS[@]}"; do
-    for t in "${THREADS[@]}"; do
-        "$PY" "$HERE/litert_bench.py" --model "$MODELS_DIR/$m.tflite" --runs "$RUNS" --threads "$t" | tee -a "$results"
-    done
-done
-
-# ---- poseact ----------------------------------------------------------------
+# ---- poseact, built fresh (an old binary would give old numbers; incremental) ----
 note=""
+BIN="$ROOT/.build/release/poseact"
 if ((POSEACT)); then
-    BIN="$ROOT/.build/release/poseact"
     command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"
-    if [[ ! -x "$BIN" ]]; then
-        echo "building poseact (release)"
-        (cd "$ROOT" && swift build -c release --product poseact) >&2 || true
+    echo "building poseact (release)"
+    if ! (cd "$ROOT" && swift build -c release --product poseact) >&2; then
+        POSEACT=0; note="poseact could not be built: LiteRT figures only"
     fi
-    if [[ ! -x "$BIN" ]]; then
-        note="poseact could not be built: LiteRT figures only"
-    else
-        for t in "${THREADS[@]}"; do
-            # Only the JSON lines of stdout are results; anything else is chatter.
-            if ! out="$(cd "$ROOT" && POSEACT_MODELS_DIR="$MODELS_DIR" "$BIN" bench pose --runs "$RUNS" --threads "$t")"; then
-                note="'poseact bench pose' failed: LiteRT figures only"; break
-            fi
-            grep '^{' <<<"$out" | tee -a "$results" || true
-        done
-    fi
+    sleep 3   # let the build's stray processes finish before timing
 else
     note="--litert-only: poseact not run"
 fi
 
-# ---- table ------------------------------------------------------------------
+results="$(mktemp)"
+trap 'rm -f "$results"' EXIT
+for ((round = 1; round <= ROUNDS; round++)); do
+    for t in "${THREADS[@]}"; do
+        for m in "${MODELS[@]}"; do
+            "$PY" "$HERE/litert_bench.py" --model "$MODELS_DIR/$m.tflite" --runs "$RUNS" --threads "$t" | tee -a "$results"
+        done
+        if ((POSEACT)); then
+            # Only the JSON lines of stdout are results; anything else is chatter.
+            if ! out="$(cd "$ROOT" && POSEACT_MODELS_DIR="$MODELS_DIR" "$BIN" bench pose --runs "$RUNS" --threads "$t")"; then
+                POSEACT=0; note="'poseact bench pose' failed: LiteRT figures only"; continue
+            fi
+            grep '^{' <<<"$out" | tee -a "$results" || true
+        fi
+    done
+done
+
+# ---- table ---------------------------------------------------------------------------
 echo
-"$PY" - "$results" <<'EOF'
-import json, sys
+"$PY" - "$results" <<'PYEOF'
+import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-lite = {(r["model"], r["threads"]): r["median_ms"] for r in rows if r.get("runtime") == "litert"}
-ours = {(r["model"], r["threads"]): r["median_ms"] for r in rows if r.get("runtime", "poseact") != "litert"}
+def medians(pick):
+    out = {}
+    for r in rows:
+        if pick(r): out.setdefault((r["model"], r["threads"]), []).append(r["median_ms"])
+    return {k: statistics.median(v) for k, v in out.items()}
+lite = medians(lambda r: r.get("runtime") == "litert")
+ours = medians(lambda r: r.get("runtime", "poseact") != "litert")
 print(f"{'model':<20} {'threads':>7} {'litert ms':>10} {'poseact ms':>11} {'poseact/litert':>15}")
-for (model, t), ms in lite.items():
+for (model, t), ms in sorted(lite.items(), key=lambda kv: (kv[0][1], kv[0][0])):
     p = ours.get((model, t))
     ps, ratio = (f"{p:.2f}", f"{p / ms:.2f}") if p is not None else ("-", "-")
     print(f"{model:<20} {t:>7} {ms:>10.2f} {ps:>11} {ratio:>15}")
-EOF
+PYEOF
 if [[ -n "$note" ]]; then echo "note: $note"; fi

@@ -44,7 +44,12 @@ public final class Interpreter: @unchecked Sendable {
     private let outputOffsets: [Int]
 
     public convenience init(path: String, options: InterpreterOptions = .init()) throws {
-        try self.init(model: ModelFile(path: path), options: options)
+        let model = try ModelFile(path: path)
+        do {
+            try self.init(model: model, options: options)
+        } catch let error as TFLiteError {
+            throw TFLiteError("\(path): \(error.message)")
+        }
     }
 
     public init(model: ModelFile, options: InterpreterOptions = .init()) throws {

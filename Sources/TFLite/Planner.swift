@@ -21,6 +21,10 @@ struct Planner {
     private(set) var fusedPadding: [Int: (top: Int, left: Int, input: Int)] = [:]
     private(set) var arenaSize = 0
 
+    /// Activation memory limit: BlazePose needs ~10 MB; a corrupt shape must not ask for
+    /// terabytes.
+    static let maxArenaFloats = 1 << 28
+
     static let supported: Set<String> = ["CONV_2D", "DEPTHWISE_CONV_2D", "ADD", "PAD", "RESIZE_BILINEAR",
                                          "MAX_POOL_2D", "DEPTH_TO_SPACE", "CONCATENATION", "RESHAPE",
                                          "LOGISTIC", "DEQUANTIZE", "DENSIFY"]
@@ -35,8 +39,10 @@ struct Planner {
             return model.operatorCodes[op.opcodeIndex].name
         }
         for (i, name) in opNames.enumerated() where !Planner.supported.contains(name) {
-            let tensorName = graph.operators[i].outputs.first.flatMap { $0 >= 0 && Int($0) < graph.tensors.count ? graph.tensors[Int($0)].name : nil } ?? "?"
-            throw TFLiteError("unsupported operator \(name) (operator \(i), output '\(tensorName)'); supported: \(Planner.supported.sorted().joined(separator: ", "))")
+            // TF tensor names are ';'-joined op paths: the first one is enough to find it.
+            let output = graph.operators[i].outputs.first.flatMap { $0 >= 0 && Int($0) < graph.tensors.count ? graph.tensors[Int($0)].name : nil }
+            let shortName = output.map { " writing '" + String($0.split(separator: ";").first ?? "").prefix(60) + "'" } ?? ""
+            throw TFLiteError("unsupported operator \(name) (operator \(i)\(shortName)); the engine runs \(Planner.supported.sorted().joined(separator: ", "))")
         }
         try foldConstants()
         try prune(wantedOutputs)
@@ -245,6 +251,9 @@ struct Planner {
             placed.append((offset, size, life.start, life.end))
             offsets[t] = offset
             arenaSize = max(arenaSize, offset + size)
+            guard arenaSize <= Planner.maxArenaFloats else {
+                throw TFLiteError("activations need more than \(Planner.maxArenaFloats * 4 >> 30) GiB (\(describe(t)) has shape \(shape(t))): not a model this engine runs")
+            }
         }
     }
 

@@ -23,7 +23,10 @@ struct ModelCommand: ParsableCommand {
 
         func run() throws {
             let model = try ModelFile(path: file)
-            let plan = try Interpreter(model: model, options: .init(threads: 1))
+            let plan: Interpreter
+            do { plan = try Interpreter(model: model, options: .init(threads: 1)) } catch let error as TFLiteError {
+                throw TFLiteError("\(file): \(error.message)")
+            }
             let s = plan.summary
             if json {
                 let object: [String: Any] = [

@@ -13,4 +13,9 @@ struct Poseact: ParsableCommand {
             """,
         subcommands: [Demo.self, ModelCommand.self, Bench.self]
     )
+
+    static func main() {
+        CPUCheck.requireSupported()
+        main(nil)
+    }
 }

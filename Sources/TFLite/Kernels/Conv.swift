@@ -21,10 +21,12 @@ final class Conv2DKernel: Kernel {
     let packed: PackedWeights?        // for small K, our own micro-kernel instead of sgemm
     let narrow: Bool                  // ≤ 4 output channels: dot products straight from the input
 
-    /// Below this K the packed micro-kernel beats OpenBLAS (measured with
-    /// `POSEACT_PROFILE_KERNELS=1 poseact bench pose --profile`); above it OpenBLAS's
-    /// cache blocking wins.
-    static let packedMaxK = 256
+    /// Up to this K the packed micro-kernel is used. On BlazePose's layers (K ≤ 1152) it
+    /// beats OpenBLAS everywhere once work is split between threads: OpenBLAS repacks the
+    /// whole filter in every call, so splitting a 64-pixel layer between two threads
+    /// doubled that cost and gained nothing (`POSEACT_PROFILE_KERNELS=1 poseact bench pose
+    /// --profile`). Larger K (not in these models) keeps OpenBLAS's cache blocking.
+    static let packedMaxK = 4096
 
     var k: Int { kh * kw * inShape.c }
     var detail: String { "\(inShape)→\(outShape) \(kh)×\(kw)/\(strideH)\(direct ? " direct" : "")" }
@@ -60,6 +62,22 @@ final class Conv2DKernel: Kernel {
             return
         }
         // Split rows (pixels) between threads, or output channels when there are few pixels.
+        if let packed {
+            // Whole 6-row tiles per task when there are enough; otherwise (the 8×8 and
+            // smaller layers) every task takes all rows and a share of the 16-channel panels.
+            let tiles = (m + 5) / 6
+            if tiles >= 4 * threads || packed.panels < 2 * threads || !direct {
+                pool.parallelFor(tiles, threads: threads, minPerThread: 2) { tileRange, thread in
+                    self.rows(tileRange.lowerBound * 6..<min(m, tileRange.upperBound * 6), scratchPart: thread)
+                }
+            } else {
+                pool.parallelFor(packed.panels, threads: threads) { panels, _ in
+                    packedGemm(self.input, lda: k, rows: 0..<m, weights: packed, out: self.output, ldo: n,
+                               activation: self.activation, panels: panels)
+                }
+            }
+            return
+        }
         if m >= 16 * threads || n < 16 || m > blockRows || packed != nil {
             pool.parallelFor(m, threads: threads, minPerThread: 8) { rows, thread in
                 self.rows(rows, scratchPart: thread)
@@ -122,17 +140,56 @@ final class Conv2DKernel: Kernel {
     }
 
     /// One output row of a few-channel convolution: for each pixel and output channel, the
-    /// dot product of the filter with the input under it, eight input channels at a time.
+    /// dot product of the filter with the input under it, eight input channels at a time;
+    /// four interior pixels at once, so each filter vector is loaded once for all four.
     private func narrowRow(_ row: Int) {
         let b = row / outShape.h, oy = row % outShape.h
         let cin = inShape.c, cout = outShape.c, k = self.k
         let w = filter.pointer
-        for ox in 0..<outShape.w {
+        let iy0 = oy * strideH - padTop
+        let rowInside = iy0 >= 0 && iy0 + (kh - 1) * dilationH < inShape.h
+        let firstInside = min(outShape.w, (padLeft + strideW - 1) / strideW)
+        let limit = inShape.w - 1 - (kw - 1) * dilationW + padLeft
+        let lastInside = limit >= 0 ? min(outShape.w - 1, limit / strideW) : -1
+        @inline(__always) func hsum(_ v: SIMD8<Float>) -> Float {
+            ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]))
+        }
+        var ox = 0
+        while ox < outShape.w {
             let out = output + (row * outShape.w + ox) * cout
+            if rowInside && ox >= firstInside && ox + 3 <= lastInside {
+                let step = strideW * cin
+                for o in 0..<cout {
+                    var a0 = SIMD8<Float>(), a1 = a0, a2 = a0, a3 = a0
+                    for ky in 0..<kh {
+                        let src = input + ((b * inShape.h + iy0 + ky * dilationH) * inShape.w + ox * strideW - padLeft) * cin
+                        let wt = w + o * k + ky * kw * cin
+                        for kx in 0..<kw {
+                            let s = src + kx * dilationW * cin, wk = wt + kx * cin
+                            var c = 0
+                            while c < cin {
+                                let wv = load8(wk + c)
+                                a0 = a0.addingProduct(load8(s + c), wv)
+                                a1 = a1.addingProduct(load8(s + step + c), wv)
+                                a2 = a2.addingProduct(load8(s + 2 * step + c), wv)
+                                a3 = a3.addingProduct(load8(s + 3 * step + c), wv)
+                                c += 8
+                            }
+                        }
+                    }
+                    let bo = bias.pointer[o]
+                    out[o] = activation.apply(hsum(a0) + bo)
+                    out[cout + o] = activation.apply(hsum(a1) + bo)
+                    out[2 * cout + o] = activation.apply(hsum(a2) + bo)
+                    out[3 * cout + o] = activation.apply(hsum(a3) + bo)
+                }
+                ox += 4
+                continue
+            }
             for o in 0..<cout {
                 var acc = SIMD8<Float>()
                 for ky in 0..<kh {
-                    let iy = oy * strideH - padTop + ky * dilationH
+                    let iy = iy0 + ky * dilationH
                     if iy < 0 || iy >= inShape.h { continue }
                     for kx in 0..<kw {
                         let ix = ox * strideW - padLeft + kx * dilationW
@@ -143,9 +200,9 @@ final class Conv2DKernel: Kernel {
                         while c < cin { acc = acc.addingProduct(load8(src + c), load8(wt + c)); c += 8 }
                     }
                 }
-                let sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
-                out[o] = activation.apply(sum + bias.pointer[o])
+                out[o] = activation.apply(hsum(acc) + bias.pointer[o])
             }
+            ox += 1
         }
     }
 

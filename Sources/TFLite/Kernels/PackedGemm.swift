@@ -30,17 +30,19 @@ struct PackedWeights {
     }
 }
 
-/// Computes rows `rows` of out (row stride `ldo`) from A (row stride `lda`).
+/// Computes rows `rows` and panels `panels` (16 output channels each; all by default) of
+/// out (row stride `ldo`) from A (row stride `lda`).
 @inline(__always)
 func packedGemm(_ a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights w: PackedWeights,
-                out: UnsafeMutablePointer<Float>, ldo: Int, activation: FusedActivation) {
+                out: UnsafeMutablePointer<Float>, ldo: Int, activation: FusedActivation,
+                panels: Range<Int>? = nil) {
     let (lo, hi) = activation.bounds
     // Rows in chunks whose A block stays in L2 while every panel passes over it.
     let chunkRows = max(6, min(96, (48 * 1024) / max(w.k * 4, 1) / 6 * 6))
     var start = rows.lowerBound
     while start < rows.upperBound {
         let end = min(start + chunkRows, rows.upperBound)
-        for panel in 0..<w.panels {
+        for panel in panels ?? 0..<w.panels {
             let wp = UnsafePointer(w.data.pointer + panel * w.k * 16)
             let bp = UnsafePointer(w.bias.pointer + panel * 16)
             let col0 = panel * 16, width = min(16, w.n - col0)
@@ -49,6 +51,11 @@ func packedGemm(_ a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights w
                 tile6x16(a + r * lda, lda: lda, k: w.k, wp: wp, bias: bp,
                          out: out + r * ldo + col0, ldo: ldo, width: width, lo: lo, hi: hi)
                 r += 6
+            }
+            if r + 3 <= end {
+                tile3x16(a + r * lda, lda: lda, k: w.k, wp: wp, bias: bp,
+                         out: out + r * ldo + col0, ldo: ldo, width: width, lo: lo, hi: hi)
+                r += 3
             }
             while r < end {
                 tile1x16(a + r * lda, k: w.k, wp: wp, bias: bp, out: out + r * ldo + col0, width: width, lo: lo, hi: hi)
@@ -97,6 +104,31 @@ private func tile6x16(_ a: UnsafePointer<Float>, lda: Int, k: Int, wp: UnsafePoi
         storeClamped(c31, out + 3 * ldo + 8, count: second, lo: lo, hi: hi)
         storeClamped(c41, out + 4 * ldo + 8, count: second, lo: lo, hi: hi)
         storeClamped(c51, out + 5 * ldo + 8, count: second, lo: lo, hi: hi)
+    }
+}
+
+@inline(__always)
+private func tile3x16(_ a: UnsafePointer<Float>, lda: Int, k: Int, wp: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                      out: UnsafeMutablePointer<Float>, ldo: Int, width: Int, lo: Float, hi: Float) {
+    let b0 = load8(bias), b1 = load8(bias + 8)
+    var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1
+    let a0 = a, a1 = a + lda, a2 = a + 2 * lda
+    var w = wp
+    for kk in 0..<k {
+        let w0 = load8(w), w1 = load8(w + 8)
+        var x = SIMD8<Float>(repeating: a0[kk]); c00 = c00.addingProduct(x, w0); c01 = c01.addingProduct(x, w1)
+        x = SIMD8<Float>(repeating: a1[kk]); c10 = c10.addingProduct(x, w0); c11 = c11.addingProduct(x, w1)
+        x = SIMD8<Float>(repeating: a2[kk]); c20 = c20.addingProduct(x, w0); c21 = c21.addingProduct(x, w1)
+        w += 16
+    }
+    let first = min(width, 8), second = width - first
+    storeClamped(c00, out, count: first, lo: lo, hi: hi)
+    storeClamped(c10, out + ldo, count: first, lo: lo, hi: hi)
+    storeClamped(c20, out + 2 * ldo, count: first, lo: lo, hi: hi)
+    if second > 0 {
+        storeClamped(c01, out + 8, count: second, lo: lo, hi: hi)
+        storeClamped(c11, out + ldo + 8, count: second, lo: lo, hi: hi)
+        storeClamped(c21, out + 2 * ldo + 8, count: second, lo: lo, hi: hi)
     }
 }
 

@@ -1,0 +1,139 @@
+import Foundation
+import TFLite
+import XCTest
+
+/// The `poseact` binary as a user runs it: exit codes, one-line errors, JSON output.
+final class PoseactCLITests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var modelsDir: URL {
+        ProcessInfo.processInfo.environment["POSEACT_MODELS_DIR"].map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("models")
+    }
+
+    /// The binary built beside this test bundle.
+    var binary: URL {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        return exe.appendingPathComponent("poseact")
+    }
+
+    struct Result { let status: Int32; let stdout: String; let stderr: String }
+
+    func poseact(_ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func model(_ name: String) throws -> URL {
+        let url = Self.modelsDir.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("\(url.path) not found: run notebooks-free-scripts/setup.sh") }
+        return url
+    }
+
+    func temporary(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-cli-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    /// A bad file gives exit status 1 and exactly one line on stderr that says what is wrong.
+    func assertOneLineError(_ arguments: [String], mentions words: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try poseact(arguments)
+        XCTAssertNotEqual(result.status, 0, "\(arguments)", file: file, line: line)
+        let lines = result.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "stderr: \(result.stderr)", file: file, line: line)
+        for word in words { XCTAssertTrue(result.stderr.contains(word), "'\(word)' not in: \(result.stderr)", file: file, line: line) }
+        XCTAssertFalse(result.stderr.contains("Fatal error"), file: file, line: line)
+    }
+
+    func testMissingFile() throws {
+        try assertOneLineError(["model", "inspect", "/nonexistent/model.tflite"], mentions: ["/nonexistent/model.tflite", "no such file"])
+    }
+
+    func testNotATFLiteFile() throws {
+        let path = try temporary("notes.tflite", Array("these are my notes, not a model\n".utf8))
+        try assertOneLineError(["model", "inspect", path], mentions: [path, "not a TFLite model"])
+    }
+
+    func testTruncatedModel() throws {
+        let bytes = [UInt8](try Data(contentsOf: try model("pose_landmark_full.tflite")))
+        let path = try temporary("truncated.tflite", Array(bytes.prefix(bytes.count / 2)))
+        try assertOneLineError(["model", "inspect", path], mentions: [path, "truncated or corrupt"])
+    }
+
+    /// The detector with its CONV_2D operator code changed to SOFTMAX, which the engine does
+    /// not implement: refused at load, naming the operator.
+    func testUnsupportedOperator() throws {
+        var bytes = [UInt8](try Data(contentsOf: try model("pose_detection.tflite")))
+        let codes = try XCTUnwrap(try FlatBuffer(bytes: bytes).rootTable(path: "model").vector(1, "operator_codes", elementSize: 4))
+        var patched = false
+        for i in 0..<codes.count {
+            let code = try codes.table(i, path: "operator code")
+            for (slot, size) in [(0, 1), (3, 4)] {
+                guard let p = try code.fieldPosition(slot, size: size, "builtin code"), bytes[p] == 3 else { continue }
+                bytes[p] = 25   // CONV_2D → SOFTMAX
+                patched = true
+            }
+        }
+        XCTAssertTrue(patched)
+        let path = try temporary("softmax.tflite", bytes)
+        try assertOneLineError(["model", "inspect", path], mentions: ["unsupported operator SOFTMAX"])
+    }
+
+    func testModelsNotFound() throws {
+        try assertOneLineError(["bench", "pose", "--models", "/nonexistent-models"], mentions: ["models not found", "setup.sh"])
+    }
+
+    func testInspectJSON() throws {
+        let result = try poseact(["model", "inspect", try model("pose_detection.tflite").path, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        // BLAZEPOSE.md: 2.97 M parameters, 0.86 GFLOP (2 × MAC), 45 CONV_2D.
+        XCTAssertEqual(Double(object["parameters"] as? Int ?? 0) / 1e6, 2.97, accuracy: 0.01)
+        XCTAssertEqual(Double(object["flops"] as? Int ?? 0) / 1e9, 0.86, accuracy: 0.01)
+        XCTAssertEqual((object["operators"] as? [String: Int])?["CONV_2D"], 45)
+    }
+
+    func testBenchPrintsOneJSONLinePerModel() throws {
+        let result = try poseact(["bench", "pose", "--runs", "3", "--warmup", "1", "--models", Self.modelsDir.path])
+        if result.status != 0 && result.stderr.contains("not found") { throw XCTSkip("models missing") }
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 2)
+        for (line, name) in zip(lines, ["pose_detection", "pose_landmark_full"]) {
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            XCTAssertEqual(object["model"] as? String, name)
+            XCTAssertEqual(object["runs"] as? Int, 3)
+            XCTAssertEqual(object["threads"] as? Int, 2)
+            let median = try XCTUnwrap(object["median_ms"] as? Double), p90 = try XCTUnwrap(object["p90_ms"] as? Double)
+            XCTAssertGreaterThan(median, 0)
+            XCTAssertLessThanOrEqual(median, p90)
+        }
+    }
+
+    /// The main job of the README: the models find the generated figure.
+    func testDemoFindsTheGeneratedFigure() throws {
+        let result = try poseact(["demo", "--runs", "2", "--models", Self.modelsDir.path])
+        if result.status != 0 && result.stderr.contains("not found") { throw XCTSkip("models missing") }
+        XCTAssertEqual(result.status, 0, result.stderr)
+        // The detector scores the drawn figure 0.96 and the landmark model's presence is
+        // 0.999 (measured); 0.5 is the pipeline's own threshold for "a person".
+        func number(after phrase: String) -> Double? {
+            guard let range = result.stdout.range(of: phrase) else { return nil }
+            return Double(result.stdout[range.upperBound...].prefix { $0.isNumber || $0 == "." })
+        }
+        let score = try XCTUnwrap(number(after: "best person score "), result.stdout)
+        let presence = try XCTUnwrap(number(after: "pose presence "), result.stdout)
+        XCTAssertGreaterThan(score, 0.5, result.stdout)
+        XCTAssertGreaterThan(presence, 0.5, result.stdout)
+    }
+}
