@@ -53,16 +53,23 @@ let package = Package(
         // .tflite reader, execution plan and CPU kernels.
         .target(name: "TFLite", dependencies: ["Tensor", "CBLAS"], swiftSettings: kernelSettings),
 
+        // Video and image input/output on FFmpeg, RGB images, drawing.
+        .target(name: "Media", dependencies: ["CFFmpeg"], swiftSettings: kernelSettings),
+        // The BlazePose pipeline: detection, ROI, landmarks, tracking, skeletons.
+        .target(name: "Pose", dependencies: ["TFLite", "Media", "Tensor"], swiftSettings: kernelSettings),
+
         .executableTarget(
             name: "poseact",
             dependencies: [
-                "TFLite", "Tensor",
+                "TFLite", "Tensor", "Media", "Pose",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: cliSettings),
 
         .testTarget(name: "TensorTests", dependencies: ["Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "MediaTests", dependencies: ["Media"], swiftSettings: commonSettings),
+        .testTarget(name: "PoseTests", dependencies: ["Pose", "Media", "TFLite"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["poseact", "TFLite"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
                     swiftSettings: commonSettings),

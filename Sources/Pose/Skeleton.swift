@@ -1,0 +1,185 @@
+import Media
+
+/// Joint names and the skeleton of BlazePose, the derived joints poseact adds to it, and
+/// mapping a pose to another keypoint layout by name.
+///
+/// poseact has one joint vocabulary (see ARCHITECTURE.md, "Joint names"): BlazePose's 33
+/// names plus three derived joints, `head`, `neck` and `root`. A dataset or a model
+/// declares the names it uses and is mapped by name, never by position.
+public enum Skeleton {
+    /// BlazePose's 33 landmark names, in the order of the landmark model's output.
+    public static let blazePoseNames: [String] = [
+        "nose",
+        "left_eye_inner", "left_eye", "left_eye_outer",
+        "right_eye_inner", "right_eye", "right_eye_outer",
+        "left_ear", "right_ear",
+        "mouth_left", "mouth_right",
+        "left_shoulder", "right_shoulder",
+        "left_elbow", "right_elbow",
+        "left_wrist", "right_wrist",
+        "left_pinky", "right_pinky",
+        "left_index", "right_index",
+        "left_thumb", "right_thumb",
+        "left_hip", "right_hip",
+        "left_knee", "right_knee",
+        "left_ankle", "right_ankle",
+        "left_heel", "right_heel",
+        "left_foot_index", "right_foot_index",
+    ]
+
+    /// Joints computed from BlazePose's: `head` (mean of nose, eyes and ears that are
+    /// present), `neck` (mid-shoulders), `root` (mid-hips). `neck` and `root` are where
+    /// Apple Vision puts its joints of the same names.
+    public static let derivedNames: [String] = ["head", "neck", "root"]
+
+    /// `blazePoseNames` followed by `derivedNames`.
+    public static let allNames: [String] = blazePoseNames + derivedNames
+
+    /// BlazePose's skeleton: MediaPipe's `POSE_CONNECTIONS` (35 pairs, face and hands
+    /// included) as index pairs into `blazePoseNames`, lower index first.
+    public static let edges: [(Int, Int)] = [
+        // face: nose → left eye → left ear, nose → right eye → right ear, mouth
+        (0, 1), (1, 2), (2, 3), (3, 7), (0, 4), (4, 5), (5, 6), (6, 8), (9, 10),
+        // shoulders, left arm and hand
+        (11, 12), (11, 13), (13, 15), (15, 17), (15, 19), (15, 21), (17, 19),
+        // right arm and hand
+        (12, 14), (14, 16), (16, 18), (16, 20), (16, 22), (18, 20),
+        // torso
+        (11, 23), (12, 24), (23, 24),
+        // legs and feet
+        (23, 25), (24, 26), (25, 27), (26, 28), (27, 29), (28, 30), (29, 31), (30, 32),
+        (27, 31), (28, 32),
+    ]
+
+    /// The 18-joint layout of Apple's `keypointsMultiArray` (the default model input), as
+    /// reconstructed by the community — Apple does not document the order. Every name is
+    /// in `allNames` (`neck` is derived).
+    public static let visionLayout: [String] = [
+        "nose", "neck",
+        "right_shoulder", "right_elbow", "right_wrist",
+        "left_shoulder", "left_elbow", "left_wrist",
+        "right_hip", "right_knee", "right_ankle",
+        "left_hip", "left_knee", "left_ankle",
+        "right_eye", "left_eye", "right_ear", "left_ear",
+    ]
+
+    /// The parts of `head`: the joints averaged when visible enough.
+    public static let headParts: [String] = ["nose", "left_eye", "right_eye", "left_ear", "right_ear"]
+
+    private static let nameToIndex: [String: Int] = {
+        var d: [String: Int] = [:]
+        for (i, n) in blazePoseNames.enumerated() { d[n] = i }
+        return d
+    }()
+
+    /// Index of a BlazePose name (after `canonicalName`) in the landmark model's output.
+    public static func blazePoseIndex(of name: String) -> Int? {
+        nameToIndex[canonicalName(name)]
+    }
+
+    /// A name in poseact's spelling: lower-case snake case. Apple Vision's joint names
+    /// (`leftShoulder`, `rightEar`, `root`, …) and spellings with spaces or hyphens
+    /// (`Left Shoulder`, `left-shoulder`) become `left_shoulder` etc.; poseact's own names
+    /// are returned unchanged.
+    public static func canonicalName(_ name: String) -> String {
+        var out = ""
+        out.reserveCapacity(name.count + 4)
+        var previousWasLowerOrDigit = false
+        for ch in name {
+            if ch == " " || ch == "-" || ch == "." {
+                if !out.isEmpty && out.last != "_" { out.append("_") }
+                previousWasLowerOrDigit = false
+            } else if ch.isUppercase {
+                if previousWasLowerOrDigit && out.last != "_" { out.append("_") }
+                out.append(contentsOf: ch.lowercased())
+                previousWasLowerOrDigit = false
+            } else {
+                out.append(ch)
+                previousWasLowerOrDigit = ch.isLowercase || ch.isNumber
+            }
+        }
+        return out
+    }
+
+    /// The left/right partner of a joint name (`left_wrist` ↔ `right_wrist`,
+    /// `mouth_left` ↔ `mouth_right`), the name itself for centre joints (`nose`, `head`,
+    /// `neck`, `root`). Works on any snake-case name by swapping whole `left`/`right`
+    /// words, so other layouts' names mirror too. For horizontal-flip augmentation.
+    public static func mirror(_ name: String) -> String {
+        let words = canonicalName(name).split(separator: "_", omittingEmptySubsequences: false)
+        return words.map { w -> String in
+            switch w {
+            case "left": return "right"
+            case "right": return "left"
+            default: return String(w)
+            }
+        }.joined(separator: "_")
+    }
+
+    /// For each position of `layout`, the position of its mirrored name in `layout`
+    /// (itself for centre joints); nil where the partner is not in the layout.
+    /// Flipping a pose horizontally is `x' = width - x` plus this permutation.
+    public static func mirrorPermutation(of layout: [String]) -> [Int?] {
+        layout.map { index(of: mirror($0), in: layout) }
+    }
+
+    /// Index of a name in a layout, comparing canonical spellings (`canonicalName`), for
+    /// keypoint sources with layouts of their own (e.g. Penn Action's 13 joints with
+    /// `head`, or Apple Vision's camel-case names). Nil when absent.
+    public static func index(of name: String, in layout: [String]) -> Int? {
+        if let i = layout.firstIndex(of: name) { return i }
+        let c = canonicalName(name)
+        return layout.firstIndex { canonicalName($0) == c }
+    }
+
+    /// A landmark by joint name from a 33-landmark BlazePose pose, derived joints included.
+    ///
+    /// - `head`: the mean (x, y, z) of those of nose, left_eye, right_eye, left_ear and
+    ///   right_ear whose visibility is ≥ `minVisibility`; when none is, the nose as it is.
+    /// - `neck`: midpoint of the shoulders. `root`: midpoint of the hips.
+    ///
+    /// A derived joint's visibility and presence are the *minimum* over the joints it is
+    /// made of (for `head`, the ones averaged). A derived point is only as trustworthy as
+    /// its least trustworthy part — a neck with one shoulder hidden is a guess — and the
+    /// minimum keeps the usual gate meaningful: a derived joint passes `visibility ≥ 0.5`
+    /// only if every part does. (A mean would let one confident shoulder vouch for a
+    /// hidden one.)
+    ///
+    /// Nil for a name that is neither a BlazePose name nor a derived one, or when
+    /// `landmarks` has fewer than 33 entries.
+    public static func joint(_ name: String, in landmarks: [Landmark], minVisibility: Float = 0.5) -> Landmark? {
+        guard landmarks.count >= blazePoseNames.count else { return nil }
+        if let i = nameToIndex[name] ?? nameToIndex[canonicalName(name)] { return landmarks[i] }
+        switch canonicalName(name) {
+        case "head":
+            var parts = headParts.map { landmarks[nameToIndex[$0]!] }.filter { $0.visibility >= minVisibility }
+            if parts.isEmpty { parts = [landmarks[0]] }
+            return combine(parts)
+        case "neck":
+            return combine([landmarks[11], landmarks[12]])
+        case "root":
+            return combine([landmarks[23], landmarks[24]])
+        default:
+            return nil
+        }
+    }
+
+    /// Mean position, minimum visibility and presence.
+    private static func combine(_ parts: [Landmark]) -> Landmark {
+        var x: Float = 0, y: Float = 0, z: Float = 0
+        var vis = Float.infinity, pres = Float.infinity
+        for p in parts {
+            x += p.x; y += p.y; z += p.z
+            vis = min(vis, p.visibility); pres = min(pres, p.presence)
+        }
+        let n = Float(parts.count)
+        return Landmark(x: x / n, y: y / n, z: z / n, visibility: vis, presence: pres)
+    }
+
+    /// Maps a 33-landmark pose to a layout given by names: one entry per name, in the
+    /// layout's order, nil for names that are neither BlazePose's nor derived (and for
+    /// every name when the pose has fewer than 33 landmarks).
+    public static func map(_ landmarks: [Landmark], to layout: [String], minVisibility: Float = 0.5) -> [Landmark?] {
+        layout.map { joint($0, in: landmarks, minVisibility: minVisibility) }
+    }
+}
