@@ -48,6 +48,7 @@ public final class ThreadPool: @unchecked Sendable {
     }
 
     private func workerLoop(_ index: Int) {
+        flushDenormalsToZero()
         var seen = 0
         while true {
             var spins = 0

@@ -1,11 +1,13 @@
 import ArgumentParser
+import Media
+import Pose
 import Foundation
 import TFLite
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks of the hot paths, printing machine-readable JSON.",
-        subcommands: [PoseModelsBench.self])
+        subcommands: [PoseModelsBench.self, PoseVideoBench.self])
 }
 
 /// Times `body` `runs` times after `warmup` untimed runs; milliseconds, sorted.
@@ -81,5 +83,55 @@ struct PoseModelsBench: ParsableCommand {
             if skipSegmentation && file == PoseModels.landmark { line.add("outputs", "pose (no segmentation)") }
             print(line.text)
         }
+    }
+}
+
+struct PoseVideoBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pose-video",
+        abstract: "Time the pose pipeline on a video, decoding included.",
+        discussion: """
+            Decodes FILE and runs the tracking pipeline on every frame, as fast as it goes. \
+            Prints one JSON object: {"file", "frames", "width", "height", "fps", "decode_ms", \
+            "pipeline_ms", "detect_ms", "landmarks_ms", "detector_runs", "landmark_runs", \
+            "persons_per_frame"}: fps over the whole run; *_ms are means per frame (decode, \
+            pipeline) or per model run (detect, landmarks).
+            """)
+
+    @Argument(help: "A video file.") var file: String
+    @OptionGroup var pose: PoseOptions
+    @Option(help: "Stop after this many frames.") var frames: Int?
+
+    func run() throws {
+        let pipeline = try pose.pipeline()
+        let reader = try VideoReader(file)
+        var count = 0, persons = 0
+        var decode = 0.0, work = 0.0
+        let start = DispatchTime.now().uptimeNanoseconds
+        while count < (frames ?? .max) {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            guard let frame = try reader.next() else { break }
+            let t1 = DispatchTime.now().uptimeNanoseconds
+            persons += pipeline.process(frame: frame).count
+            let t2 = DispatchTime.now().uptimeNanoseconds
+            decode += Double(t1 - t0) / 1e6; work += Double(t2 - t1) / 1e6
+            count += 1
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let t = pipeline.times
+        var line = JSONLine()
+        line.add("file", file)
+        line.add("frames", count)
+        line.add("width", reader.info.width)
+        line.add("height", reader.info.height)
+        line.add("fps", round3(Double(count) / max(seconds, 1e-9)))
+        line.add("decode_ms", round3(decode / Double(max(count, 1))))
+        line.add("pipeline_ms", round3(work / Double(max(count, 1))))
+        line.add("detect_ms", round3(t.detectSeconds * 1000 / Double(max(t.detectorRuns, 1))))
+        line.add("landmarks_ms", round3(t.landmarkSeconds * 1000 / Double(max(t.landmarkRuns, 1))))
+        line.add("detector_runs", t.detectorRuns)
+        line.add("landmark_runs", t.landmarkRuns)
+        line.add("persons_per_frame", round3(Double(persons) / Double(max(count, 1))))
+        print(line.text)
     }
 }

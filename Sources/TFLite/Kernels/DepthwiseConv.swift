@@ -42,7 +42,6 @@ final class DepthwiseConvKernel: Kernel {
         let iy0 = oy * strideH - padTop
         let rowInside = iy0 >= 0 && iy0 + (kh - 1) * dilationH < ih
         let image = input + b * ih * iw * cin
-        let w = filter.pointer, bp = bias.pointer
         // Output columns whose window lies inside the input horizontally.
         let firstInside = min(outShape.w, (padLeft + strideW - 1) / strideW)
         let lastInside = (iw - 1 - (kw - 1) * dilationW + padLeft) >= 0

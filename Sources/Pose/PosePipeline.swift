@@ -1,0 +1,156 @@
+import Foundation
+import Media
+import TFLite
+
+/// Settings of the pose pipeline.
+public struct PipelineOptions: Sendable {
+    /// People tracked at most (BlazePose's detector is built for one to about four people
+    /// fairly near the camera).
+    public var maxPeople: Int = 4
+    /// While fewer than `maxPeople` are tracked, the detector re-runs every this many
+    /// frames to pick up newcomers (every frame while nobody is tracked).
+    public var detectEvery: Int = 10
+    /// Below this pose presence the person is lost and their track ends.
+    public var minPresence: Float = 0.5
+    /// One-Euro smoothing of landmarks over time (MediaPipe's settings); off by default.
+    public var smoothing: Bool = false
+    /// Threads per model inference.
+    public var threads: Int = 2
+
+    public init(maxPeople: Int = 4, detectEvery: Int = 10, minPresence: Float = 0.5, smoothing: Bool = false, threads: Int = 2) {
+        self.maxPeople = maxPeople; self.detectEvery = detectEvery; self.minPresence = minPresence
+        self.smoothing = smoothing; self.threads = threads
+    }
+}
+
+/// Time spent per stage, summed over the frames processed.
+public struct StageTimes: Sendable {
+    public var detectorRuns = 0, landmarkRuns = 0, frames = 0
+    public var detectSeconds = 0.0, landmarkSeconds = 0.0
+}
+
+/// Frames in, people out: BlazePose's detector finds people, the landmark model follows
+/// each from frame to frame on its own region of interest (the detector runs again only
+/// when someone is lost or, every few frames, to pick up newcomers), a tracker keeps each
+/// person's id, and the prominent person is chosen and kept stable.
+public final class PosePipeline {
+    public let detector: PoseDetector
+    public let landmarker: PoseLandmarker
+    public var options: PipelineOptions
+    public private(set) var times = StageTimes()
+
+    private struct Track { var roi: RotatedRect }
+    private var tracks: [Track] = []
+    private var framesSinceDetection = Int.max
+    private let tracker = PersonTracker()
+    private var smoothers: [Int: LandmarkSmoother] = [:]
+
+    public init(detectorPath: String, landmarkPath: String, options: PipelineOptions = .init()) throws {
+        self.options = options
+        detector = try PoseDetector(modelPath: detectorPath, threads: options.threads)
+        landmarker = try PoseLandmarker(modelPath: landmarkPath, threads: options.threads)
+    }
+
+    /// Forgets all tracks (a new video).
+    public func reset() {
+        tracks = []; framesSinceDetection = .max; tracker.reset(); smoothers = [:]
+    }
+
+    /// A still image: detection, then landmarks for every detected person, no tracking.
+    public func process(image: RGBImage) -> [Person] {
+        reset()
+        let found = detect(image)
+        var persons: [(Person, RotatedRect)] = []
+        for roi in found {
+            if let p = landmarks(image, roi: roi) { persons.append(p) }
+        }
+        let people = deduplicate(persons).map(\.0)
+        var result = people.enumerated().map { i, p -> Person in var q = p; q.id = i + 1; return q }
+        if let best = result.indices.max(by: { result[$0].box.area < result[$1].box.area }) { result[best].isProminent = true }
+        return result
+    }
+
+    /// The next frame of a video: tracking mode.
+    public func process(frame: Frame) -> [Person] {
+        let image = frame.image
+        times.frames += 1
+        framesSinceDetection = framesSinceDetection == .max ? .max : framesSinceDetection + 1
+        if tracks.isEmpty || (tracks.count < options.maxPeople && framesSinceDetection >= options.detectEvery) {
+            let known = tracks.map { axisBox($0.roi) }
+            for roi in detect(image) where tracks.count < options.maxPeople {
+                // A detection over someone already followed is that person, not a newcomer.
+                let box = axisBox(roi)
+                if known.contains(where: { $0.iou(box) > 0.3 }) { continue }
+                tracks.append(Track(roi: roi))
+            }
+            framesSinceDetection = 0
+        }
+        var persons: [(Person, RotatedRect)] = []
+        for track in tracks {
+            if let p = landmarks(image, roi: track.roi) { persons.append(p) }
+        }
+        persons = deduplicate(persons)
+        tracks = persons.map { Track(roi: $0.1) }
+        var people = persons.map(\.0)
+        let ids = tracker.update(people.map(\.box), time: frame.time)
+        for i in people.indices { people[i].id = ids[i] }
+        if options.smoothing {
+            for i in people.indices {
+                let smoother = smoothers[people[i].id] ?? LandmarkSmoother()
+                smoothers[people[i].id] = smoother
+                people[i].landmarks = smoother.smooth(people[i].landmarks, time: frame.time)
+            }
+            let live = Set(people.map(\.id))
+            smoothers = smoothers.filter { live.contains($0.key) }
+        }
+        if let prominent = tracker.prominent(people) {
+            for i in people.indices { people[i].isProminent = people[i].id == prominent }
+        }
+        return people
+    }
+
+    // MARK: stages
+
+    private func detect(_ image: RGBImage) -> [RotatedRect] {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let detections = detector.detect(image)
+        times.detectSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        times.detectorRuns += 1
+        return detections.prefix(options.maxPeople).map {
+            regionOfInterest(center: $0.keypoints[0], scalePoint: $0.keypoints[1], imageWidth: image.width, imageHeight: image.height)
+        }
+    }
+
+    /// The person in `roi`, with the ROI for the next frame; nil when presence is too low.
+    private func landmarks(_ image: RGBImage, roi: RotatedRect) -> (Person, RotatedRect)? {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = landmarker.run(image, roi: roi)
+        times.landmarkSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        times.landmarkRuns += 1
+        guard result.presence >= options.minPresence else { return nil }
+        let body = Array(result.landmarks.prefix(33))
+        let w = Float(image.width), h = Float(image.height)
+        var box = Box.enclosing(body.map { (min(max($0.x, 0), w), min(max($0.y, 0), h)) })
+        if box.area == 0 { box = axisBox(roi) }
+        let person = Person(id: 0, box: box, landmarks: body, worldLandmarks: Array(result.worldLandmarks.prefix(33)),
+                            presence: result.presence)
+        return (person, result.nextROI)
+    }
+
+    /// Two tracks that converged on one person: keep the more confident.
+    private func deduplicate(_ persons: [(Person, RotatedRect)]) -> [(Person, RotatedRect)] {
+        var kept: [(Person, RotatedRect)] = []
+        for candidate in persons.sorted(by: { $0.0.presence > $1.0.presence }) {
+            if kept.contains(where: { $0.0.box.iou(candidate.0.box) > 0.5 }) { continue }
+            kept.append(candidate)
+        }
+        return kept
+    }
+
+    /// The axis-aligned box around a rotated rectangle.
+    func axisBox(_ r: RotatedRect) -> Box {
+        let c = abs(cosf(r.rotation)), s = abs(sinf(r.rotation))
+        let w = r.width * c + r.height * s, h = r.width * s + r.height * c
+        return Box(x: r.centerX - w / 2, y: r.centerY - h / 2, width: w, height: h)
+    }
+}
