@@ -89,14 +89,18 @@ public final class Interpreter: @unchecked Sendable {
 
     /// Runs the plan once on the current inputs.
     public func invoke() {
-        flushDenormalsToZero()   // the calling thread's; the pool's workers set their own
         let t = min(threads, pool.threadCount)
-        for kernel in kernels { kernel.run(pool, threads: t) }
+        withDenormalsFlushed {   // on this thread, for this call; the pool's workers always
+            for kernel in kernels { kernel.run(pool, threads: t) }
+        }
     }
 
     /// Per-operator-kind time of one invoke, in milliseconds, for profiling.
     public func profile() -> [(op: String, ms: Double)] {
-        flushDenormalsToZero()
+        withDenormalsFlushed { profileFlushed() }
+    }
+
+    private func profileFlushed() -> [(op: String, ms: Double)] {
         let t = min(threads, pool.threadCount)
         var totals: [String: Double] = [:]
         for kernel in kernels {

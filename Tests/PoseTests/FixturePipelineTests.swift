@@ -36,11 +36,7 @@ final class FixturePipelineTests: XCTestCase {
         let decoded = dir.appendingPathComponent("\(name).decoded.png")
         let png = FileManager.default.fileExists(atPath: decoded.path) ? decoded : dir.appendingPathComponent("\(name).png")
         try require(png, "set POSEACT_SHARED to the shared folder")
-        // TEMPORARY until Media.readImage lands: raw RGB decoded once by hand.
-        let json = try expected(name)
-        try require(URL(fileURLWithPath: "/tmp/rgb/\(name).rgb"), "temporary raw image")
-        let raw = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "/tmp/rgb/\(name).rgb")))
-        return RGBImage(width: json["width"] as! Int, height: json["height"] as! Int, pixels: raw)
+        return try readImage(png.path)
     }
 
     func floats(_ url: URL) throws -> [Float] {

@@ -104,4 +104,15 @@ final class EngineParityTests: XCTestCase {
             XCTAssertEqual(Array(full.output(named: name)!), Array(lean.output(named: name)!), name)
         }
     }
+
+    /// Inference flushes denormals for speed, but only while it runs: the caller's thread
+    /// must keep IEEE behaviour (a subnormal stays non-zero) afterwards.
+    func testInvokeLeavesCallersFloatingPointStateAlone() throws {
+        let modelURL = Self.modelsDir.appendingPathComponent("pose_detection.tflite")
+        try requireFile(modelURL, hint: "run notebooks-free-scripts/setup.sh")
+        let interpreter = try Interpreter(path: modelURL.path)
+        interpreter.invoke()
+        let subnormal = Float.leastNormalMagnitude / 4
+        XCTAssertNotEqual(subnormal * 1.5, 0, "denormals are flushed on the caller's thread after invoke()")
+    }
 }
