@@ -50,6 +50,7 @@ struct PoseCommand: ParsableCommand {
     @Option(help: "Resample videos to this frame rate (drop or repeat frames by timestamp).") var fps: Double?
     @Option(help: "Also write the frames with wireframes: a .png for one image, a video (.mp4) for one video.")
     var overlay: String?
+    @Option(help: "Seconds to wait for a stream or camera to answer.") var timeout: Double = 5
 
     func validate() throws {
         if overlay != nil && inputs.count != 1 { throw ValidationError("--overlay takes one input") }
@@ -74,7 +75,7 @@ struct PoseCommand: ParsableCommand {
                 continue
             }
             pipeline.reset()
-            let reader = try VideoReader(input, options: ReaderOptions(targetFPS: fps))
+            let reader = try VideoReader(input, options: ReaderOptions(targetFPS: fps, timeout: timeout))
             var writer: VideoWriter?
             if let overlay {
                 writer = try VideoWriter(path: overlay, width: reader.info.width, height: reader.info.height,

@@ -2,8 +2,8 @@ import Foundation
 import TFLite
 import XCTest
 
-/// The `poseact` binary as a user runs it: exit codes, one-line errors, JSON output.
-final class PoseactCLITests: XCTestCase {
+/// Runs the `poseact` binary built beside the tests; the test classes below share it.
+class PoseactCLITestCase: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static var modelsDir: URL {
         ProcessInfo.processInfo.environment["POSEACT_MODELS_DIR"].map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("models")
@@ -55,6 +55,10 @@ final class PoseactCLITests: XCTestCase {
         XCTAssertFalse(result.stderr.contains("Fatal error"), file: file, line: line)
     }
 
+}
+
+/// The `poseact` binary as a user runs it: exit codes, one-line errors, JSON output.
+final class PoseactCLITests: PoseactCLITestCase {
     func testMissingFile() throws {
         try assertOneLineError(["model", "inspect", "/nonexistent/model.tflite"], mentions: ["/nonexistent/model.tflite", "no such file"])
     }
@@ -135,5 +139,99 @@ final class PoseactCLITests: XCTestCase {
         let presence = try XCTUnwrap(number(after: "pose presence "), result.stdout)
         XCTAssertGreaterThan(score, 0.5, result.stdout)
         XCTAssertGreaterThan(presence, 0.5, result.stdout)
+    }
+}
+
+/// `poseact pose` as a user runs it on good and bad inputs.
+final class PoseCommandTests: PoseactCLITestCase {
+    var cli: PoseactCLITestCase { self }
+    var shared: URL {
+        ProcessInfo.processInfo.environment["POSEACT_SHARED"].map { URL(fileURLWithPath: $0) }
+            ?? PoseactCLITestCase.root.deletingLastPathComponent().appendingPathComponent("shared")
+    }
+    func sharedFile(_ path: String) throws -> String {
+        let url = shared.appendingPathComponent(path)
+        guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("\(url.path) not found: set POSEACT_SHARED") }
+        return url.path
+    }
+    var models: [String] { ["--models", PoseactCLITestCase.modelsDir.path] }
+
+    func testImageGivesOnePersonWith33NamedLandmarks() throws {
+        _ = try cli.model("pose_detection.tflite")
+        let image = try sharedFile("fixtures/blazepose/images/pose.decoded.png")
+        let overlay = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-overlay-\(getpid()).png").path
+        let result = try cli.poseact(["pose", image, "--overlay", overlay] + models)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1)
+        let frame = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        XCTAssertEqual(frame["width"] as? Int, 1000)
+        let persons = try XCTUnwrap(frame["persons"] as? [[String: Any]])
+        XCTAssertEqual(persons.count, 1)
+        XCTAssertEqual(persons[0]["prominent"] as? Bool, true)
+        let landmarks = try XCTUnwrap(persons[0]["landmarks"] as? [[String: Any]])
+        XCTAssertEqual(landmarks.count, 33)
+        XCTAssertEqual(landmarks.first?["name"] as? String, "nose")
+        XCTAssertEqual(landmarks.last?["name"] as? String, "right_foot_index")
+        // MediaPipe's nose for this image: (463.277, 286.578) px (fixtures' expected/pose.json).
+        XCTAssertEqual(landmarks[0]["x"] as? Double ?? 0, 463.277, accuracy: 0.5)
+        XCTAssertEqual(landmarks[0]["y"] as? Double ?? 0, 286.578, accuracy: 0.5)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: overlay), "overlay PNG written")
+    }
+
+    func testVideoTracksAndWritesOverlay() throws {
+        _ = try cli.model("pose_detection.tflite")
+        let video = try sharedFile("data/pushups/test/correct/correct39.mp4")
+        let overlay = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-overlay-\(getpid()).mp4").path
+        let result = try cli.poseact(["pose", video, "--overlay", overlay, "--max-people", "1"] + models)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let frames = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        XCTAssertEqual(frames.count, 98)   // correct39.mp4: 98 frames at 25 fps
+        let withPerson = frames.filter { ($0["persons"] as? [Any])?.isEmpty == false }.count
+        XCTAssertGreaterThanOrEqual(Double(withPerson) / Double(frames.count), 0.95)
+        let ids = Set(frames.flatMap { ($0["persons"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int } })
+        XCTAssertEqual(ids.count, 1, "one person, one id throughout: \(ids)")
+        XCTAssertEqual(frames[25]["time"] as? Double ?? 0, 1.0, accuracy: 1e-6)
+        let attributes = try FileManager.default.attributesOfItem(atPath: overlay)
+        XCTAssertGreaterThan(attributes[.size] as? Int ?? 0, 10_000, "overlay video written")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: overlay + ".partial"))
+    }
+
+    func testMissingVideo() throws {
+        try cli.assertOneLineError(["pose", "/nonexistent/clip.mp4"] + models, mentions: ["no such file", "/nonexistent/clip.mp4"])
+    }
+
+    func testTextFileNamedMP4() throws {
+        _ = try cli.model("pose_detection.tflite")
+        let path = try cli.temporary("notes.mp4", Array("not a video at all\n".utf8))
+        try cli.assertOneLineError(["pose", path] + models, mentions: [path, "not a video or image"])
+    }
+
+    /// A download cut short: the montage keeps its index at the front, so the frames before
+    /// the cut decode. (An MP4 whose index is at the end is unreadable once cut: that is the
+    /// one-line "not a video" error above.)
+    func testTruncatedVideoGivesTheFramesBeforeTheCut() throws {
+        _ = try cli.model("pose_detection.tflite")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try sharedFile("data/pushups/montage/montage_02.mp4"))))
+        let path = try cli.temporary("cut.mp4", Array(bytes.prefix(bytes.count / 4)))
+        let result = try cli.poseact(["pose", path, "--max-people", "1"] + models)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let frames = result.stdout.split(separator: "\n").count
+        XCTAssertGreaterThan(frames, 60); XCTAssertLessThan(frames, 645)
+        XCTAssertTrue(result.stderr.contains("warning:"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("Fatal error"))
+    }
+
+    func testAbsentCamera() throws {
+        _ = try cli.model("pose_detection.tflite")
+        try cli.assertOneLineError(["pose", "/dev/video99"] + models, mentions: ["/dev/video99", "camera"])
+    }
+
+    /// A closed port on loopback: a clear message within the timeout, not a hang.
+    func testStreamThatDoesNotAnswer() throws {
+        _ = try cli.model("pose_detection.tflite")
+        let start = Date()
+        try cli.assertOneLineError(["pose", "udp://127.0.0.1:9", "--timeout", "1.5"] + models, mentions: ["udp://127.0.0.1:9"])
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
     }
 }
