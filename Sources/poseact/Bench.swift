@@ -101,6 +101,32 @@ struct PoseVideoBench: ParsableCommand {
     @Argument(help: "A video file.") var file: String
     @OptionGroup var pose: PoseOptions
     @Option(help: "Stop after this many frames.") var frames: Int?
+    @Option(help: "Put this many copies of each frame in a grid: that many people to track (no video here has several).")
+    var copies = 1
+
+    func validate() throws {
+        guard copies >= 1, copies <= 8 else { throw ValidationError("--copies must be 1 to 8") }
+    }
+
+    /// `image` repeated in a grid of ⌈√copies⌉ columns (side by side only, a frame would get
+    /// so wide that the letterboxed detector input shrinks people out of its range).
+    func tiled(_ image: RGBImage) -> RGBImage {
+        guard copies > 1 else { return image }
+        let columns = Int(Double(copies).squareRoot().rounded(.up)), rows = (copies + columns - 1) / columns
+        var out = RGBImage(width: image.width * columns, height: image.height * rows)
+        let row = image.width * 3
+        out.pixels.withUnsafeMutableBufferPointer { dst in
+            image.pixels.withUnsafeBufferPointer { src in
+                for c in 0..<copies {
+                    let x0 = (c % columns) * row, y0 = (c / columns) * image.height
+                    for y in 0..<image.height {
+                        (dst.baseAddress! + (y0 + y) * row * columns + x0).update(from: src.baseAddress! + y * row, count: row)
+                    }
+                }
+            }
+        }
+        return out
+    }
 
     func run() throws {
         let pipeline = try pose.pipeline()
@@ -110,7 +136,8 @@ struct PoseVideoBench: ParsableCommand {
         let start = DispatchTime.now().uptimeNanoseconds
         while count < (frames ?? .max) {
             let t0 = DispatchTime.now().uptimeNanoseconds
-            guard let frame = try reader.next() else { break }
+            guard var frame = try reader.next() else { break }
+            frame.image = tiled(frame.image)
             let t1 = DispatchTime.now().uptimeNanoseconds
             persons += pipeline.process(frame: frame).count
             let t2 = DispatchTime.now().uptimeNanoseconds
@@ -122,8 +149,9 @@ struct PoseVideoBench: ParsableCommand {
         var line = JSONLine()
         line.add("file", file)
         line.add("frames", count)
-        line.add("width", reader.info.width)
-        line.add("height", reader.info.height)
+        let columns = Int(Double(copies).squareRoot().rounded(.up))
+        line.add("width", reader.info.width * columns)
+        line.add("height", reader.info.height * ((copies + columns - 1) / columns))
         line.add("fps", round3(Double(count) / max(seconds, 1e-9)))
         line.add("decode_ms", round3(decode / Double(max(count, 1))))
         line.add("pipeline_ms", round3(work / Double(max(count, 1))))

@@ -124,21 +124,21 @@ final class PoseactCLITests: PoseactCLITestCase {
         }
     }
 
-    /// The main job of the README: the models find the generated figure.
-    func testDemoFindsTheGeneratedFigure() throws {
+    /// The main job of the README: the pipeline finds the generated figure in the still
+    /// image and tracks it through the generated video.
+    func testDemoFindsAndTracksTheGeneratedFigure() throws {
         let result = try poseact(["demo", "--runs", "2", "--models", Self.modelsDir.path])
         if result.status != 0 && result.stderr.contains("not found") { throw XCTSkip("models missing") }
         XCTAssertEqual(result.status, 0, result.stderr)
-        // The detector scores the drawn figure 0.96 and the landmark model's presence is
-        // 0.999 (measured); 0.5 is the pipeline's own threshold for "a person".
         func number(after phrase: String) -> Double? {
             guard let range = result.stdout.range(of: phrase) else { return nil }
             return Double(result.stdout[range.upperBound...].prefix { $0.isNumber || $0 == "." })
         }
-        let score = try XCTUnwrap(number(after: "best person score "), result.stdout)
-        let presence = try XCTUnwrap(number(after: "pose presence "), result.stdout)
-        XCTAssertGreaterThan(score, 0.5, result.stdout)
-        XCTAssertGreaterThan(presence, 0.5, result.stdout)
+        // Measured: presence 1.000 and a person in 90 of 90 frames with one id; 0.5 is the
+        // pipeline's own presence threshold, and a few lost frames would still be a working demo.
+        XCTAssertGreaterThan(try XCTUnwrap(number(after: "presence "), result.stdout), 0.5)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(number(after: "a person in "), result.stdout), 85)
+        XCTAssertTrue(result.stdout.contains("id 1\n"), result.stdout)
     }
 }
 
