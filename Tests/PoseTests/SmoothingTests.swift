@@ -1,24 +1,10 @@
+import Tensor
 import XCTest
 import Media
 @testable import Pose
 
-/// SplitMix64 + Box–Muller: reproducible Gaussian noise.
-struct SeededNoise {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func gaussian() -> Double {
-        let u1 = max(uniform(), 1e-300), u2 = uniform()
-        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
-    }
-}
+/// Reproducible Gaussian noise.
+typealias SeededNoise = SplitMix64
 
 private func variance(_ v: [Double]) -> Double {
     let m = v.reduce(0, +) / Double(v.count)

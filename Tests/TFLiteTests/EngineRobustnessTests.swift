@@ -1,22 +1,12 @@
 import Foundation
 import TFLite
+import Tensor
 import XCTest
 
 /// Models damaged in the ways that reach the engine (the reader's own fuzzing is in
 /// ModelFileTests): shapes, operator wiring and options changed in a real file. Each must
 /// load and run, or be refused with a TFLiteError: never a crash, never a hang.
 final class EngineRobustnessTests: XCTestCase {
-    struct Rng {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
-    }
 
     /// Byte positions of every int32 in tensor shapes, operator inputs/outputs and option
     /// tables' scalar fields, found by walking the real file.
@@ -53,7 +43,7 @@ final class EngineRobustnessTests: XCTestCase {
         let original = [UInt8](try Data(contentsOf: url))
         let (shapes, wiring, options) = try targets(original)
         XCTAssertFalse(shapes.isEmpty || wiring.isEmpty || options.isEmpty)
-        var rng = Rng(state: 20261122)
+        var rng = SplitMix64(seed: 20261122)
         var loaded = 0, refused = 0, unreadable = 0
         for _ in 0..<iterations {
             var bytes = original

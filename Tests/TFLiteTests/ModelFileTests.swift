@@ -1,5 +1,6 @@
 import Foundation
 import TFLite
+import Tensor
 import XCTest
 
 /// Tests of the `.tflite` reader: the two real BlazePose models, bad files, fuzzing, and
@@ -227,19 +228,6 @@ final class ModelFileTests: XCTestCase {
 
     // MARK: - Fuzzing
 
-    /// SplitMix64: tiny, seedable, reproducible.
-    struct SplitMix64 {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ a: [T]) -> T { a[below(a.count)] }
-    }
 
     /// Positions worth corrupting: every table start, its vtable, and every present field,
     /// found by walking the model with the public flatbuffer reader.
@@ -284,7 +272,7 @@ final class ModelFileTests: XCTestCase {
         let original = try modelBytes(name)
         let size = original.count
         let hot = try metadataPositions(original)
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         var work = original
         var ok = 0, rejected = 0
         var messages: [String: Int] = [:]
