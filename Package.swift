@@ -58,10 +58,13 @@ let package = Package(
         // The BlazePose pipeline: detection, ROI, landmarks, tracking, skeletons.
         .target(name: "Pose", dependencies: ["TFLite", "Media", "Tensor"], swiftSettings: kernelSettings),
 
+        // Dataset sources, annotation files, keypoint CSV, the HDF5 keypoint store, extraction.
+        .target(name: "Dataset", dependencies: ["CHDF5", "Pose", "Media", "Tensor"], swiftSettings: commonSettings),
+
         .executableTarget(
             name: "poseact",
             dependencies: [
-                "TFLite", "Tensor", "Media", "Pose",
+                "TFLite", "Tensor", "Media", "Pose", "Dataset",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: cliSettings),
@@ -70,6 +73,7 @@ let package = Package(
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "MediaTests", dependencies: ["Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseTests", dependencies: ["Pose", "Media", "TFLite", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "DatasetTests", dependencies: ["Dataset", "Pose", "Media", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["poseact", "TFLite"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
                     swiftSettings: commonSettings),
