@@ -19,6 +19,7 @@ public final class ThreadPool: @unchecked Sendable {
     private let doneTasks = Atomic<Int>(0)
     private let activeWorkers = Atomic<Int>(0)
     private let shutdown = Atomic<Bool>(false)
+    private let busy = Atomic<Bool>(false)   // one job at a time; other callers run inline
     private let sleeping: [SleepFlag]
     private let wakeups: [DispatchSemaphore]
     // Written by the caller before `generation` is bumped, read by workers after.
@@ -86,7 +87,13 @@ public final class ThreadPool: @unchecked Sendable {
     /// the running thread, for per-thread scratch memory.
     public func run(tasks: Int, threads requested: Int, _ body: (_ task: Int, _ thread: Int) -> Void) {
         let n = min(max(1, requested), threadCount, tasks)
-        if n <= 1 { for t in 0..<tasks { body(t, 0) }; return }
+        // Single-threaded work, or the pool is serving another caller (two pipelines of a
+        // parallel extraction): run here. Correct either way, never a shared job slot.
+        if n <= 1 || !busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            for t in 0..<tasks { body(t, 0) }
+            return
+        }
+        defer { busy.store(false, ordering: .releasing) }
         withoutActuallyEscaping(body) { escapable in
             job = escapable
             taskCount = tasks

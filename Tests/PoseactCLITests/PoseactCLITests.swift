@@ -235,3 +235,113 @@ final class PoseCommandTests: PoseactCLITestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 10)
     }
 }
+
+/// `poseact extract`, `import`, `merge` and `dataset inspect` as a user runs them.
+final class ExtractCommandTests: PoseactCLITestCase {
+    var shared: URL {
+        ProcessInfo.processInfo.environment["POSEACT_SHARED"].map { URL(fileURLWithPath: $0) }
+            ?? PoseactCLITestCase.root.deletingLastPathComponent().appendingPathComponent("shared")
+    }
+    var models: [String] { ["--models", PoseactCLITestCase.modelsDir.path] }
+
+    /// A small labeled-folder dataset: short push-up clips linked from the shared data, one
+    /// file that is not a video, and a label folder with no videos.
+    func makeDataset(clips: [(label: String, path: String)]) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-ds-\(getpid())-\(UUID().uuidString.prefix(6))")
+        for clip in clips {
+            let source = shared.appendingPathComponent("data/pushups/test/\(clip.path)")
+            guard FileManager.default.fileExists(atPath: source.path) else { throw XCTSkip("\(source.path) not found: set POSEACT_SHARED") }
+            let dir = root.appendingPathComponent("train/\(clip.label)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent(source.lastPathComponent), withDestinationURL: source)
+        }
+        return root
+    }
+
+    func testExtractReportsBadDataAndKeepsTheGoodClips() throws {
+        _ = try model("pose_detection.tflite")
+        let root = try makeDataset(clips: [("correct", "correct/correct39.mp4"), ("wrong", "wrong/wrong64.mp4")])
+        try Data("not a video".utf8).write(to: root.appendingPathComponent("train/wrong/broken.mp4"))
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("train/empty_label"), withIntermediateDirectories: true)
+        let store = root.appendingPathComponent("out.h5").path
+        let result = try poseact(["extract", root.path, "--output", store, "--json", "--fps", "15"] + models)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(summary["stored"] as? Int, 2)
+        let skipped = try XCTUnwrap(summary["skipped"] as? [[String: Any]])
+        XCTAssertEqual(skipped.count, 1)
+        XCTAssertTrue((skipped.first?["reason"] as? String ?? "").contains("not a video"), "\(skipped)")
+        XCTAssertTrue(result.stderr.contains("empty_label"), "the empty label folder is reported: \(result.stderr)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store + ".partial"), "the journal is removed when done")
+        let inspect = try poseact(["dataset", "inspect", store, "--json"])
+        XCTAssertEqual(inspect.status, 0, inspect.stderr)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(report["clips"] as? Int, 2)
+        // correct39: 98 frames at 25 fps = 3.92 s → 59 frames resampled to 15 fps.
+        let labels = try XCTUnwrap(report["labels"] as? [String: [String: Any]])
+        XCTAssertEqual(labels["correct"]?["clips"] as? Int, 1)
+        XCTAssertEqual(Double(labels["correct"]?["frames"] as? Int ?? 0), 3.92 * 15, accuracy: 1)
+    }
+
+    /// kill -9 in the middle, then the same command again: it continues, and every clip is
+    /// in the store exactly once.
+    func testKilledExtractionResumes() throws {
+        _ = try model("pose_detection.tflite")
+        let clips = [("correct", "correct/correct39.mp4"), ("correct", "correct/correct12.mp4"), ("wrong", "wrong/wrong64.mp4"),
+                     ("wrong", "wrong/wrong30.mp4")]
+        let root = try makeDataset(clips: clips)
+        let store = root.appendingPathComponent("out.h5").path
+        let arguments = ["extract", root.path, "--output", store, "--jobs", "1", "--threads", "2", "--fps", "15"] + models
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice; process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until at least one clip is journaled, then kill without warning.
+        let journal = store + ".partial"
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let done = (try? FileManager.default.contentsOfDirectory(atPath: journal))?.filter { $0.hasSuffix(".h5") }.count ?? 0
+            if done >= 1 { break }
+            usleep(20_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: store), "no store until every clip is done")
+        let finished = (try FileManager.default.contentsOfDirectory(atPath: journal)).filter { $0.hasSuffix(".h5") }.count
+        XCTAssertGreaterThanOrEqual(finished, 1)
+        XCTAssertLessThan(finished, clips.count, "killed before the end")
+
+        let result = try poseact(arguments + ["--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        XCTAssertGreaterThanOrEqual(summary["resumed"] as? Int ?? 0, finished)
+        XCTAssertEqual(summary["stored"] as? Int, clips.count)
+        let inspect = try poseact(["dataset", "inspect", store, "--json"])
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(report["clips"] as? Int, clips.count)
+    }
+
+    func testImportPennActionSliceAndMerge() throws {
+        let csv = shared.appendingPathComponent("data/penn-action/keypoints.csv")
+        guard FileManager.default.fileExists(atPath: csv.path) else { throw XCTSkip("\(csv.path) not found") }
+        // The first 2,000 rows: a slice, so the test stays quick (the full import is measured by hand).
+        let text = try String(contentsOf: csv, encoding: .utf8)
+        let slice = text.split(separator: "\n", omittingEmptySubsequences: false).prefix(2001).joined(separator: "\n") + "\n"
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-import-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let small = dir.appendingPathComponent("penn-slice.csv")
+        try Data(slice.utf8).write(to: small)
+        let a = dir.appendingPathComponent("a.h5").path, merged = dir.appendingPathComponent("merged.h5").path
+        let imported = try poseact(["import", small.path, "--output", a, "--json"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [String: Any])
+        XCTAssertGreaterThan(summary["clips"] as? Int ?? 0, 5)
+        XCTAssertEqual(summary["frames"] as? Int, 2000)
+        let merge = try poseact(["merge", a, a, "--output", merged])
+        XCTAssertEqual(merge.status, 0, merge.stderr)   // identical duplicates are kept once
+        let inspect = try poseact(["dataset", "inspect", merged, "--json"])
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(report["clips"] as? Int, summary["clips"] as? Int)
+    }
+}

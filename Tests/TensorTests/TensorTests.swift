@@ -39,6 +39,21 @@ final class ThreadPoolTests: XCTestCase {
         XCTAssertEqual(total, 3 * 2000 * 100)
     }
 
+    /// Two callers at once (two pipelines of a parallel extraction): each gets every index
+    /// exactly once; the second runs inline while the first holds the pool.
+    func testConcurrentCallersEachGetTheirWork() {
+        let pool = ThreadPool(threads: 2)
+        let results = (0..<4).map { _ in UnsafeMutableBufferPointer<Int>.allocate(capacity: 1000) }
+        defer { results.forEach { $0.deallocate() } }
+        for r in results { r.initialize(repeating: 0) }
+        DispatchQueue.concurrentPerform(iterations: 4) { caller in
+            for _ in 0..<200 {
+                pool.parallelFor(1000, threads: 2) { range, _ in for i in range { results[caller][i] += 1 } }
+            }
+        }
+        for r in results { XCTAssertEqual(Array(r), [Int](repeating: 200, count: 1000)) }
+    }
+
     func testChunksPartitionTheRange() {
         for count in [0, 1, 5, 100, 101] {
             for parts in 1...7 {

@@ -1,0 +1,230 @@
+import Foundation
+import Media
+import Pose
+
+/// Settings of an extraction run. Stored beside an unfinished run, so a resumed run can
+/// refuse to mix keypoints made two different ways.
+public struct ExtractOptions: Sendable, Codable, Equatable {
+    /// Every clip is resampled to this rate: the model's frame rate.
+    public var fps: Double = 30
+    /// People the pose pipeline tracks; the prominent one's keypoints are stored.
+    public var maxPeople: Int = 2
+    /// Clips extracted at once, each with its own pipeline.
+    public var jobs: Int = 2
+    /// Threads per model inference (within a job).
+    public var threads: Int = 1
+    /// Extract only clips whose index (sorted by id) ≡ shard.index (mod shard.count).
+    public var shardIndex: Int = 0
+    public var shardCount: Int = 1
+
+    public init() {}
+}
+
+/// How a run went.
+public struct ExtractSummary: Sendable {
+    public var clips = 0                 // in this run's shard
+    public var extracted = 0             // newly extracted now
+    public var resumed = 0               // finished by an earlier, interrupted run
+    public var skipped: [(id: String, reason: String)] = []
+    public var warnings: [String] = []
+    public var frames = 0                // in the clips that went in
+    public var framesWithPerson = 0
+    public var seconds = 0.0
+    public var stored = 0                // clips in the final store
+}
+
+/// One update for a progress display.
+public struct ExtractProgress: Sendable {
+    public var done: Int, total: Int, frames: Int, elapsed: Double
+    public var lastClip: String
+}
+
+public struct ExtractError: Error, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Labeled clips → keypoint store, with BlazePose.
+///
+/// Resumable by construction: each finished clip is written to `<store>.partial/` as a
+/// small store of its own (temp file + rename), and skipped clips as a note with the
+/// reason. A run killed at any point (even `kill -9`) leaves only whole files there; the
+/// next run with the same options skips what is done. When every clip is accounted for,
+/// the parts are merged into `<store>` (again temp file + rename) and the folder removed.
+public final class Extractor {
+    public let detectorPath: String, landmarkPath: String
+    public let options: ExtractOptions
+    public let modelHash: String
+    public static let estimator = "blazepose-full mediapipe-0.10.14 (poseact)"
+
+    public init(detectorPath: String, landmarkPath: String, options: ExtractOptions) throws {
+        self.detectorPath = detectorPath; self.landmarkPath = landmarkPath; self.options = options
+        modelHash = try SHA256.hex(file: detectorPath) + "+" + SHA256.hex(file: landmarkPath)
+    }
+
+    /// The clips of this run's shard, in id order.
+    public func shard(_ clips: [ClipSource]) -> [ClipSource] {
+        clips.sorted { $0.id < $1.id }.enumerated()
+            .filter { $0.offset % options.shardCount == options.shardIndex }.map(\.element)
+    }
+
+    public func run(_ all: [ClipSource], output: String, progress: @escaping (ExtractProgress) -> Void = { _ in }) throws -> ExtractSummary {
+        let start = Date()
+        let clips = shard(all)
+        var summary = ExtractSummary()
+        summary.clips = clips.count
+        let journal = output + ".partial"
+        try openJournal(journal)
+
+        // What an earlier run finished.
+        var todo: [ClipSource] = []
+        for clip in clips {
+            let base = journal + "/" + Self.fileKey(clip.id)
+            if FileManager.default.fileExists(atPath: base + ".h5") { summary.resumed += 1; continue }
+            if let note = try? String(contentsOfFile: base + ".skip", encoding: .utf8) {
+                summary.resumed += 1; summary.skipped.append((clip.id, note)); continue
+            }
+            todo.append(clip)
+        }
+
+        // Workers take clips from a shared queue; results are files, counts under a lock.
+        let lock = NSLock()
+        var next = 0, done = summary.resumed, frames = 0
+        var firstError: Error?
+        var warnings: [String] = [], skipped: [(String, String)] = [], extracted = 0
+        func work() {
+            let pipeline: PosePipeline
+            do {
+                pipeline = try PosePipeline(detectorPath: detectorPath, landmarkPath: landmarkPath,
+                                            options: PipelineOptions(maxPeople: options.maxPeople, threads: options.threads))
+            } catch { lock.lock(); firstError = firstError ?? error; lock.unlock(); return }
+            while true {
+                lock.lock()
+                guard next < todo.count, firstError == nil else { lock.unlock(); return }
+                let clip = todo[next]; next += 1
+                lock.unlock()
+                let base = journal + "/" + Self.fileKey(clip.id)
+                var clipWarnings: [String] = []
+                var clipFrames = 0
+                do {
+                    let keypoints = try extract(clip, pipeline: pipeline, warnings: &clipWarnings)
+                    clipFrames = keypoints.frameCount
+                    if keypoints.frameCount == 0 {
+                        try Self.atomicWrite("no frames in the clip's range", to: base + ".skip")
+                        lock.lock(); skipped.append((clip.id, "no frames in the clip's range")); lock.unlock()
+                    } else if keypoints.framesWithPerson == 0 {
+                        let reason = "no person found in any of its \(keypoints.frameCount) frames"
+                        try Self.atomicWrite(reason, to: base + ".skip")
+                        lock.lock(); skipped.append((clip.id, reason)); lock.unlock()
+                    } else {
+                        let writer = try KeypointStoreWriter(path: base + ".h5")
+                        try writer.append(keypoints)
+                        try writer.finish()
+                        lock.lock(); extracted += 1; lock.unlock()
+                    }
+                } catch let error as MediaError {
+                    try? Self.atomicWrite(error.message, to: base + ".skip")
+                    lock.lock(); skipped.append((clip.id, error.message)); lock.unlock()
+                } catch {
+                    lock.lock(); firstError = firstError ?? error; lock.unlock(); return
+                }
+                lock.lock()
+                done += 1; frames += clipFrames; warnings += clipWarnings
+                let update = ExtractProgress(done: done, total: clips.count, frames: frames,
+                                             elapsed: Date().timeIntervalSince(start), lastClip: clip.id)
+                lock.unlock()
+                progressLock.lock(); progress(update); progressLock.unlock()
+            }
+        }
+        let jobs = max(1, min(options.jobs, todo.count))
+        if jobs == 1 { work() } else {
+            let group = DispatchGroup()
+            for _ in 0..<jobs {
+                group.enter()
+                let thread = Thread { work(); group.leave() }
+                thread.stackSize = 8 << 20
+                thread.start()
+            }
+            group.wait()
+        }
+        if let firstError { throw firstError }
+        summary.extracted = extracted
+        summary.skipped += skipped.map { (id: $0.0, reason: $0.1) }
+        summary.warnings = warnings
+
+        // Everything accounted for: merge the parts into the store, then drop the journal.
+        let parts = clips.map { journal + "/" + Self.fileKey($0.id) + ".h5" }.filter { FileManager.default.fileExists(atPath: $0) }
+        summary.stored = try KeypointStore.merge(parts, into: output)
+        let store = try KeypointStore(path: output)
+        summary.frames = store.entries.reduce(0) { $0 + $1.frames }
+        summary.framesWithPerson = store.entries.reduce(0) { $0 + $1.framesWithPerson }
+        try? FileManager.default.removeItem(atPath: journal)
+        summary.seconds = Date().timeIntervalSince(start)
+        return summary
+    }
+    private let progressLock = NSLock()
+
+    /// The journal folder, created or checked against this run's options.
+    private func openJournal(_ journal: String) throws {
+        let manifest = journal + "/options.json"
+        let encoder = JSONEncoder(); encoder.outputFormatting = [.sortedKeys]
+        var recorded = options; recorded.jobs = 0; recorded.threads = 0   // how, not what
+        let mine = try encoder.encode(recorded)
+        if FileManager.default.fileExists(atPath: manifest) {
+            let theirs = try Data(contentsOf: URL(fileURLWithPath: manifest))
+            guard theirs == mine else {
+                throw ExtractError("\(journal) holds an unfinished run made with other options (\(String(decoding: theirs, as: UTF8.self))): rerun with those, or delete the folder to start over")
+            }
+            return
+        }
+        try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: true)
+        try Self.atomicWrite(String(decoding: mine, as: UTF8.self), to: manifest)
+    }
+
+    /// One clip: its frames resampled to the model rate, the prominent person's 33 landmarks
+    /// per frame (x, y normalised to the frame, visibility as confidence), missing frames kept.
+    public func extract(_ clip: ClipSource, pipeline: PosePipeline, warnings: inout [String]) throws -> ClipKeypoints {
+        pipeline.reset()
+        let reader = try VideoReader(clip.video, options: ReaderOptions(targetFPS: options.fps, threads: 1))
+        defer { reader.close() }
+        let info = reader.info
+        if info.fps > 0 && info.fps < options.fps - 0.01 {
+            warnings.append(String(format: "%@: %.2f fps, below the %.0f fps extraction rate: frames are repeated", clip.id, info.fps, options.fps))
+        }
+        if let duration = info.duration, let start = clip.start, start >= duration {
+            throw MediaError(String(format: "%@: the range starts at %.2f s, after the video ends (%.2f s)", clip.id, start, duration))
+        }
+        if let duration = info.duration, let end = clip.end, end > duration + 1 / max(info.fps, 1) {
+            warnings.append(String(format: "%@: the range ends at %.2f s, past the video's end (%.2f s): cut there", clip.id, end, duration))
+        }
+        let names = Skeleton.blazePoseNames, joints = names.count
+        var keypoints: [Float] = [], times: [Double] = []
+        let w = Float(info.width), h = Float(info.height)
+        while let frame = try reader.next() {
+            if let start = clip.start, frame.time < start - 1e-6 { continue }
+            if let end = clip.end, frame.time >= end - 1e-6 { break }
+            let persons = pipeline.process(frame: frame)
+            times.append(Double(times.count) / options.fps)
+            if let p = persons.first(where: \.isProminent) ?? persons.first {
+                for l in p.landmarks.prefix(joints) { keypoints += [l.x / w, l.y / h, l.visibility] }
+            } else {
+                for _ in 0..<joints { keypoints += [.nan, .nan, 0] }
+            }
+        }
+        for warning in reader.warnings { warnings.append("\(clip.id): \(warning)") }
+        return ClipKeypoints(id: clip.id, label: clip.label, split: clip.split, source: clip.video, start: clip.start, end: clip.end,
+                             fps: options.fps, width: info.width, height: info.height, jointNames: names, keypoints: keypoints,
+                             times: times, estimator: Self.estimator, modelHash: modelHash)
+    }
+
+    /// A file name for a clip id (ids hold '/' and '@').
+    static func fileKey(_ id: String) -> String { String(SHA256.hex(Array(id.utf8)).prefix(24)) }
+
+    /// Writes a temp file, then renames it over `path`: readers see the old file or the new.
+    static func atomicWrite(_ text: String, to path: String) throws {
+        let tmp = path + ".tmp"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: tmp))
+        guard rename(tmp, path) == 0 else { throw ExtractError("cannot write \(path): \(String(cString: strerror(errno)))") }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Progress of a long job on stderr: a redrawn bar with rate and ETA on a terminal, plain
+/// lines (at most every few seconds) when stderr is a file or a pipe.
+final class ProgressDisplay {
+    let title: String, unit: String
+    let total: Int
+    private let isTerminal = isatty(2) == 1
+    private var lastPrint = Date.distantPast
+    private let start = Date()
+
+    init(title: String, total: Int, unit: String) { self.title = title; self.total = total; self.unit = unit }
+
+    func update(done: Int, detail: String = "") {
+        let now = Date()
+        let elapsed = now.timeIntervalSince(start)
+        let interval: TimeInterval = isTerminal ? 0.1 : 5
+        guard now.timeIntervalSince(lastPrint) >= interval || done == total else { return }
+        lastPrint = now
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        let eta = rate > 0 ? Double(total - done) / rate : 0
+        let stats = String(format: "%d/%d %@  %.2f %@/s  ETA %@", done, total, unit, rate, unit, Self.duration(eta))
+        if isTerminal {
+            let width = 30, filled = total > 0 ? min(width, width * done / total) : width
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            let tail = detail.isEmpty ? "" : "  " + String(detail.suffix(40))
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(title) \(bar) \(stats)\(tail)".utf8))
+            if done == total { FileHandle.standardError.write(Data("\n".utf8)) }
+        } else {
+            FileHandle.standardError.write(Data("\(title): \(stats)\n".utf8))
+        }
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "?" }
+        let s = Int(seconds.rounded())
+        return s >= 3600 ? String(format: "%dh%02dm", s / 3600, s % 3600 / 60) : s >= 60 ? String(format: "%dm%02ds", s / 60, s % 60) : "\(s)s"
+    }
+}
