@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "Pose", dependencies: ["TFLite", "Media", "Tensor"], swiftSettings: kernelSettings),
 
         // Dataset sources, annotation files, keypoint CSV, the HDF5 keypoint store, extraction.
-        .target(name: "Dataset", dependencies: ["CHDF5", "Pose", "Media", "Tensor"], swiftSettings: commonSettings),
+        .target(name: "Dataset", dependencies: ["CHDF5", "Pose", "Media", "Tensor"], swiftSettings: kernelSettings),
 
         .executableTarget(
             name: "poseact",
