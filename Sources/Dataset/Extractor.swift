@@ -189,8 +189,9 @@ public final class Extractor {
         let reader = try VideoReader(clip.video, options: ReaderOptions(targetFPS: options.fps, threads: 1))
         defer { reader.close() }
         let info = reader.info
-        if info.fps > 0 && info.fps < options.fps - 0.01 {
-            warnings.append(String(format: "%@: %.2f fps, below the %.0f fps extraction rate: frames are repeated", clip.id, info.fps, options.fps))
+        // 29.97 is 30 for this purpose: only a rate more than 1 % lower repeats frames visibly.
+        if info.fps > 0 && info.fps < options.fps * 0.99 {
+            warnings.append(String(format: "%@: %.2f fps, below the %g fps extraction rate: frames are repeated", clip.id, info.fps, options.fps))
         }
         if let duration = info.duration, let start = clip.start, start >= duration {
             throw MediaError(String(format: "%@: the range starts at %.2f s, after the video ends (%.2f s)", clip.id, start, duration))

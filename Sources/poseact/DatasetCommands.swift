@@ -2,6 +2,23 @@ import ArgumentParser
 import Dataset
 import Foundation
 
+/// Warnings of the form "clip: what", grouped by what: one line for 100 clips at 25 fps.
+func groupedWarnings(_ warnings: [String]) -> [String] {
+    var groups: [String: [String]] = [:], order: [String] = []
+    for w in warnings {
+        guard let colon = w.range(of: ": ") else { order.append(w); groups[w, default: []].append(""); continue }
+        let clip = String(w[..<colon.lowerBound]), what = String(w[colon.upperBound...])
+        if groups[what] == nil { order.append(what) }
+        groups[what, default: []].append(clip)
+    }
+    return order.map { what in
+        let clips = groups[what]!.filter { !$0.isEmpty }
+        if clips.count <= 1 { return clips.first.map { "\($0): \(what)" } ?? what }
+        let examples = clips.prefix(3).joined(separator: ", ")
+        return "\(clips.count) clips: \(what) (\(examples)\(clips.count > 3 ? ", …" : ""))"
+    }
+}
+
 /// Prints problems with the input data, one line each, to stderr.
 func report(_ problems: [DataProblem]) {
     for p in problems { FileHandle.standardError.write(Data("problem: \(p)\n".utf8)) }
@@ -63,7 +80,7 @@ struct Extract: ParsableCommand {
         let clips = extractor.shard(listing.clips)
         let display = ProgressDisplay(title: "extract", total: clips.count, unit: "clips")
         let summary = try extractor.run(listing.clips, output: output) { p in display.update(done: p.done, detail: p.lastClip) }
-        for w in summary.warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+        for w in groupedWarnings(summary.warnings) { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
         let person = summary.frames > 0 ? 100 * Double(summary.framesWithPerson) / Double(summary.frames) : 0
         var lines = [String(format: "%@: %d clips stored (%d frames, a person in %.1f%%) in %@; %d extracted now, %d from an earlier run, %d skipped, %d data problems",
                             output, summary.stored, summary.frames, person, ProgressDisplay.duration(summary.seconds),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dataset
 import Foundation
 import Media
 import Pose
@@ -13,14 +14,18 @@ struct Demo: ParsableCommand {
             Draws a simple standing figure (640×480) and poses it as a still image (detector, \
             then landmark model); then renders 3 s of the figure walking and waving at 30 fps \
             and tracks it as a video (the detector finds it once, the landmark model follows \
-            it). Prints what was found and the time per stage. Needs nothing but the two \
-            model files; --overlay writes the tracked video with its wireframe.
+            it). Then writes a small labeled dataset of generated clips (the figure waving, \
+            the figure walking), extracts it into a keypoint store as `poseact extract` does, \
+            and prints the store's report. Prints what was found and the time per stage. Needs \
+            nothing but the two model files; --overlay writes the tracked video with its \
+            wireframe, --keep keeps the generated dataset and store.
             """)
 
     @Option(help: "Folder with the .tflite files.") var models: String?
     @Option(help: "Threads per inference.") var threads = 2
     @Option(help: "Timed runs per model for the speed line.") var runs = 20
     @Option(help: "Write the tracked video with wireframes here (.mp4).") var overlay: String?
+    @Option(help: "Keep the generated dataset and its keypoint store in this folder.") var keep: String?
 
     func run() throws {
         let dir = try PoseModels.directory(models)
@@ -63,7 +68,10 @@ struct Demo: ParsableCommand {
                      t.detectorRuns, t.detectorRuns == 1 ? "" : "s", t.landmarkRuns, Double(frames) / seconds, seconds * 1000 / Double(frames)))
         if let overlay { print("  wrote \(overlay)") }
 
-        // 3. The models alone.
+        // 3. A generated labeled dataset, extracted into a keypoint store.
+        try extractGeneratedDataset(modelsDir: dir)
+
+        // 4. The models alone.
         let detectorTimes = timeRuns(runs, warmup: 3) { pipeline.detector.interpreter.invoke() }
         let landmarkTimes = timeRuns(runs, warmup: 3) { pipeline.landmarker.interpreter.invoke() }
         print(String(format: "speed (%d threads, median of %d): detector %.2f ms, landmarks %.2f ms",
@@ -71,10 +79,46 @@ struct Demo: ParsableCommand {
     }
 }
 
+extension Demo {
+    /// Two labels × two clips of 2 s, written as MP4 in labeled folders, then extracted.
+    func extractGeneratedDataset(modelsDir: URL) throws {
+        let root = keep.map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("poseact-demo-\(getpid())")
+        defer { if keep == nil { try? FileManager.default.removeItem(at: root) } }
+        for (label, action) in [("wave", FigureRenderer.Action.wave), ("walk", .walk)] {
+            let folder = root.appendingPathComponent("clips/\(label)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for n in 1...2 {
+                let writer = try VideoWriter(path: folder.appendingPathComponent("\(label)\(n).mp4").path, width: 640, height: 480, fps: 30)
+                for i in 0..<60 { try writer.write(FigureRenderer.frame(width: 640, height: 480, time: Double(i) / 30 + Double(n), action: action)) }
+                try writer.finish()
+            }
+        }
+        let listing = try DatasetSources.scan(root.appendingPathComponent("clips").path)
+        var options = ExtractOptions()
+        options.jobs = 2; options.threads = 1
+        let extractor = try Extractor(detectorPath: modelsDir.appendingPathComponent(PoseModels.detector).path,
+                                      landmarkPath: modelsDir.appendingPathComponent(PoseModels.landmark).path, options: options)
+        let store = root.appendingPathComponent("demo.h5").path
+        try? FileManager.default.removeItem(atPath: store)
+        let summary = try extractor.run(listing.clips, output: store)
+        let report = try DatasetReport(store: KeypointStore(path: store), window: 32)
+        print(String(format: "dataset: %d generated clips (wave, walk) extracted: %d frames in %.1f s (%.0f frames/s), a person in %.1f%% of frames",
+                     summary.stored, summary.frames, summary.seconds, Double(summary.frames) / max(summary.seconds, 1e-9),
+                     100 * Double(summary.framesWithPerson) / Double(max(summary.frames, 1))))
+        for (label, stats) in report.labels.sorted(by: { $0.key < $1.key }) {
+            print("  \(label): \(stats.clips) clips, \(stats.frames) frames")
+        }
+        if let keep { print("  kept \(keep)/clips and \(store)") }
+    }
+}
+
 /// A person-like figure (head, torso, arms and legs as thick strokes) in front of a wall.
 enum FigureRenderer {
-    /// The figure at `time` seconds: it walks left to right and waves its left arm.
-    static func frame(width: Int, height: Int, time: Double) -> RGBImage {
+    enum Action { case walkWave, wave, walk }
+
+    /// The figure at `time` seconds: it walks left to right and/or waves its left arm.
+    static func frame(width: Int, height: Int, time: Double, action: Action = .walkWave) -> RGBImage {
         var image = RGBImage(width: width, height: height)
         image.pixels.withUnsafeMutableBufferPointer { p in
             for y in 0..<height {
@@ -85,8 +129,9 @@ enum FigureRenderer {
             }
         }
         let s = Float(height) / 480
-        let cx = Float(width) / 2 + Float(sin(time * 1.2)) * 90 * s
-        let step = Float(sin(time * 6)) * 14, wave = Float(sin(time * 5)) * 0.9
+        let walking = action != .wave, waving = action != .walk
+        let cx = Float(width) / 2 + (walking ? Float(sin(time * 1.2)) * 90 * s : 0)
+        let step = walking ? Float(sin(time * 6)) * 14 : 0, wave = waving ? Float(sin(time * 5)) * 0.9 : 2.4
         func p(_ x: Float, _ y: Float) -> (x: Float, y: Float) { (cx + x * s, y * s) }
         let skin = RGB(224, 172, 140), shirt = RGB(40, 90, 170), trousers = RGB(40, 40, 60), shoes = RGB(20, 20, 20)
         for (side, swing) in [(Float(-1), step), (Float(1), -step)] {

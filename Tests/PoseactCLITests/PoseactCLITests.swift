@@ -139,6 +139,9 @@ final class PoseactCLITests: PoseactCLITestCase {
         XCTAssertGreaterThan(try XCTUnwrap(number(after: "presence "), result.stdout), 0.5)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(number(after: "a person in "), result.stdout), 85)
         XCTAssertTrue(result.stdout.contains("id 1\n"), result.stdout)
+        // The generated dataset: 2 labels × 2 clips of 60 frames, all extracted.
+        XCTAssertTrue(result.stdout.contains("dataset: 4 generated clips"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("wave: 2 clips, 120 frames"), result.stdout)
     }
 }
 
@@ -343,5 +346,34 @@ final class ExtractCommandTests: PoseactCLITestCase {
         let inspect = try poseact(["dataset", "inspect", merged, "--json"])
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(report["clips"] as? Int, summary["clips"] as? Int)
+    }
+
+    /// Two labeled ranges of one montage, extracted on "two machines" (--shard 0/2, 1/2)
+    /// and merged: each range under its own label, with the frames of its time range.
+    func testAnnotatedRangesInShardsThenMerged() throws {
+        _ = try model("pose_detection.tflite")
+        let montage = shared.appendingPathComponent("data/pushups/montage/montage_01.mp4")
+        guard FileManager.default.fileExists(atPath: montage.path) else { throw XCTSkip("\(montage.path) not found") }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-ranges-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let annotations = dir.appendingPathComponent("ranges.csv")
+        // The first two segments of annotations.csv: correct 0.00–3.90 s, wrong 3.90–7.10 s.
+        try Data("video,label,start,end\n\(montage.path),correct,0,3.9\n\(montage.path),wrong,00:03.90,00:07.10\n".utf8).write(to: annotations)
+        var stores: [String] = []
+        for i in 0..<2 {
+            let store = dir.appendingPathComponent("shard\(i).h5").path
+            let result = try poseact(["extract", dir.path, "--annotations", annotations.path, "--output", store, "--fps", "15", "--shard", "\(i)/2", "--json"] + models)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            stores.append(store)
+        }
+        let merged = dir.appendingPathComponent("all.h5").path
+        XCTAssertEqual(try poseact(["merge"] + stores + ["--output", merged]).status, 0)
+        let inspect = try poseact(["dataset", "inspect", merged, "--json"])
+        let labels = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])?["labels"] as? [String: [String: Any]])
+        // At 15 fps: 3.9 s → 59 frames (0, 1/15, …, 3.8667), 3.2 s → 48 frames.
+        XCTAssertEqual(labels["correct"]?["clips"] as? Int, 1)
+        XCTAssertEqual(labels["wrong"]?["clips"] as? Int, 1)
+        XCTAssertEqual(Double(labels["correct"]?["frames"] as? Int ?? 0), 58.5, accuracy: 1)
+        XCTAssertEqual(Double(labels["wrong"]?["frames"] as? Int ?? 0), 48, accuracy: 1)
     }
 }
