@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import TFLite
 import XCTest
 
@@ -375,5 +376,37 @@ final class ExtractCommandTests: PoseactCLITestCase {
         XCTAssertEqual(labels["wrong"]?["clips"] as? Int, 1)
         XCTAssertEqual(Double(labels["correct"]?["frames"] as? Int ?? 0), 58.5, accuracy: 1)
         XCTAssertEqual(Double(labels["wrong"]?["frames"] as? Int ?? 0), 48, accuracy: 1)
+    }
+
+    /// A clip with nobody in it is reported and left out; a range starting after its video
+    /// ends is reported and left out; a range running past the end is cut there, with a warning.
+    func testNoPersonAndRangesPastTheEnd() throws {
+        _ = try model("pose_detection.tflite")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-nobody-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        // 1 s of plain grey: nobody to find.
+        let empty = dir.appendingPathComponent("empty.mp4").path
+        let writer = try VideoWriter(path: empty, width: 320, height: 240, fps: 30)
+        for _ in 0..<30 { try writer.write(RGBImage(width: 320, height: 240, pixels: [UInt8](repeating: 128, count: 320 * 240 * 3))) }
+        try writer.finish()
+        let montage = shared.appendingPathComponent("data/pushups/montage/montage_01.mp4")
+        guard FileManager.default.fileExists(atPath: montage.path) else { throw XCTSkip("\(montage.path) not found") }
+        let annotations = dir.appendingPathComponent("a.csv")
+        try Data("""
+            video,label,start,end
+            \(empty),idle,0,1
+            \(montage.path),late,30,31
+            \(montage.path),tail,21.5,23
+
+            """.utf8).write(to: annotations)
+        let store = dir.appendingPathComponent("s.h5").path
+        let result = try poseact(["extract", dir.path, "--annotations", annotations.path, "--output", store, "--fps", "10", "--json"] + models)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let skipped = (summary["skipped"] as? [[String: Any]] ?? []).map { "\($0["id"] ?? ""): \($0["reason"] ?? "")" }.joined(separator: "\n")
+        XCTAssertTrue(skipped.contains("no person found"), skipped)
+        XCTAssertTrue(skipped.contains("after the video ends"), skipped)
+        XCTAssertEqual(summary["stored"] as? Int, 1, "only the tail range goes in")
+        XCTAssertTrue(result.stderr.contains("past the video's end"), result.stderr)
     }
 }
