@@ -88,70 +88,39 @@ public final class Extractor {
             todo.append(clip)
         }
 
-        // Workers take clips from a shared queue; results are files, counts under a lock.
-        let lock = NSLock()
-        var next = 0, done = summary.resumed, frames = 0
-        var firstError: Error?
-        var warnings: [String] = [], skipped: [(String, String)] = [], extracted = 0
-        func work() {
+        // Workers take clips from a shared queue; results are files, counts in `state`.
+        let state = RunState(queue: todo, done: summary.resumed)
+        let worker = { [self] in
             let pipeline: PosePipeline
             do {
                 pipeline = try PosePipeline(detectorPath: detectorPath, landmarkPath: landmarkPath,
                                             options: PipelineOptions(maxPeople: options.maxPeople, threads: options.threads))
-            } catch { lock.lock(); firstError = firstError ?? error; lock.unlock(); return }
-            while true {
-                lock.lock()
-                guard next < todo.count, firstError == nil else { lock.unlock(); return }
-                let clip = todo[next]; next += 1
-                lock.unlock()
-                let base = journal + "/" + Self.fileKey(clip.id)
-                var clipWarnings: [String] = []
-                var clipFrames = 0
+            } catch { state.fail(error); return }
+            while let clip = state.take() {
                 do {
-                    let keypoints = try extract(clip, pipeline: pipeline, warnings: &clipWarnings)
-                    clipFrames = keypoints.frameCount
-                    if keypoints.frameCount == 0 {
-                        try Self.atomicWrite("no frames in the clip's range", to: base + ".skip")
-                        lock.lock(); skipped.append((clip.id, "no frames in the clip's range")); lock.unlock()
-                    } else if keypoints.framesWithPerson == 0 {
-                        let reason = "no person found in any of its \(keypoints.frameCount) frames"
-                        try Self.atomicWrite(reason, to: base + ".skip")
-                        lock.lock(); skipped.append((clip.id, reason)); lock.unlock()
-                    } else {
-                        let writer = try KeypointStoreWriter(path: base + ".h5")
-                        try writer.append(keypoints)
-                        try writer.finish()
-                        lock.lock(); extracted += 1; lock.unlock()
-                    }
-                } catch let error as MediaError {
-                    try? Self.atomicWrite(error.message, to: base + ".skip")
-                    lock.lock(); skipped.append((clip.id, error.message)); lock.unlock()
-                } catch {
-                    lock.lock(); firstError = firstError ?? error; lock.unlock(); return
-                }
-                lock.lock()
-                done += 1; frames += clipFrames; warnings += clipWarnings
-                let update = ExtractProgress(done: done, total: clips.count, frames: frames,
-                                             elapsed: Date().timeIntervalSince(start), lastClip: clip.id)
-                lock.unlock()
-                progressLock.lock(); progress(update); progressLock.unlock()
+                    var warnings: [String] = []
+                    let outcome = try extractOne(clip, pipeline: pipeline, journal: journal, warnings: &warnings)
+                    let update = state.record(clip, outcome, warnings: warnings, total: clips.count, since: start)
+                    progressLock.lock(); progress(update); progressLock.unlock()
+                } catch { state.fail(error); return }
             }
         }
         let jobs = max(1, min(options.jobs, todo.count))
-        if jobs == 1 { work() } else {
+        if jobs == 1 { worker() } else {
             let group = DispatchGroup()
             for _ in 0..<jobs {
                 group.enter()
-                let thread = Thread { work(); group.leave() }
+                let thread = Thread { worker(); group.leave() }
                 thread.stackSize = 8 << 20
                 thread.start()
             }
             group.wait()
         }
-        if let firstError { throw firstError }
-        summary.extracted = extracted
-        summary.skipped += skipped.map { (id: $0.0, reason: $0.1) }
-        summary.warnings = warnings
+        if let error = state.error { throw error }
+        summary.extracted = state.extracted
+        summary.skipped += state.skipped
+        summary.warnings = state.warnings
+
 
         // Everything accounted for: merge the parts into the store, then drop the journal.
         let parts = clips.map { journal + "/" + Self.fileKey($0.id) + ".h5" }.filter { FileManager.default.fileExists(atPath: $0) }
@@ -164,6 +133,32 @@ public final class Extractor {
         return summary
     }
     private let progressLock = NSLock()
+
+    /// What became of one clip.
+    enum Outcome { case stored(frames: Int), skipped(reason: String, frames: Int) }
+
+    /// Extracts one clip into the journal: a one-clip store, or a note saying why not.
+    /// A video that cannot be read is a skipped clip; anything else wrong stops the run.
+    func extractOne(_ clip: ClipSource, pipeline: PosePipeline, journal: String, warnings: inout [String]) throws -> Outcome {
+        let base = journal + "/" + Self.fileKey(clip.id)
+        let keypoints: ClipKeypoints
+        do {
+            keypoints = try extract(clip, pipeline: pipeline, warnings: &warnings)
+        } catch let error as MediaError {
+            try Self.atomicWrite(error.message, to: base + ".skip")
+            return .skipped(reason: error.message, frames: 0)
+        }
+        let reason = keypoints.frameCount == 0 ? "no frames in the clip's range"
+            : keypoints.framesWithPerson == 0 ? "no person found in any of its \(keypoints.frameCount) frames" : nil
+        if let reason {
+            try Self.atomicWrite(reason, to: base + ".skip")
+            return .skipped(reason: reason, frames: keypoints.frameCount)
+        }
+        let writer = try KeypointStoreWriter(path: base + ".h5")
+        try writer.append(keypoints)
+        try writer.finish()
+        return .stored(frames: keypoints.frameCount)
+    }
 
     /// The journal folder, created or checked against this run's options.
     private func openJournal(_ journal: String) throws {
@@ -217,6 +212,40 @@ public final class Extractor {
         return ClipKeypoints(id: clip.id, label: clip.label, split: clip.split, source: clip.video, start: clip.start, end: clip.end,
                              fps: options.fps, width: info.width, height: info.height, jointNames: names, keypoints: keypoints,
                              times: times, estimator: Self.estimator, modelHash: modelHash)
+    }
+
+    /// What the workers of one run share, behind one lock.
+    final class RunState: @unchecked Sendable {
+        private let lock = NSLock()
+        private let queue: [ClipSource]
+        private var next = 0, done: Int, frames = 0
+        private(set) var extracted = 0
+        private(set) var skipped: [(id: String, reason: String)] = []
+        private(set) var warnings: [String] = []
+        private(set) var error: Error?
+
+        init(queue: [ClipSource], done: Int) { self.queue = queue; self.done = done }
+
+        /// The next clip to extract, or nil when none are left or the run failed.
+        func take() -> ClipSource? {
+            lock.lock(); defer { lock.unlock() }
+            guard next < queue.count, error == nil else { return nil }
+            next += 1
+            return queue[next - 1]
+        }
+
+        func fail(_ e: Error) { lock.lock(); error = error ?? e; lock.unlock() }
+
+        func record(_ clip: ClipSource, _ outcome: Outcome, warnings clipWarnings: [String], total: Int, since start: Date) -> ExtractProgress {
+            lock.lock(); defer { lock.unlock() }
+            switch outcome {
+            case .stored(let n): extracted += 1; frames += n
+            case .skipped(let reason, let n): skipped.append((clip.id, reason)); frames += n
+            }
+            done += 1
+            warnings += clipWarnings
+            return ExtractProgress(done: done, total: total, frames: frames, elapsed: Date().timeIntervalSince(start), lastClip: clip.id)
+        }
     }
 
     /// A file name for a clip id (ids hold '/' and '@').
