@@ -177,23 +177,23 @@ public class HDF5Object {
         return r
     }
 
+    /// Runs one of HDF5's name iterations (attributes, links), collecting the names in order.
+    func collectNames(_ what: String, _ iterate: (inout hsize_t, UnsafeMutableRawPointer) -> herr_t) throws -> [String] {
+        HDF5.ready()
+        let list = Unmanaged.passRetained(NameList())
+        defer { list.release() }
+        var index: hsize_t = 0
+        try check(iterate(&index, list.toOpaque()), what)
+        return list.takeUnretainedValue().names
+    }
+
     // MARK: attributes
 
     /// Names of the attributes, in name order.
     public func attributeNames() throws -> [String] {
-        HDF5.ready()
-        final class Box { var names: [String] = [] }
-        let box = Box()
-        let op: H5A_operator2_t = { _, name, _, data in
-            guard let name, let data else { return 0 }
-            Unmanaged<Box>.fromOpaque(data).takeUnretainedValue().names.append(String(cString: name))
-            return 0
+        try collectNames("cannot list attributes") { index, list in
+            H5Aiterate2(id, H5_INDEX_NAME, H5_ITER_INC, &index, { _, name, _, data in appendName(name, to: data) }, list)
         }
-        let unmanaged = Unmanaged.passRetained(box)
-        defer { unmanaged.release() }
-        var index: hsize_t = 0
-        try check(H5Aiterate2(id, H5_INDEX_NAME, H5_ITER_INC, &index, op, unmanaged.toOpaque()), "cannot list attributes")
-        return box.names
     }
 
     public func hasAttribute(_ name: String) throws -> Bool {
@@ -517,19 +517,9 @@ public final class HDF5Group: HDF5Object {
 
     /// Names of the children (links), in name order.
     public func children() throws -> [String] {
-        HDF5.ready()
-        final class Box { var names: [String] = [] }
-        let box = Box()
-        let op: H5L_iterate_t = { _, name, _, data in
-            guard let name, let data else { return 0 }
-            Unmanaged<Box>.fromOpaque(data).takeUnretainedValue().names.append(String(cString: name))
-            return 0
+        try collectNames("cannot list the children") { index, list in
+            H5Literate(id, H5_INDEX_NAME, H5_ITER_INC, &index, { _, name, _, data in appendName(name, to: data) }, list)
         }
-        let unmanaged = Unmanaged.passRetained(box)
-        defer { unmanaged.release() }
-        var index: hsize_t = 0
-        try check(H5Literate(id, H5_INDEX_NAME, H5_ITER_INC, &index, op, unmanaged.toOpaque()), "cannot list the children")
-        return box.names
     }
 
     /// Renames (moves) a child link within this group.
@@ -674,4 +664,14 @@ public final class HDF5Dataset: HDF5Object {
         }
         return (values, shape)
     }
+}
+
+/// The names an HDF5 iteration reports, gathered through its opaque `op_data` pointer.
+final class NameList { var names: [String] = [] }
+
+/// The body of the C iteration callbacks: append `name` to the NameList behind `data`.
+func appendName(_ name: UnsafePointer<CChar>?, to data: UnsafeMutableRawPointer?) -> herr_t {
+    guard let name, let data else { return 0 }
+    Unmanaged<NameList>.fromOpaque(data).takeUnretainedValue().names.append(String(cString: name))
+    return 0
 }
