@@ -60,6 +60,8 @@ let package = Package(
 
         // Dataset sources, annotation files, keypoint CSV, the HDF5 keypoint store, extraction.
         .target(name: "Dataset", dependencies: ["CHDF5", "Pose", "Media", "Tensor"], swiftSettings: kernelSettings),
+        // Layers with explicit forward/backward over BLAS, models, losses, optimisers.
+        .target(name: "Classifier", dependencies: ["Tensor", "CBLAS"], swiftSettings: kernelSettings),
 
         .executableTarget(
             name: "poseact",
@@ -74,6 +76,7 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseTests", dependencies: ["Pose", "Media", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "DatasetTests", dependencies: ["Dataset", "Pose", "Media", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "ClassifierTests", dependencies: ["Classifier", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["poseact", "TFLite", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
                     swiftSettings: commonSettings),

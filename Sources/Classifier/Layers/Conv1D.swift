@@ -1,0 +1,104 @@
+import CBLAS
+import Tensor
+
+/// 1-D convolution over time, channels last: stride 1, dilation `d`, 'same' zero padding
+/// (T frames in, T frames out; for an even kernel the extra padding goes on the right).
+///
+/// Shapes: inp is (B,T,C), weight is (OC,K·C) laid out [oc][k][c], bias is (OC),
+/// out is (B,T,OC). Forward is im2col + one GEMM; backward is two GEMMs + col2im.
+/// `bias: false` drops the bias, for a convolution followed by batch norm (which
+/// subtracts any per-channel constant anyway).
+public final class Conv1D: Layer {
+    public let frames: Int, inChannels: Int, outChannels: Int, kernel: Int, dilation: Int
+    public let maxBatch: Int
+    public let weight: Parameter
+    public let bias: Parameter?
+    public let output: FloatBuffer
+    public let inputGrad: FloatBuffer
+    /// im2col of the last forward input, (B·T, K·C); backward reads it for dW.
+    let col: FloatBuffer
+    /// Gradient with respect to `col`, (B·T, K·C); col2im folds it into `inputGrad`.
+    let dCol: FloatBuffer
+    /// Zero padding on the left: frame t reads input frames t - padLeft + k·d, k = 0..<K.
+    let padLeft: Int
+
+    public var inputShape: [Int] { [frames, inChannels] }
+    public var outputShape: [Int] { [frames, outChannels] }
+    public var parameters: [Parameter] { bias.map { [weight, $0] } ?? [weight] }
+
+    /// Weights Kaiming/He normal over fan-in K·C, times `gain` (1 before a ReLU, as the
+    /// √2 is built in); bias zero.
+    public init(frames: Int, inChannels: Int, outChannels: Int, kernel: Int, dilation: Int = 1,
+                bias hasBias: Bool = true, maxBatch: Int, rng: inout SplitMix64, gain: Double = 1,
+                name: String = "conv") {
+        precondition(frames > 0 && inChannels > 0 && outChannels > 0 && kernel > 0 && dilation > 0 && maxBatch > 0)
+        self.frames = frames; self.inChannels = inChannels; self.outChannels = outChannels
+        self.kernel = kernel; self.dilation = dilation; self.maxBatch = maxBatch
+        padLeft = dilation * (kernel - 1) / 2
+        let kc = kernel * inChannels
+        weight = Parameter(name: "\(name).weight", shape: [outChannels, kernel, inChannels], decays: true)
+        bias = hasBias ? Parameter(name: "\(name).bias", shape: [outChannels], decays: false) : nil
+        fillGaussian(weight.value.pointer, count: weight.count, std: gain * (2.0 / Double(kc)).squareRoot(), rng: &rng)
+        output = FloatBuffer(count: maxBatch * frames * outChannels)
+        inputGrad = FloatBuffer(count: maxBatch * frames * inChannels)
+        col = FloatBuffer(count: maxBatch * frames * kc)
+        dCol = FloatBuffer(count: maxBatch * frames * kc)
+    }
+
+    // inp is (B,T,C) → col is (B·T, K·C), col[b,t][k,c] = inp[b, t - padLeft + k·d, c] or 0.
+    // Then out (B·T, OC) = col · weightᵀ + bias.
+    public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
+        precondition(B <= maxBatch)
+        let T = frames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
+        let col = col.pointer, out = output.pointer
+        for bt in 0..<(B * T) {
+            let bi = bt / T, t = bt % T
+            let row = col + bt * KC
+            for k in 0..<K {
+                let src = t - padLeft + k * dilation
+                if src >= 0 && src < T {
+                    (row + k * C).update(from: x + (bi * T + src) * C, count: C)
+                } else {
+                    (row + k * C).update(repeating: 0, count: C)
+                }
+            }
+        }
+        BLAS.gemmABt(m: B * T, n: OC, k: KC, a: col, lda: KC, b: weight.value.pointer, ldb: KC, c: out, ldc: OC)
+        if let b = bias?.value.pointer {
+            for bt in 0..<(B * T) {
+                let o = out + bt * OC
+                for oc in 0..<OC { o[oc] += b[oc] }
+            }
+        }
+    }
+
+    // dout is (B,T,OC); col is the forward's (B·T, K·C).
+    // dweight (OC, K·C) += doutᵀ · col;  dbias (OC) += Σ_bt dout;
+    // dcol (B·T, K·C) = dout · weight;   dinp (B,T,C) = col2im(dcol).
+    public func backward(_ dOut: UnsafePointer<Float>, input x: UnsafePointer<Float>, batch B: Int) {
+        let T = frames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
+        let BT = B * T
+        guard BT > 0 else { return }
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(OC), Int32(KC), Int32(BT),
+                    1, dOut, Int32(OC), col.pointer, Int32(KC), 1, weight.grad.pointer, Int32(KC))
+        if let db = bias?.grad.pointer {
+            for bt in 0..<BT {
+                let d = dOut + bt * OC
+                for oc in 0..<OC { db[oc] += d[oc] }
+            }
+        }
+        BLAS.gemm(m: BT, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: dCol.pointer, ldc: KC)
+        let dx = inputGrad.pointer
+        dx.update(repeating: 0, count: BT * C)
+        for bt in 0..<BT {
+            let bi = bt / T, t = bt % T
+            let row = dCol.pointer + bt * KC
+            for k in 0..<K {
+                let src = t - padLeft + k * dilation
+                guard src >= 0 && src < T else { continue }
+                let d = dx + (bi * T + src) * C, r = row + k * C
+                for c in 0..<C { d[c] += r[c] }
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Tensor
+
+/// One temporal block: Conv1D → BatchNorm → ReLU → Dropout, plus the input when the
+/// channel counts match (residual). Shapes: inp is (B,T,C), out is (B,T,OC).
+public final class TCNBlock: Layer {
+    public let conv: Conv1D
+    public let norm: BatchNorm
+    public let relu: ReLU
+    public let dropout: Dropout
+    public let residual: Bool
+    public let maxBatch: Int
+    /// inp + dropout output when residual (else unused, one float).
+    let sum: FloatBuffer
+    /// conv's input gradient + the residual's when residual (else unused, one float).
+    let dInput: FloatBuffer
+
+    public var inputShape: [Int] { conv.inputShape }
+    public var outputShape: [Int] { conv.outputShape }
+    public var parameters: [Parameter] { conv.parameters + norm.parameters }
+    public var output: FloatBuffer { residual ? sum : dropout.output }
+    public var inputGrad: FloatBuffer { residual ? dInput : conv.inputGrad }
+
+    public init(frames: Int, inChannels: Int, outChannels: Int, kernel: Int, dilation: Int,
+                dropout p: Float, maxBatch: Int, rng: inout SplitMix64, name: String) {
+        self.maxBatch = maxBatch
+        // No conv bias: batch norm right after removes any per-channel constant.
+        conv = Conv1D(frames: frames, inChannels: inChannels, outChannels: outChannels, kernel: kernel,
+                      dilation: dilation, bias: false, maxBatch: maxBatch, rng: &rng, name: "\(name).conv")
+        norm = BatchNorm(frames: frames, channels: outChannels, maxBatch: maxBatch, name: "\(name).bn")
+        relu = ReLU(shape: [frames, outChannels], maxBatch: maxBatch)
+        dropout = Dropout(shape: [frames, outChannels], probability: p, maxBatch: maxBatch, seed: rng.next())
+        residual = inChannels == outChannels
+        let n = residual ? maxBatch * frames * outChannels : 1
+        sum = FloatBuffer(count: n)
+        dInput = FloatBuffer(count: n)
+    }
+
+    // inp (B,T,C) → conv (B,T,OC) → bn → relu → dropout → (+ inp when residual)
+    public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
+        conv.forward(x, batch: B, training: training)
+        norm.forward(conv.output.pointer, batch: B, training: training)
+        relu.forward(norm.output.pointer, batch: B, training: training)
+        dropout.forward(relu.output.pointer, batch: B, training: training)
+        if residual { residualForward(sum.pointer, x, dropout.output.pointer, count: B * inputCount) }
+    }
+
+    // dout (B,T,OC) back through dropout, relu, bn, conv; dinp = conv's dinp (+ dout when residual)
+    public func backward(_ dOut: UnsafePointer<Float>, input x: UnsafePointer<Float>, batch B: Int) {
+        dropout.backward(dOut, input: relu.output.pointer, batch: B)
+        relu.backward(dropout.inputGrad.pointer, input: norm.output.pointer, batch: B)
+        norm.backward(relu.inputGrad.pointer, input: conv.output.pointer, batch: B)
+        conv.backward(norm.inputGrad.pointer, input: x, batch: B)
+        if residual {
+            dInput.pointer.update(from: conv.inputGrad.pointer, count: B * inputCount)
+            residualBackward(dOut, accumulateInto: dInput.pointer, count: B * inputCount)
+        }
+    }
+}
+
+/// A temporal convolutional network for clip classification:
+///   [Conv1D(k) → BatchNorm → ReLU → Dropout (+ residual)] × blocks → MaskedMeanPool → Linear.
+///
+/// Shapes: input is (B,T,C) per-frame features, mask is (B,T) valid frames, logits (B,K).
+/// Every buffer is allocated in `init` for `maxBatch` clips; `forward`/`backward` allocate
+/// nothing. All loops run on the calling thread; the GEMMs go to OpenBLAS with whatever
+/// thread count the process has set (the TFLite interpreter sets 1; at these sizes, a few
+/// thousand rows × tens of columns, one thread is about as fast as two).
+public final class TCN {
+    public struct Config: Sendable, Equatable {
+        public var inputChannels: Int
+        public var frames: Int
+        public var classes: Int
+        /// Hidden channels of every block.
+        public var channels: Int
+        /// One block per entry, with that dilation.
+        public var dilations: [Int]
+        public var kernel: Int
+        public var dropout: Float
+        public var maxBatch: Int
+        public var seed: UInt64
+
+        public init(inputChannels: Int, frames: Int, classes: Int, channels: Int = 64,
+                    dilations: [Int] = [1, 2, 4], kernel: Int = 5, dropout: Float = 0.1,
+                    maxBatch: Int = 32, seed: UInt64 = 1) {
+            self.inputChannels = inputChannels; self.frames = frames; self.classes = classes
+            self.channels = channels; self.dilations = dilations; self.kernel = kernel
+            self.dropout = dropout; self.maxBatch = maxBatch; self.seed = seed
+        }
+    }
+
+    public let config: Config
+    public let blocks: [TCNBlock]
+    public let pool: MaskedMeanPool
+    public let head: Linear
+    /// The last forward's input, copied in (B,T,C): backward needs it, the caller may reuse
+    /// its own buffer meanwhile.
+    let input: FloatBuffer
+    private var lastBatch = 0
+
+    public init(_ config: Config) {
+        precondition(!config.dilations.isEmpty)
+        self.config = config
+        var rng = SplitMix64(seed: config.seed)
+        var blocks: [TCNBlock] = []
+        var c = config.inputChannels
+        for (i, d) in config.dilations.enumerated() {
+            blocks.append(TCNBlock(frames: config.frames, inChannels: c, outChannels: config.channels,
+                                   kernel: config.kernel, dilation: d, dropout: config.dropout,
+                                   maxBatch: config.maxBatch, rng: &rng, name: "block\(i)"))
+            c = config.channels
+        }
+        self.blocks = blocks
+        pool = MaskedMeanPool(frames: config.frames, channels: c, maxBatch: config.maxBatch)
+        // Gain 1/√2: N(0, 1/fan_in) for the logits, which no ReLU follows.
+        head = Linear(inFeatures: c, outFeatures: config.classes, maxBatch: config.maxBatch, rng: &rng,
+                      gain: 0.5.squareRoot(), name: "head")
+        input = FloatBuffer(count: config.maxBatch * config.frames * config.inputChannels)
+    }
+
+    public var parameters: [Parameter] { blocks.flatMap(\.parameters) + head.parameters }
+    public var parameterCount: Int { parameters.reduce(0) { $0 + $1.count } }
+
+    /// Everything that defines the model's function: parameters and batch-norm running
+    /// statistics, by name (for saving and comparing).
+    public var state: [(name: String, buffer: FloatBuffer)] {
+        parameters.map { ($0.name, $0.value) }
+            + blocks.enumerated().flatMap { i, b in
+                [("block\(i).bn.running_mean", b.norm.runningMean), ("block\(i).bn.running_var", b.norm.runningVar)]
+            }
+    }
+
+    /// input (B,T,C), mask (B,T) or nil (all valid) → logits (B,K), valid until the next forward.
+    @discardableResult
+    public func forward(_ x: UnsafePointer<Float>, mask: UnsafePointer<Float>?, batch B: Int,
+                        training: Bool) -> UnsafeMutablePointer<Float> {
+        precondition(B > 0 && B <= config.maxBatch)
+        lastBatch = B
+        input.pointer.update(from: x, count: B * config.frames * config.inputChannels)
+        var h = UnsafePointer(input.pointer)
+        for block in blocks {
+            block.forward(h, batch: B, training: training)
+            h = UnsafePointer(block.output.pointer)
+        }
+        pool.setMask(mask, batch: B)
+        pool.forward(h, batch: B, training: training)
+        head.forward(pool.output.pointer, batch: B, training: training)
+        return head.output.pointer
+    }
+
+    /// Backward from dL/dlogits (B,K) of the last forward: accumulates into every
+    /// parameter's gradient. The gradient with respect to the input is left in
+    /// `blocks[0].inputGrad`.
+    public func backward(_ dLogits: UnsafePointer<Float>) {
+        let B = lastBatch
+        head.backward(dLogits, input: pool.output.pointer, batch: B)
+        let last = blocks[blocks.count - 1]
+        pool.backward(head.inputGrad.pointer, input: last.output.pointer, batch: B)
+        var dOut = UnsafePointer(pool.inputGrad.pointer)
+        for i in stride(from: blocks.count - 1, through: 0, by: -1) {
+            let x = i == 0 ? UnsafePointer(input.pointer) : UnsafePointer(blocks[i - 1].output.pointer)
+            blocks[i].backward(dOut, input: x, batch: B)
+            dOut = UnsafePointer(blocks[i].inputGrad.pointer)
+        }
+    }
+}

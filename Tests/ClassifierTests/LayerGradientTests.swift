@@ -1,0 +1,108 @@
+import Classifier
+import Tensor
+import XCTest
+
+/// Gradient checks of every layer against central finite differences (see GradientCheck).
+final class LayerGradientTests: XCTestCase {
+    func testConv1DGradients() {
+        // Odd kernel with dilation (padding on both sides), and an even kernel (extra
+        // padding on the right), with and without bias.
+        for (k, d, hasBias) in [(5, 1, true), (3, 2, true), (4, 1, false)] {
+            var rng = SplitMix64(seed: 11)
+            let conv = Conv1D(frames: 7, inChannels: 3, outChannels: 4, kernel: k, dilation: d, bias: hasBias,
+                              maxBatch: 3, rng: &rng)
+            if let b = conv.bias { for i in 0..<b.count { b.value.pointer[i] = Float(i) * 0.1 - 0.2 } }
+            let x = randomBuffer(2 * 7 * 3, seed: 12)
+            let report = GradCheck.check(conv, x: x, batch: 2, training: true, seed: 13)
+            log("Conv1D k=\(k) d=\(d) bias=\(hasBias)", report)
+        }
+    }
+
+    func testBatchNormGradientsTrainingAndEval() {
+        let bn = BatchNorm(frames: 6, channels: 4, maxBatch: 3)
+        for c in 0..<4 {
+            bn.gamma.value.pointer[c] = 0.5 + 0.3 * Float(c)
+            bn.beta.value.pointer[c] = 0.1 * Float(c) - 0.1
+            bn.runningMean.pointer[c] = 0.2 * Float(c)
+            bn.runningVar.pointer[c] = 0.5 + Float(c)
+        }
+        // Not zero-mean, not unit-variance input, so the statistics matter.
+        let x = randomBuffer(3 * 6 * 4, seed: 21, scale: 2)
+        for i in 0..<x.count { x.pointer[i] += 0.5 }
+        log("BatchNorm train", GradCheck.check(bn, x: x, batch: 3, training: true, seed: 22))
+        log("BatchNorm eval", GradCheck.check(bn, x: x, batch: 3, training: false, seed: 23))
+    }
+
+    func testReLUGradients() {
+        let relu = ReLU(shape: [6, 4], maxBatch: 2)
+        // Inputs at least 0.1 from the kink: a ±1e-2 step never crosses it.
+        let x = randomBuffer(2 * 6 * 4, seed: 31, awayFromZero: 0.1)
+        log("ReLU", GradCheck.check(relu, x: x, batch: 2, training: true, seed: 32))
+    }
+
+    func testDropoutGradientsWithFixedMask() {
+        let dropout = Dropout(shape: [6, 4], probability: 0.4, maxBatch: 2, seed: 41)
+        let x = randomBuffer(2 * 6 * 4, seed: 42)
+        dropout.forward(x.pointer, batch: 2, training: true)
+        dropout.freezeMask = true
+        let kept = dropout.mask.array.prefix(48).filter { $0 != 0 }.count
+        XCTAssert(kept > 0 && kept < 48, "mask keeps \(kept) of 48: the check would not cover both cases")
+        log("Dropout", GradCheck.check(dropout, x: x, batch: 2, training: true, seed: 43))
+    }
+
+    func testMaskedMeanPoolGradients() {
+        let pool = MaskedMeanPool(frames: 6, channels: 4, maxBatch: 3)
+        // Sample 0: all frames valid; sample 1: first 4; sample 2: none (pools to zeros).
+        let mask = FloatBuffer([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0] as [Float])
+        pool.setMask(mask.pointer, batch: 3)
+        let x = randomBuffer(3 * 6 * 4, seed: 51)
+        log("MaskedMeanPool", GradCheck.check(pool, x: x, batch: 3, training: true, seed: 52))
+        // The empty sample: zeros out, zero gradient.
+        pool.forward(x.pointer, batch: 3, training: false)
+        XCTAssertEqual(Array(pool.output.array[8..<12]), [0, 0, 0, 0])
+        XCTAssertEqual(Array(pool.inputGrad.array[48..<72]), [Float](repeating: 0, count: 24))
+    }
+
+    func testLinearGradients() {
+        var rng = SplitMix64(seed: 61)
+        let linear = Linear(inFeatures: 5, outFeatures: 3, maxBatch: 3, rng: &rng)
+        for i in 0..<3 { linear.bias.value.pointer[i] = Float(i) * 0.3 }
+        let x = randomBuffer(3 * 5, seed: 62)
+        log("Linear", GradCheck.check(linear, x: x, batch: 3, training: true, seed: 63))
+    }
+
+    func testTCNBlockGradientsResidual() {
+        // A whole block with residual (C = OC), BN in training mode, dropout mask frozen.
+        var rng = SplitMix64(seed: 71)
+        let block = TCNBlock(frames: 8, inChannels: 4, outChannels: 4, kernel: 5, dilation: 2, dropout: 0.2,
+                             maxBatch: 2, rng: &rng, name: "b")
+        XCTAssertTrue(block.residual)
+        let x = randomBuffer(2 * 8 * 4, seed: 72)
+        block.forward(x.pointer, batch: 2, training: true)
+        block.dropout.freezeMask = true
+        let report = GradCheck.check(block, x: x, batch: 2, training: true, seed: 73,
+                                     kinks: { block.norm.output.array.prefix(2 * 8 * 4).map { $0 > 0 } })
+        log("TCNBlock residual", report)
+    }
+
+    func testSoftmaxCrossEntropyGradients() {
+        // With and without class weights; dL/dlogits against finite differences of the loss.
+        for weights in [nil, [0.5, 2.0, 1.0, 3.0] as [Float]] {
+            let B = 3, O = 4
+            let ce = SoftmaxCrossEntropy(classes: O, maxBatch: 3, classWeights: weights)
+            let logits = randomBuffer(B * O, seed: 81, scale: 2)
+            let targets = [2, 0, 3]
+            ce.forward(logits.pointer, targets: targets, batch: B)
+            let analytic = ce.dLogits.array
+            var report = GradientReport()
+            for i in 0..<(B * O) {
+                let numeric = GradCheck.numeric(logits.pointer, i) {
+                    Double(ce.forward(logits.pointer, targets: targets, batch: B))
+                }
+                report.compare(Double(analytic[i]), numeric, floor: GradCheck.floor, label: "dlogits[\(i)]")
+            }
+            GradCheck.assertPasses(report)
+            log("SoftmaxCrossEntropy weights=\(weights != nil)", report)
+        }
+    }
+}
