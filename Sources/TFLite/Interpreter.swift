@@ -8,10 +8,22 @@ public struct InterpreterOptions: Sendable {
     /// Names of the graph outputs to compute; nil computes all. Operators that feed only
     /// other outputs (BlazePose's segmentation mask) are left out of the plan.
     public var outputs: [String]?
+    /// How CONV_2D multiplies: poseact's packed micro-kernel (default, faster on pose-model
+    /// layers), or im2col + OpenBLAS `cblas_sgemm` for every layer (to compare against).
+    public var convolution: ConvolutionKernels = .packed
 
-    public init(threads: Int = min(2, ProcessInfo.processInfo.activeProcessorCount), outputs: [String]? = nil) {
-        self.threads = threads; self.outputs = outputs
+    public init(threads: Int = min(2, ProcessInfo.processInfo.activeProcessorCount), outputs: [String]? = nil,
+                convolution: ConvolutionKernels = .packed) {
+        self.threads = threads; self.outputs = outputs; self.convolution = convolution
     }
+}
+
+/// The matrix-multiply kernels behind CONV_2D.
+public enum ConvolutionKernels: String, Sendable, CaseIterable {
+    /// The 6×16 packed FMA micro-kernel for K ≤ 4096 (all BlazePose layers), sgemm above.
+    case packed
+    /// im2col (or the NHWC input itself for 1×1) + OpenBLAS cblas_sgemm everywhere.
+    case blas
 }
 
 /// A graph input or output: its name and NHWC shape.
@@ -60,7 +72,7 @@ public final class Interpreter: @unchecked Sendable {
 
         let planner = try Planner(model: model, graph: graph, wantedOutputs: options.outputs)
         arena = FloatBuffer(count: planner.arenaSize)
-        (kernels, constants) = try planner.buildKernels(arena: arena.pointer, maxThreads: pool.threadCount)
+        (kernels, constants) = try planner.buildKernels(arena: arena.pointer, maxThreads: pool.threadCount, convolution: options.convolution)
         inputs = graph.inputs.map { planner.spec(Int($0)) }
         outputs = graph.outputs.map { planner.spec(Int($0)) }
         computedOutputs = planner.wantedOutputNames

@@ -50,16 +50,19 @@ struct PoseModelsBench: ParsableCommand {
     @Flag(help: "Leave out the landmark model's segmentation output, as the pose pipeline does.")
     var skipSegmentation = false
     @Flag(help: "Also print the time per operator kind of one run (to stderr).") var profile = false
+    @Option(help: "CONV_2D kernels: packed (poseact's micro-kernel) or blas (im2col + cblas_sgemm everywhere).")
+    var conv: String = "packed"
 
     func validate() throws {
         guard runs > 0 else { throw ValidationError("--runs must be at least 1") }
         guard threads > 0 else { throw ValidationError("--threads must be at least 1") }
+        guard ConvolutionKernels(rawValue: conv) != nil else { throw ValidationError("--conv takes packed or blas") }
     }
 
     func run() throws {
         let dir = try PoseModels.directory(models)
         for file in [PoseModels.detector, PoseModels.landmark] {
-            var options = InterpreterOptions(threads: threads)
+            var options = InterpreterOptions(threads: threads, convolution: ConvolutionKernels(rawValue: conv)!)
             if skipSegmentation && file == PoseModels.landmark { options.outputs = ["Identity", "Identity_1", "Identity_3", "Identity_4"] }
             let interpreter = try Interpreter(path: dir.appendingPathComponent(file).path, options: options)
             var state: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -81,6 +84,7 @@ struct PoseModelsBench: ParsableCommand {
             line.add("p90_ms", round3(percentile(times, 0.9)))
             line.add("min_ms", round3(times[0]))
             if skipSegmentation && file == PoseModels.landmark { line.add("outputs", "pose (no segmentation)") }
+            if conv != "packed" { line.add("conv", conv) }
             print(line.text)
         }
     }

@@ -42,10 +42,10 @@ final class EngineParityTests: XCTestCase {
     }
 
     func check(model file: String, fixtureDir: String, outputs: [(name: String, suffix: String, tolerance: ([Float]) -> Float)],
-               threads: Int) throws {
+               threads: Int, convolution: ConvolutionKernels = .packed) throws {
         let modelURL = Self.modelsDir.appendingPathComponent(file)
         try requireFile(modelURL, hint: "run notebooks-free-scripts/setup.sh")
-        let interpreter = try Interpreter(path: modelURL.path, options: .init(threads: threads))
+        let interpreter = try Interpreter(path: modelURL.path, options: .init(threads: threads, convolution: convolution))
         let names = try fixtureNames(withLandmarks: fixtureDir == "landmark")
         XCTAssertGreaterThanOrEqual(names.count, 7, "expected the fixture images")
         for name in names {
@@ -60,30 +60,30 @@ final class EngineParityTests: XCTestCase {
                 XCTAssertEqual(got.count, expected.count, "\(name) \(output.name) size")
                 let (diff, at) = maxDifference(got, expected)
                 let tolerance = output.tolerance(expected)
-                print("parity \(file) threads=\(threads) \(name) \(output.name): max |diff| \(diff) (tolerance \(tolerance))")
+                print("parity \(file) threads=\(threads) \(convolution) \(name) \(output.name): max |diff| \(diff) (tolerance \(tolerance))")
                 XCTAssertLessThanOrEqual(diff, tolerance, "\(file) \(name) \(output.name): max |diff| \(diff) at \(at) (got \(got[at]), LiteRT \(expected[at]))")
             }
         }
     }
 
     func testDetectorMatchesLiteRT() throws {
-        for threads in [1, 2] {
+        for (threads, convolution) in [(1, ConvolutionKernels.packed), (2, .packed), (2, .blas)] {
             try check(model: "pose_detection.tflite", fixtureDir: "detector", outputs: [
                 ("Identity", "out_boxes", { _ in 1e-2 }),
                 ("Identity_1", "out_scores", { _ in 1e-2 }),
-            ], threads: threads)
+            ], threads: threads, convolution: convolution)
         }
     }
 
     func testLandmarkMatchesLiteRT() throws {
-        for threads in [1, 2] {
+        for (threads, convolution) in [(1, ConvolutionKernels.packed), (2, .packed), (2, .blas)] {
             try check(model: "pose_landmark_full.tflite", fixtureDir: "landmark", outputs: [
                 ("Identity", "out_Identity", { _ in 1e-2 }),
                 ("Identity_1", "out_Identity_1", { _ in 1e-4 }),
                 ("Identity_2", "out_Identity_2", { e in 1e-3 * (e.map(abs).max() ?? 0) }),
                 ("Identity_3", "out_Identity_3", { _ in 2e-3 }),
                 ("Identity_4", "out_Identity_4", { _ in 1e-4 }),
-            ], threads: threads)
+            ], threads: threads, convolution: convolution)
         }
     }
 

@@ -35,7 +35,7 @@ final class Conv2DKernel: Kernel {
     init(input: UnsafePointer<Float>, inShape: Shape4, output: UnsafeMutablePointer<Float>, outShape: Shape4,
          filter: FloatBuffer, bias: FloatBuffer, kh: Int, kw: Int, strideH: Int, strideW: Int,
          dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int, activation: FusedActivation,
-         maxThreads: Int) {
+         maxThreads: Int, useBLAS: Bool = false) {
         self.input = input; self.inShape = inShape; self.output = output; self.outShape = outShape
         self.filter = filter; self.bias = bias; self.kh = kh; self.kw = kw
         self.strideH = strideH; self.strideW = strideW; self.dilationH = dilationH; self.dilationW = dilationW
@@ -48,8 +48,8 @@ final class Conv2DKernel: Kernel {
         scratch = direct ? nil : FloatBuffer(count: maxThreads * blockRows * k)
         // A GEMM panel is 16 channels wide; a 1-channel layer (the segmentation head)
         // would waste 15/16 of it, so few-channel layers take dot products instead.
-        narrow = outShape.c <= 4 && inShape.c % 8 == 0
-        packed = !narrow && k < Conv2DKernel.packedMaxK
+        narrow = !useBLAS && outShape.c <= 4 && inShape.c % 8 == 0
+        packed = !narrow && !useBLAS && k < Conv2DKernel.packedMaxK
             ? PackedWeights(filter: filter.pointer, n: outShape.c, k: k, bias: bias.pointer) : nil
     }
 
