@@ -347,6 +347,14 @@ final class ExtractCommandTests: PoseactCLITestCase {
         let inspect = try poseact(["dataset", "inspect", merged, "--json"])
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(report["clips"] as? Int, summary["clips"] as? Int)
+        // Windows of the imported clips: per label and split, written as a windows file.
+        let windowsFile = dir.appendingPathComponent("w.h5").path
+        let windows = try poseact(["windows", merged, "--window", "16", "--stride", "8", "--output", windowsFile, "--json"])
+        XCTAssertEqual(windows.status, 0, windows.stderr)
+        let counts = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(windows.stdout.utf8)) as? [String: Any])?["per_label"] as? [String: [String: Int]])
+        XCTAssertFalse(counts.isEmpty)
+        XCTAssertGreaterThan(counts.values.flatMap(\.values).reduce(0, +), 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: windowsFile))
     }
 
     /// Two labeled ranges of one montage, extracted on "two machines" (--shard 0/2, 1/2)

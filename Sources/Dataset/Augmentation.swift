@@ -1,0 +1,146 @@
+import Foundation
+import Pose
+import Tensor
+
+/// Training-time augmentation of normalised windows; each kind is a switch (a zero
+/// magnitude or a 1…1 range turns it off). Deterministic for a seed. Applied in this
+/// order: time stretch, dropped frames, flip, rotation, scale, translation, jitter.
+public struct AugmentationSpec: Codable, Sendable, Equatable {
+    /// Mirror horizontally with probability 0.5: x → −x, left/right joints swapped.
+    public var flip: Bool = false
+    /// Rotation about the window's centre, uniform in ±degrees.
+    public var rotationDegrees: Double = 0
+    /// Scale factor, uniform in the range.
+    public var scale: ClosedRange<Double> = 1...1
+    /// Shift of x and y, each uniform in ±translation (normalised units).
+    public var translation: Double = 0
+    /// Gaussian noise on each present joint's x and y, standard deviation (normalised units).
+    public var jitter: Double = 0
+    /// Playback speed factor, uniform in the range (> 1 faster); frames come from the
+    /// window's own frames about its centre (nearest), outside it they are missing.
+    public var timeStretch: ClosedRange<Double> = 1...1
+    /// Each real frame is dropped (zeros, mask 0) with this probability.
+    public var dropFrames: Double = 0
+
+    public init(flip: Bool = false, rotationDegrees: Double = 0, scale: ClosedRange<Double> = 1...1, translation: Double = 0,
+                jitter: Double = 0, timeStretch: ClosedRange<Double> = 1...1, dropFrames: Double = 0) {
+        self.flip = flip; self.rotationDegrees = rotationDegrees; self.scale = scale; self.translation = translation
+        self.jitter = jitter; self.timeStretch = timeStretch; self.dropFrames = dropFrames
+    }
+
+    /// No augmentation.
+    public static let off = AugmentationSpec()
+    /// A moderate default for training.
+    public static let standard = AugmentationSpec(flip: true, rotationDegrees: 10, scale: 0.9...1.1, translation: 0.1,
+                                                  jitter: 0.01, timeStretch: 0.9...1.1, dropFrames: 0.05)
+
+    /// Flips a window (x → −x, velocity too, left/right joints swapped); flipping twice
+    /// gives the window back. Joints whose partner is not in the layout stay in place.
+    public static func flip(_ w: inout Window, layout: [String], features: [Feature]) {
+        let n = layout.count, fpj = features.reduce(0) { $0 + $1.width }
+        guard n > 0, fpj > 0, w.values.count % (n * fpj) == 0 else { return }
+        let perm = Skeleton.mirrorPermutation(of: layout).enumerated().map { $0.element ?? $0.offset }
+        let xOffsets = xChannels(features)
+        let frames = w.values.count / (n * fpj)
+        var out = w.values
+        for t in 0..<frames {
+            for j in 0..<n {
+                let src = (t * n + perm[j]) * fpj, dst = (t * n + j) * fpj
+                for c in 0..<fpj { out[dst + c] = w.values[src + c] }
+                for x in xOffsets { out[dst + x] = -out[dst + x] }
+            }
+        }
+        w.values = out
+    }
+
+    /// Offsets of the x channels (position, velocity) within a joint's features.
+    static func xChannels(_ features: [Feature]) -> [Int] {
+        var o = 0, xs: [Int] = []
+        for f in features {
+            if f == .position || f == .velocity { xs.append(o) }
+            o += f.width
+        }
+        return xs
+    }
+
+    static func offset(of feature: Feature, in features: [Feature]) -> Int? {
+        var o = 0
+        for f in features {
+            if f == feature { return o }
+            o += f.width
+        }
+        return nil
+    }
+
+    /// Augments a normalised window in place (see the order above). `layout` and
+    /// `features` are the preprocessing spec's.
+    public static func augment(_ w: inout Window, spec: AugmentationSpec, layout: [String],
+                               features: [Feature] = [.position, .confidence], rng: inout SplitMix64) {
+        let n = layout.count, fpj = features.reduce(0) { $0 + $1.width }
+        guard n > 0, fpj > 0, w.values.count == w.mask.count * n * fpj else { return }
+        let frames = w.mask.count, stride = n * fpj
+        func uniform(_ r: ClosedRange<Double>) -> Double { r.lowerBound + (r.upperBound - r.lowerBound) * rng.uniform() }
+        // A joint is present when any of its channels is non-zero (missing joints are all 0).
+        func present(_ t: Int, _ j: Int) -> Bool {
+            guard w.mask[t] > 0 else { return false }
+            let o = (t * n + j) * fpj
+            return (0..<fpj).contains { w.values[o + $0] != 0 }
+        }
+
+        // Time stretch.
+        if spec.timeStretch.lowerBound != 1 || spec.timeStretch.upperBound != 1 {
+            let s = uniform(spec.timeStretch)
+            let centre = Double(frames - 1) / 2
+            var values = [Float](repeating: 0, count: w.values.count), mask = [Float](repeating: 0, count: frames)
+            for t in 0..<frames {
+                let src = Int((centre + (Double(t) - centre) * s).rounded())
+                guard src >= 0, src < frames else { continue }
+                mask[t] = w.mask[src]
+                for c in 0..<stride { values[t * stride + c] = w.values[src * stride + c] }
+            }
+            w.values = values; w.mask = mask
+        }
+        // Dropped frames.
+        if spec.dropFrames > 0 {
+            for t in 0..<frames where rng.uniform() < spec.dropFrames && w.mask[t] > 0 {
+                w.mask[t] = 0
+                for c in 0..<stride { w.values[t * stride + c] = 0 }
+            }
+        }
+        // Flip.
+        if spec.flip && rng.uniform() < 0.5 { flip(&w, layout: layout, features: features) }
+
+        let pos = offset(of: .position, in: features), vel = offset(of: .velocity, in: features)
+        var presence = [Bool](repeating: false, count: frames * n)
+        for t in 0..<frames { for j in 0..<n { presence[t * n + j] = present(t, j) } }
+        // Rotation and scale (a linear map of positions and velocities).
+        let angle = spec.rotationDegrees > 0 ? uniform(-spec.rotationDegrees...spec.rotationDegrees) * .pi / 180 : 0
+        let k = (spec.scale.lowerBound != 1 || spec.scale.upperBound != 1) ? uniform(spec.scale) : 1
+        let dx = spec.translation > 0 ? uniform(-spec.translation...spec.translation) : 0
+        let dy = spec.translation > 0 ? uniform(-spec.translation...spec.translation) : 0
+        if angle != 0 || k != 1 || dx != 0 || dy != 0 {
+            let c = Float(cos(angle) * k), s = Float(sin(angle) * k)
+            for t in 0..<frames {
+                for j in 0..<n where presence[t * n + j] {
+                    let o = (t * n + j) * fpj
+                    for (off, shift) in [(pos, true), (vel, false)] {
+                        guard let off else { continue }
+                        let x = w.values[o + off], y = w.values[o + off + 1]
+                        w.values[o + off] = c * x - s * y + (shift ? Float(dx) : 0)
+                        w.values[o + off + 1] = s * x + c * y + (shift ? Float(dy) : 0)
+                    }
+                }
+            }
+        }
+        // Jitter.
+        if spec.jitter > 0, let pos {
+            for t in 0..<frames {
+                for j in 0..<n where presence[t * n + j] {
+                    let o = (t * n + j) * fpj + pos
+                    w.values[o] += Float(rng.gaussian() * spec.jitter)
+                    w.values[o + 1] += Float(rng.gaussian() * spec.jitter)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,420 @@
+import Foundation
+import Pose
+
+/// How joint positions are normalised within a window.
+public enum Normalization: String, Codable, Sendable, CaseIterable {
+    /// Positions as the clip holds them: x and y normalised to the frame (0–1).
+    case none
+    /// In pixels (so the aspect ratio is right), centred on the window's mean root
+    /// (mid-hips) and divided by its mean torso length (|neck − root|): the same pose
+    /// anywhere in the frame, at any distance to the camera, gives the same values.
+    case rootTorso
+}
+
+/// Per-joint channels of the model input, in this order within a joint.
+public enum Feature: String, Codable, Sendable, CaseIterable {
+    /// x, y (normalised).
+    case position
+    /// The joint's confidence; 0 for a missing joint.
+    case confidence
+    /// dx, dy from the previous frame (normalised units); 0 at the first frame and where
+    /// the joint is missing in either frame.
+    case velocity
+
+    public var width: Int {
+        switch self {
+        case .position, .velocity: return 2
+        case .confidence: return 1
+        }
+    }
+}
+
+/// Every parameter that turns a pose sequence into model input; Codable, because it is
+/// saved inside the exported weights file and replayed by `live`.
+public struct PreprocessingSpec: Codable, Sendable, Equatable {
+    /// The model's joint layout, by name (default: Apple Vision's 18).
+    public var joints: [String] = Skeleton.visionLayout
+    /// The model's frame rate: clips are resampled to it.
+    public var fps: Double = 30
+    /// Frames per window.
+    public var window: Int = 32
+    /// Frames between the starts of consecutive windows.
+    public var stride: Int = 8
+    /// A window with a smaller share of real poses (mask 1) is not used (Apple's sample: 60 %).
+    public var minPoseShare: Double = 0.6
+    /// A joint below this confidence is missing.
+    public var minConfidence: Float = 0.2
+    /// A frame is a real pose when at least this share of the layout joints *the source can
+    /// provide* is present (Penn Action provides 13 of Vision's 18; a side view shows ~8).
+    public var minJointShare: Double = 0.5
+    public var normalization: Normalization = .rootTorso
+    /// Per-joint channels, in this order.
+    public var features: [Feature] = [.position, .confidence]
+
+    public var featuresPerJoint: Int { features.reduce(0) { $0 + $1.width } }
+    public var channels: Int { joints.count * featuresPerJoint }
+
+    public init(joints: [String] = Skeleton.visionLayout, fps: Double = 30, window: Int = 32, stride: Int = 8,
+                minPoseShare: Double = 0.6, minConfidence: Float = 0.2, minJointShare: Double = 0.5,
+                normalization: Normalization = .rootTorso, features: [Feature] = [.position, .confidence]) {
+        self.joints = joints; self.fps = fps; self.window = window; self.stride = stride
+        self.minPoseShare = minPoseShare; self.minConfidence = minConfidence; self.minJointShare = minJointShare
+        self.normalization = normalization; self.features = features
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case joints, fps, window, stride, minPoseShare = "min_pose_share", minConfidence = "min_confidence"
+        case minJointShare = "min_joint_share", normalization, features
+    }
+
+    /// Missing keys take their defaults, so an older weights file still loads.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = PreprocessingSpec()
+        joints = try c.decodeIfPresent([String].self, forKey: .joints) ?? d.joints
+        fps = try c.decodeIfPresent(Double.self, forKey: .fps) ?? d.fps
+        window = try c.decodeIfPresent(Int.self, forKey: .window) ?? d.window
+        stride = try c.decodeIfPresent(Int.self, forKey: .stride) ?? d.stride
+        minPoseShare = try c.decodeIfPresent(Double.self, forKey: .minPoseShare) ?? d.minPoseShare
+        minConfidence = try c.decodeIfPresent(Float.self, forKey: .minConfidence) ?? d.minConfidence
+        minJointShare = try c.decodeIfPresent(Double.self, forKey: .minJointShare) ?? d.minJointShare
+        normalization = try c.decodeIfPresent(Normalization.self, forKey: .normalization) ?? d.normalization
+        features = try c.decodeIfPresent([Feature].self, forKey: .features) ?? d.features
+    }
+
+    /// Problems that make the spec unusable (empty when it is fine).
+    public var problems: [String] {
+        var p: [String] = []
+        if joints.isEmpty { p.append("no joints") }
+        if !(fps > 0 && fps.isFinite) { p.append("fps must be positive") }
+        if window < 1 { p.append("window must be at least 1") }
+        if stride < 1 { p.append("stride must be at least 1") }
+        if !(0...1).contains(minPoseShare) { p.append("min pose share must be in 0…1") }
+        if features.isEmpty { p.append("no features") }
+        return p
+    }
+
+    /// As one JSON line (sorted keys), for the weights file and the windows file.
+    public func json() -> String {
+        let e = JSONEncoder(); e.outputFormatting = [.sortedKeys]
+        return String(decoding: (try? e.encode(self)) ?? Data(), as: UTF8.self)
+    }
+
+    public static func fromJSON(_ text: String) throws -> PreprocessingSpec {
+        try JSONDecoder().decode(PreprocessingSpec.self, from: Data(text.utf8))
+    }
+}
+
+/// One model input: `window` frames × `channels` values, and which frames are real poses.
+public struct Window: Sendable, Equatable {
+    public var clipID: String
+    public var label: String
+    public var split: String?
+    /// First frame, at the model frame rate (spec.fps), from the clip's first frame.
+    public var start: Int
+    /// window × channels; per frame, joints in layout order, each `features` in order.
+    public var values: [Float]
+    /// window: 1 real pose, 0 missing (its values are all 0).
+    public var mask: [Float]
+
+    public init(clipID: String, label: String, split: String?, start: Int, values: [Float], mask: [Float]) {
+        self.clipID = clipID; self.label = label; self.split = split; self.start = start; self.values = values; self.mask = mask
+    }
+
+    /// Share of real poses.
+    public var poseShare: Double { mask.isEmpty ? 0 : Double(mask.reduce(0, +)) / Double(mask.count) }
+}
+
+/// The one module that turns pose sequences into model input, for training (`windows`,
+/// `train`) and for `live`. The steps, in order (MMAction2 style; each is a function below):
+///
+/// 1. `mapJoints` — the source's joints to `spec.joints` by name (`Skeleton.index(of:in:)`);
+///    `neck` (mid-shoulders), `root` (mid-hips) and `head` (mean of nose, eyes, ears) derived
+///    when the source lacks them; a joint below `minConfidence`, or the source lacks, is
+///    missing. Also the frame's reference points for normalisation (root, torso length,
+///    shoulder width), in pixels.
+/// 2. `resample` — to `spec.fps` by timestamp, nearest earlier frame; a gap of more than 1.5
+///    source frames gives missing frames. (`live` frames are already at `spec.fps`.)
+/// 3. `markMissing` — a frame with fewer than `minJointShare` of the joints the source
+///    provides is not a real pose: zeros, mask 0 (as Apple's sample fills empty poses).
+/// 4. `cut` — windows of `window` frames every `stride` frames (a clip shorter than a window
+///    gives one window padded at the end with missing frames); `live`: the last `window` frames.
+/// 5. `keep` — a window with a share of real poses below `minPoseShare` is not used.
+/// 6. `normalize` — `spec.normalization`, over the window's real frames.
+/// 7. `format` — the `features` channels per joint, missing joints and frames as 0.
+public enum Preprocessing {
+    /// The steps, in order, as names (for logs and reports).
+    public static let steps = ["mapJoints", "resample", "markMissing", "cut", "keep", "normalize", "format"]
+
+    /// One frame in the layout: joints × (x, y in 0–1 units, confidence; 0,0,0 when missing)
+    /// and its reference points in pixels.
+    struct Frame {
+        var joints: [Float]
+        var root: (Float, Float)?
+        var torso: Float?
+        var shoulderWidth: Float?
+        var real = true
+
+        static func missing(_ count: Int) -> Frame {
+            Frame(joints: [Float](repeating: 0, count: count * 3), root: nil, torso: nil, shoulderWidth: nil, real: false)
+        }
+    }
+
+    /// The windows of a clip that are used for training (see the steps above).
+    public static func windows(of clip: ClipKeypoints, spec: PreprocessingSpec) -> [Window] {
+        guard spec.problems.isEmpty, !clip.jointNames.isEmpty else { return [] }
+        let j = clip.jointNames.count
+        let sourceFrames = (0..<clip.frameCount).map { Array(clip.keypoints[($0 * j * 3)..<(($0 + 1) * j * 3)]) }
+        // 1. map joints
+        let mapper = JointMapper(source: clip.jointNames, layout: spec.joints, spec: spec)
+        var frames = sourceFrames.map { mapper.map($0, width: clip.width, height: clip.height) }
+        // 2. resample
+        frames = resample(frames, times: clip.times, sourceFPS: clip.fps, fps: spec.fps, layoutCount: spec.joints.count)
+        // 3. mark missing
+        markMissing(&frames, provided: mapper.providedCount, spec: spec)
+        // 4. cut, 5. keep, 6. normalise, 7. format
+        return cut(frames.count, spec: spec).compactMap { start in
+            let w = slice(frames, start: start, spec: spec)
+            guard keep(w, spec: spec) else { return nil }
+            let values = format(normalize(w, width: clip.width, height: clip.height, spec: spec), spec: spec)
+            return Window(clipID: clip.id, label: clip.label, split: clip.split, start: start, values: values,
+                          mask: w.map { $0.real ? 1 : 0 })
+        }
+    }
+
+    /// The same for a live sequence of poses, so live uses this very code: `frames` are
+    /// [joints × 3] arrays for `jointNames` in the clip's units (x, y 0–1 of a `width` ×
+    /// `height` frame, confidence), at `spec.fps` unless `times` are given (then resampled).
+    /// Uses the last `window` frames (fewer: padded at the end, as a short clip); nil when
+    /// the window has too few real poses.
+    public static func window(frames: [[Float]], width: Int, height: Int, jointNames: [String], spec: PreprocessingSpec,
+                              times: [Double]? = nil) -> Window? {
+        guard spec.problems.isEmpty, !jointNames.isEmpty, frames.allSatisfy({ $0.count == jointNames.count * 3 }) else { return nil }
+        // 1. map joints
+        let mapper = JointMapper(source: jointNames, layout: spec.joints, spec: spec)
+        var mapped = frames.map { mapper.map($0, width: width, height: height) }
+        // 2. resample (only when the frames come with times)
+        if let times, times.count == frames.count {
+            mapped = resample(mapped, times: times, sourceFPS: 0, fps: spec.fps, layoutCount: spec.joints.count)
+        }
+        // 3. mark missing
+        markMissing(&mapped, provided: mapper.providedCount, spec: spec)
+        // 4. cut: the last window
+        let start = max(0, mapped.count - spec.window)
+        let w = slice(mapped, start: start, spec: spec)
+        // 5. keep
+        guard keep(w, spec: spec) else { return nil }
+        // 6. normalise, 7. format
+        let values = format(normalize(w, width: width, height: height, spec: spec), spec: spec)
+        return Window(clipID: "live", label: "", split: nil, start: start, values: values, mask: w.map { $0.real ? 1 : 0 })
+    }
+
+    // MARK: 1. map joints
+
+    /// Maps frames of one source layout to the model layout by name.
+    struct JointMapper {
+        enum Source { case index(Int), mean([Int]), headMean([Int]), none }
+        let sources: [Source]
+        let minConfidence: Float
+        /// Layout joints the source can provide.
+        let providedCount: Int
+        // Reference joints in the source.
+        let root: Int?, neck: Int?, leftHip: Int?, rightHip: Int?, leftShoulder: Int?, rightShoulder: Int?
+
+        init(source names: [String], layout: [String], spec: PreprocessingSpec) {
+            func idx(_ n: String) -> Int? { Skeleton.index(of: n, in: names) }
+            minConfidence = spec.minConfidence
+            leftHip = idx("left_hip"); rightHip = idx("right_hip")
+            leftShoulder = idx("left_shoulder"); rightShoulder = idx("right_shoulder")
+            root = idx("root"); neck = idx("neck")
+            let lh = leftHip, rh = rightHip, ls = leftShoulder, rs = rightShoulder
+            sources = layout.map { name -> Source in
+                if let i = idx(name) { return .index(i) }
+                switch Skeleton.canonicalName(name) {
+                case "neck": if let a = ls, let b = rs { return .mean([a, b]) }
+                case "root": if let a = lh, let b = rh { return .mean([a, b]) }
+                case "head":
+                    let parts = Skeleton.headParts.compactMap { idx($0) }
+                    if !parts.isEmpty { return .headMean(parts) }
+                default: break
+                }
+                return .none
+            }
+            providedCount = sources.filter { if case .none = $0 { return false } else { return true } }.count
+        }
+
+        func present(_ f: [Float], _ i: Int) -> Bool {
+            f[i * 3 + 2] >= minConfidence && f[i * 3].isFinite && f[i * 3 + 1].isFinite && f[i * 3 + 2] > 0
+        }
+
+        /// Mean position and minimum confidence of `parts`, nil unless all are present.
+        func combine(_ f: [Float], _ parts: [Int]) -> (Float, Float, Float)? {
+            var x: Float = 0, y: Float = 0, c = Float.infinity
+            for p in parts {
+                guard present(f, p) else { return nil }
+                x += f[p * 3]; y += f[p * 3 + 1]; c = min(c, f[p * 3 + 2])
+            }
+            let n = Float(parts.count)
+            return (x / n, y / n, c)
+        }
+
+        func map(_ f: [Float], width: Int, height: Int) -> Frame {
+            var out = [Float](repeating: 0, count: sources.count * 3)
+            for (k, s) in sources.enumerated() {
+                var v: (Float, Float, Float)?
+                switch s {
+                case .index(let i): v = present(f, i) ? (f[i * 3], f[i * 3 + 1], f[i * 3 + 2]) : nil
+                case .mean(let parts): v = combine(f, parts)
+                case .headMean(let parts):
+                    let seen = parts.filter { present(f, $0) }
+                    v = seen.isEmpty ? nil : combine(f, seen)
+                case .none: v = nil
+                }
+                if let v { out[k * 3] = v.0; out[k * 3 + 1] = v.1; out[k * 3 + 2] = v.2 }
+            }
+            // Reference points, in pixels.
+            let w = Float(max(width, 1)), h = Float(max(height, 1))
+            func px(_ i: Int?) -> (Float, Float)? {
+                guard let i, present(f, i) else { return nil }
+                return (f[i * 3] * w, f[i * 3 + 1] * h)
+            }
+            func mid(_ a: (Float, Float)?, _ b: (Float, Float)?) -> (Float, Float)? {
+                guard let a, let b else { return nil }
+                return ((a.0 + b.0) / 2, (a.1 + b.1) / 2)
+            }
+            func dist(_ a: (Float, Float)?, _ b: (Float, Float)?) -> Float? {
+                guard let a, let b else { return nil }
+                return ((a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1)).squareRoot()
+            }
+            let lh = px(leftHip), rh = px(rightHip), ls = px(leftShoulder), rs = px(rightShoulder)
+            let rootPoint = px(root) ?? mid(lh, rh) ?? lh ?? rh
+            let neckPoint = px(neck) ?? mid(ls, rs)
+            var torso = dist(neckPoint, rootPoint)
+            if torso == nil {
+                // One side visible (a side view): the same-side shoulder–hip lengths.
+                let sides = [dist(ls, lh), dist(rs, rh)].compactMap { $0 }
+                if !sides.isEmpty { torso = sides.reduce(0, +) / Float(sides.count) }
+            }
+            if let t = torso, !(t > 0) { torso = nil }
+            var shoulders = dist(ls, rs)
+            if let s = shoulders, !(s > 0) { shoulders = nil }
+            return Frame(joints: out, root: rootPoint, torso: torso, shoulderWidth: shoulders)
+        }
+    }
+
+    // MARK: 2. resample
+
+    /// Frames at `fps` from the first time: each the nearest earlier source frame; missing
+    /// when that is more than 1.5 source frame periods earlier (a gap in the source).
+    static func resample(_ frames: [Frame], times: [Double], sourceFPS: Double, fps: Double, layoutCount: Int) -> [Frame] {
+        guard let first = times.first, let last = times.last, frames.count == times.count else { return frames }
+        let count = Int(((last - first) * fps + 1e-6).rounded(.down)) + 1
+        let maxGap = sourceFPS > 0 ? 1.5 / sourceFPS : .infinity
+        var out: [Frame] = []
+        out.reserveCapacity(count)
+        var i = 0
+        for k in 0..<count {
+            let t = first + Double(k) / fps
+            while i + 1 < times.count && times[i + 1] <= t + 1e-6 { i += 1 }
+            out.append(t - times[i] > maxGap + 1e-6 ? .missing(layoutCount) : frames[i])
+        }
+        return out
+    }
+
+    // MARK: 3. mark missing
+
+    static func markMissing(_ frames: inout [Frame], provided: Int, spec: PreprocessingSpec) {
+        let need = max(1, Int((spec.minJointShare * Double(provided) - 1e-9).rounded(.up)))
+        for f in frames.indices where frames[f].real {
+            var present = 0
+            for j in 0..<spec.joints.count where frames[f].joints[j * 3 + 2] > 0 { present += 1 }
+            if provided == 0 || present < need { frames[f] = .missing(spec.joints.count) }
+        }
+    }
+
+    // MARK: 4. cut
+
+    /// Window starts for `count` frames: 0, stride, … while the window fits; one (padded)
+    /// window for a clip shorter than a window; none for an empty clip.
+    public static func cut(_ count: Int, spec: PreprocessingSpec) -> [Int] {
+        guard count > 0 else { return [] }
+        if count <= spec.window { return [0] }
+        return Array(Swift.stride(from: 0, through: count - spec.window, by: spec.stride))
+    }
+
+    static func slice(_ frames: [Frame], start: Int, spec: PreprocessingSpec) -> [Frame] {
+        (start..<(start + spec.window)).map { $0 < frames.count ? frames[$0] : .missing(spec.joints.count) }
+    }
+
+    // MARK: 5. keep
+
+    static func keep(_ window: [Frame], spec: PreprocessingSpec) -> Bool {
+        let real = window.filter(\.real).count
+        return real > 0 && Double(real) / Double(window.count) >= spec.minPoseShare - 1e-9
+    }
+
+    // MARK: 6. normalise
+
+    /// `rootTorso`: present joints to pixels, minus the mean root of the real frames, divided
+    /// by their mean torso length (fallbacks: mean shoulder width, then the joints' largest
+    /// extent, then 1); centre fallback: the mean of all present joints. `none`: as is.
+    static func normalize(_ window: [Frame], width: Int, height: Int, spec: PreprocessingSpec) -> [Frame] {
+        guard spec.normalization == .rootTorso else { return window }
+        let real = window.filter(\.real)
+        let n = spec.joints.count
+        let w = Float(max(width, 1)), h = Float(max(height, 1))
+        var cx: Float = 0, cy: Float = 0
+        let roots = real.compactMap(\.root)
+        var px: [(Float, Float)] = []
+        for f in real { for j in 0..<n where f.joints[j * 3 + 2] > 0 { px.append((f.joints[j * 3] * w, f.joints[j * 3 + 1] * h)) } }
+        if !roots.isEmpty {
+            cx = roots.map(\.0).reduce(0, +) / Float(roots.count); cy = roots.map(\.1).reduce(0, +) / Float(roots.count)
+        } else if !px.isEmpty {
+            cx = px.map(\.0).reduce(0, +) / Float(px.count); cy = px.map(\.1).reduce(0, +) / Float(px.count)
+        }
+        var scale: Float = 1
+        let torsos = real.compactMap(\.torso), shoulders = real.compactMap(\.shoulderWidth)
+        if !torsos.isEmpty { scale = torsos.reduce(0, +) / Float(torsos.count) }
+        else if !shoulders.isEmpty { scale = shoulders.reduce(0, +) / Float(shoulders.count) }
+        else if let minX = px.map(\.0).min(), let maxX = px.map(\.0).max(), let minY = px.map(\.1).min(), let maxY = px.map(\.1).max(),
+                max(maxX - minX, maxY - minY) > 0 {
+            scale = max(maxX - minX, maxY - minY)
+        }
+        return window.map { f in
+            guard f.real else { return f }
+            var g = f
+            for j in 0..<n where f.joints[j * 3 + 2] > 0 {
+                g.joints[j * 3] = (f.joints[j * 3] * w - cx) / scale
+                g.joints[j * 3 + 1] = (f.joints[j * 3 + 1] * h - cy) / scale
+            }
+            return g
+        }
+    }
+
+    // MARK: 7. format
+
+    static func format(_ window: [Frame], spec: PreprocessingSpec) -> [Float] {
+        let n = spec.joints.count, fpj = spec.featuresPerJoint
+        var out = [Float](repeating: 0, count: window.count * n * fpj)
+        for (t, f) in window.enumerated() where f.real {
+            for j in 0..<n where f.joints[j * 3 + 2] > 0 {
+                var o = (t * n + j) * fpj
+                for feature in spec.features {
+                    switch feature {
+                    case .position:
+                        out[o] = f.joints[j * 3]; out[o + 1] = f.joints[j * 3 + 1]
+                    case .confidence:
+                        out[o] = f.joints[j * 3 + 2]
+                    case .velocity:
+                        if t > 0, window[t - 1].real, window[t - 1].joints[j * 3 + 2] > 0 {
+                            out[o] = f.joints[j * 3] - window[t - 1].joints[j * 3]
+                            out[o + 1] = f.joints[j * 3 + 1] - window[t - 1].joints[j * 3 + 1]
+                        }
+                    }
+                    o += feature.width
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Dataset
+import Foundation
+import Pose
+
+/// `poseact windows`: the training windows of a keypoint store, through the one
+/// preprocessing module `live` uses, into a windows file for `train`.
+struct WindowsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "windows",
+        abstract: "Cut a keypoint store into normalised training windows (HDF5).",
+        discussion: """
+            Steps, in order: \(Preprocessing.steps.joined(separator: " → ")). Joints are mapped \
+            by name to the layout (vision: Apple's 18; blazepose: BlazePose's 33; all: those plus \
+            head, neck, root), clips resampled to --fps, centred on the root and scaled by the \
+            torso; a window with fewer than --min-pose-share real poses is not used. The \
+            parameters are stored in the output file and later in the weights file.
+            """)
+
+    @Argument(help: "A keypoint store (.h5).") var store: String
+    @Option(help: "Frames per window.") var window = 32
+    @Option(help: "Frames between window starts.") var stride = 8
+    @Option(help: "The model frame rate.") var fps: Double = 30
+    @Option(help: "Joint layout: vision, blazepose or all.") var joints = "vision"
+    @Option(help: "Smallest share of real poses in a used window.") var minPoseShare = 0.6
+    @Option(name: .shortAndLong, help: "The windows file to write (.h5).") var output: String
+    @Flag(help: "Print one JSON object instead of a table.") var json = false
+
+    func layout() throws -> [String] {
+        switch joints {
+        case "vision": return Skeleton.visionLayout
+        case "blazepose": return Skeleton.blazePoseNames
+        case "all": return Skeleton.allNames
+        default: throw ValidationError("--joints takes vision, blazepose or all (got '\(joints)')")
+        }
+    }
+
+    func validate() throws {
+        _ = try layout()
+        guard window >= 1, stride >= 1 else { throw ValidationError("--window and --stride must be at least 1") }
+        guard fps > 0 else { throw ValidationError("--fps must be positive") }
+        guard (0...1).contains(minPoseShare) else { throw ValidationError("--min-pose-share must be in 0…1") }
+    }
+
+    func run() throws {
+        let spec = PreprocessingSpec(joints: try layout(), fps: fps, window: window, stride: stride, minPoseShare: minPoseShare)
+        let (set, report) = try TrainingSet.build(store: KeypointStore(path: store), spec: spec)
+        try set.write(to: output)
+        let splits = Array(Set(report.values.flatMap(\.keys))).sorted()
+        if json {
+            let object: [String: Any] = [
+                "output": output, "windows": set.windows.count, "channels": spec.channels,
+                "spec": (try? JSONSerialization.jsonObject(with: Data(spec.json().utf8))) ?? [:],
+                "per_label": report,
+                "per_split": Dictionary(uniqueKeysWithValues: splits.map { s in (s, report.values.reduce(0) { $0 + ($1[s] ?? 0) }) }),
+            ]
+            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+            return
+        }
+        let width = max(5, (report.keys.map(\.count).max() ?? 0))
+        func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+        func num(_ v: Int) -> String { let s = String(v); return String(repeating: " ", count: max(0, 8 - s.count)) + s }
+        print(pad("label", width) + splits.map { String(repeating: " ", count: max(1, 8 - $0.count)) + $0 }.joined())
+        for label in report.keys.sorted() {
+            print(pad(label, width) + splits.map { num(report[label]?[$0] ?? 0) }.joined())
+        }
+        print(pad("total", width) + splits.map { s in num(report.values.reduce(0) { $0 + ($1[s] ?? 0) }) }.joined())
+        FileHandle.standardError.write(Data("\(output): \(set.windows.count) windows of \(window) frames × \(spec.channels) channels\n".utf8))
+    }
+}
