@@ -37,15 +37,8 @@ for m in "${MODELS[@]}"; do
 done
 
 # ---- LiteRT in its venv ----------------------------------------------------------
-if [[ ! -x "$VENV/bin/python" ]]; then
-    echo "creating venv $VENV"
-    python3 -m venv "$VENV" || { echo "python3 -m venv failed (on Debian: apt-get install python3-venv)" >&2; exit 1; }
-fi
-PY="$VENV/bin/python"
-if ! "$PY" -c 'import ai_edge_litert, numpy' 2>/dev/null; then
-    echo "installing ai-edge-litert into $VENV"
-    "$PY" -m pip install --quiet --disable-pip-version-check ai-edge-litert numpy
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/lib/venv.sh"
+yardstick_venv "$VENV" 'import ai_edge_litert, numpy' ai-edge-litert numpy
 echo "LiteRT $("$PY" -c 'import importlib.metadata as m; print(m.version("ai-edge-litert"))'), $ROUNDS rounds of $RUNS runs"
 
 # ---- poseact, built fresh (an old binary would give old numbers; incremental) ----

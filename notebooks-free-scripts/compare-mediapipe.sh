@@ -38,15 +38,8 @@ done
 # ---- MediaPipe in its venv ------------------------------------------------------------
 # mediapipe 0.10.14 pulls numpy 2.x today, and its legacy pose solution works with it
 # (it reproduces the fixtures' stored MediaPipe answers exactly), so numpy is not pinned.
-if [[ ! -x "$VENV/bin/python" ]]; then
-    echo "creating venv $VENV"
-    python3 -m venv "$VENV" || { echo "python3 -m venv failed (on Debian: apt-get install python3-venv)" >&2; exit 1; }
-fi
-PY="$VENV/bin/python"
-if ! "$PY" -c 'import mediapipe, PIL' 2>/dev/null; then
-    echo "installing mediapipe==0.10.14 into $VENV"
-    "$PY" -m pip install --quiet --disable-pip-version-check mediapipe==0.10.14 pillow
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/lib/venv.sh"
+yardstick_venv "$VENV" 'import mediapipe, PIL' mediapipe==0.10.14 pillow
 
 # ---- the ffmpeg CLI, to cut frames. Installed here only for this comparison script:
 # ---- poseact itself links the FFmpeg libraries and does not need the command. ----------
