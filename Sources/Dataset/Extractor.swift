@@ -196,6 +196,7 @@ public final class Extractor {
         }
         let names = Skeleton.blazePoseNames, joints = names.count
         var keypoints: [Float] = [], times: [Double] = []
+        if let frames = info.frameCount { keypoints.reserveCapacity(frames * joints * 3) }
         let w = Float(info.width), h = Float(info.height)
         while let frame = try reader.next() {
             if let start = clip.start, frame.time < start - 1e-6 { continue }
@@ -203,9 +204,9 @@ public final class Extractor {
             let persons = pipeline.process(frame: frame)
             times.append(Double(times.count) / options.fps)
             if let p = persons.first(where: \.isProminent) ?? persons.first {
-                for l in p.landmarks.prefix(joints) { keypoints += [l.x / w, l.y / h, l.visibility] }
+                for l in p.landmarks.prefix(joints) { keypoints.append(l.x / w); keypoints.append(l.y / h); keypoints.append(l.visibility) }
             } else {
-                for _ in 0..<joints { keypoints += [.nan, .nan, 0] }
+                for _ in 0..<joints { keypoints.append(.nan); keypoints.append(.nan); keypoints.append(0) }
             }
         }
         for warning in reader.warnings { warnings.append("\(clip.id): \(warning)") }

@@ -101,29 +101,12 @@ final class Conv2DKernel: Kernel {
         }
     }
 
+    /// Output rows `range`: straight from the NHWC input for a 1×1 convolution, else
+    /// gathered (im2col) a block at a time into this thread's scratch.
     private func rows(_ range: Range<Int>, scratchPart: Int) {
         let n = outShape.c, k = self.k
-        if let packed {
-            if direct {
-                packedGemm(input, lda: k, rows: range, weights: packed, out: output, ldo: n, activation: activation)
-                return
-            }
-            let buf = scratch!.pointer + scratchPart * blockRows * k
-            var start = range.lowerBound
-            while start < range.upperBound {
-                let end = min(start + blockRows, range.upperBound)
-                gather(start..<end, into: buf)
-                packedGemm(buf, lda: k, rows: 0..<(end - start), weights: packed, out: output + start * n, ldo: n,
-                           activation: activation)
-                start = end
-            }
-            return
-        }
         if direct {
-            BLAS.gemmABt(m: range.count, n: n, k: k, a: input + range.lowerBound * k, lda: k,
-                         b: filter.pointer, ldb: k, c: output + range.lowerBound * n, ldc: n)
-            addBiasActivate(output + range.lowerBound * n, rows: range.count, channels: n, ld: n,
-                            bias: bias.pointer, activation: activation)
+            multiply(input + range.lowerBound * k, rows: range.count, into: output + range.lowerBound * n)
             return
         }
         let buf = scratch!.pointer + scratchPart * blockRows * k
@@ -131,12 +114,22 @@ final class Conv2DKernel: Kernel {
         while start < range.upperBound {
             let end = min(start + blockRows, range.upperBound)
             gather(start..<end, into: buf)
-            BLAS.gemmABt(m: end - start, n: n, k: k, a: buf, lda: k, b: filter.pointer, ldb: k,
-                         c: output + start * n, ldc: n)
-            addBiasActivate(output + start * n, rows: end - start, channels: n, ld: n,
-                            bias: bias.pointer, activation: activation)
+            multiply(buf, rows: end - start, into: output + start * n)
             start = end
         }
+    }
+
+    /// out (rows × Cout) = act(a (rows × K) · filterᵀ + bias), by the packed micro-kernel
+    /// or by OpenBLAS followed by a bias + activation pass.
+    @inline(__always)
+    private func multiply(_ a: UnsafePointer<Float>, rows: Int, into out: UnsafeMutablePointer<Float>) {
+        let n = outShape.c, k = self.k
+        if let packed {
+            packedGemm(a, lda: k, rows: 0..<rows, weights: packed, out: out, ldo: n, activation: activation)
+            return
+        }
+        BLAS.gemmABt(m: rows, n: n, k: k, a: a, lda: k, b: filter.pointer, ldb: k, c: out, ldc: n)
+        addBiasActivate(out, rows: rows, channels: n, ld: n, bias: bias.pointer, activation: activation)
     }
 
     /// One output row of a few-channel convolution: for each pixel and output channel, the
