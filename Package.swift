@@ -34,6 +34,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // System libraries (Debian -dev packages), found by pkg-config.
@@ -60,13 +61,18 @@ let package = Package(
 
         // Dataset sources, annotation files, keypoint CSV, the HDF5 keypoint store, extraction.
         .target(name: "Dataset", dependencies: ["CHDF5", "Pose", "Media", "Tensor"], swiftSettings: kernelSettings),
-        // Layers with explicit forward/backward over BLAS, models, losses, optimisers.
-        .target(name: "Classifier", dependencies: ["Tensor", "CBLAS"], swiftSettings: kernelSettings),
+        // Layers with explicit forward/backward over BLAS, models, losses, optimisers, the
+        // training loop, its YAML config and the weights file.
+        .target(name: "Classifier", dependencies: ["Tensor", "CBLAS", "Dataset", "Evaluation", "Media",
+                                                   .product(name: "Yams", package: "Yams")],
+                swiftSettings: kernelSettings),
+        // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
+        .target(name: "Evaluation", dependencies: ["Media"], swiftSettings: commonSettings),
 
         .executableTarget(
             name: "poseact",
             dependencies: [
-                "TFLite", "Tensor", "Media", "Pose", "Dataset",
+                "TFLite", "Tensor", "Media", "Pose", "Dataset", "Classifier", "Evaluation", "CBLAS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: cliSettings),
@@ -76,7 +82,8 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseTests", dependencies: ["Pose", "Media", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "DatasetTests", dependencies: ["Dataset", "Pose", "Media", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "ClassifierTests", dependencies: ["Classifier", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "ClassifierTests", dependencies: ["Classifier", "Tensor", "Dataset", "Pose", "Evaluation"], swiftSettings: commonSettings),
+        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["poseact", "TFLite", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
                     swiftSettings: commonSettings),

@@ -25,7 +25,7 @@ public final class AdamOptimizer {
     public let beta1: Float, beta2: Float, eps: Float
     public var weightDecay: WeightDecay
     /// Steps taken so far (t of the last step).
-    public private(set) var step = 0
+    public internal(set) var step = 0
     let m: [FloatBuffer], v: [FloatBuffer]
 
     public init(parameters: [Parameter], beta1: Float = 0.9, beta2: Float = 0.999, eps: Float = 1e-8,

@@ -8,7 +8,7 @@ public enum Normalization: String, Codable, Sendable, CaseIterable {
     /// In pixels (so the aspect ratio is right), centred on the window's mean root
     /// (mid-hips) and divided by its mean torso length (|neck − root|): the same pose
     /// anywhere in the frame, at any distance to the camera, gives the same values.
-    case rootTorso
+    case rootTorso = "root_torso"
 }
 
 /// Per-joint channels of the model input, in this order within a joint.
@@ -130,7 +130,7 @@ public struct Window: Sendable, Equatable {
 ///
 /// 1. `mapJoints` — the source's joints to `spec.joints` by name (`Skeleton.index(of:in:)`);
 ///    `neck` (mid-shoulders), `root` (mid-hips) and `head` (mean of nose, eyes, ears) derived
-///    when the source lacks them; a joint below `minConfidence`, or the source lacks, is
+///    when the source lacks them, and `nose` from a source's lone `head` point (Penn Action); a joint below `minConfidence`, or the source lacks, is
 ///    missing. Also the frame's reference points for normalisation (root, torso length,
 ///    shoulder width), in pixels.
 /// 2. `resample` — to `spec.fps` by timestamp, nearest earlier frame; a gap of more than 1.5
@@ -236,6 +236,9 @@ public enum Preprocessing {
                 case "head":
                     let parts = Skeleton.headParts.compactMap { idx($0) }
                     if !parts.isEmpty { return .headMean(parts) }
+                // A source with one head point and no face (Penn Action's `head`) gives it
+                // as the nose: the nearest point of the layout, so the head is not lost.
+                case "nose": if let h = idx("head") { return .index(h) }
                 default: break
                 }
                 return .none

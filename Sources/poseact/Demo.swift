@@ -1,12 +1,16 @@
 import ArgumentParser
+import CBLAS
+import Classifier
 import Dataset
+import Evaluation
 import Foundation
 import Media
 import Pose
 import TFLite
 
-/// The main job on an embedded default. It grows with the product: today it generates a
-/// picture and a short video of a person-like figure and runs the whole pose pipeline on them.
+/// The main job on an embedded default. It grows with the product: it generates a picture
+/// and a short video of a person-like figure and runs the whole pose pipeline on them, then
+/// extracts a generated labeled dataset, trains a classifier on it, exports and evaluates it.
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the pose pipeline on a generated image and video, and report what it found and how fast.",
@@ -15,10 +19,12 @@ struct Demo: ParsableCommand {
             then landmark model); then renders 3 s of the figure walking and waving at 30 fps \
             and tracks it as a video (the detector finds it once, the landmark model follows \
             it). Then writes a small labeled dataset of generated clips (the figure waving, \
-            the figure walking), extracts it into a keypoint store as `poseact extract` does, \
-            and prints the store's report. Prints what was found and the time per stage. Needs \
-            nothing but the two model files; --overlay writes the tracked video with its \
-            wireframe, --keep keeps the generated dataset and store.
+            the figure walking; train/ and test/ folders), extracts it into a keypoint store as \
+            `poseact extract` does, trains the default temporal conv net on the train clips as \
+            `poseact train` does, exports the weights file and evaluates it on the test clips. \
+            Prints what was found and the time per stage. Needs nothing but the two model \
+            files; --overlay writes the tracked video with its wireframe, --keep keeps the \
+            generated dataset, store, run folder and weights file.
             """)
 
     @Option(help: "Folder with the .tflite files.") var models: String?
@@ -68,8 +74,8 @@ struct Demo: ParsableCommand {
                      t.detectorRuns, t.detectorRuns == 1 ? "" : "s", t.landmarkRuns, Double(frames) / seconds, seconds * 1000 / Double(frames)))
         if let overlay { print("  wrote \(overlay)") }
 
-        // 3. A generated labeled dataset, extracted into a keypoint store.
-        try extractGeneratedDataset(modelsDir: dir)
+        // 3. A generated labeled dataset, extracted into a keypoint store, trained on, evaluated.
+        try datasetTrainEvaluate(modelsDir: dir)
 
         // 4. The models alone.
         let detectorTimes = timeRuns(runs, warmup: 3) { pipeline.detector.interpreter.invoke() }
@@ -80,18 +86,33 @@ struct Demo: ParsableCommand {
 }
 
 extension Demo {
-    /// Two labels × two clips of 2 s, written as MP4 in labeled folders, then extracted.
-    func extractGeneratedDataset(modelsDir: URL) throws {
+    /// Two labels × (four train + two test) clips of 2 s, written as MP4 in labeled folders,
+    /// extracted, trained on, exported and evaluated.
+    func datasetTrainEvaluate(modelsDir: URL) throws {
         let root = keep.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("poseact-demo-\(getpid())")
         defer { if keep == nil { try? FileManager.default.removeItem(at: root) } }
         for (label, action) in [("wave", FigureRenderer.Action.wave), ("walk", .walk)] {
-            let folder = root.appendingPathComponent("clips/\(label)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            for n in 1...2 {
-                let writer = try VideoWriter(path: folder.appendingPathComponent("\(label)\(n).mp4").path, width: 640, height: 480, fps: 30)
-                for i in 0..<60 { try writer.write(FigureRenderer.frame(width: 640, height: 480, time: Double(i) / 30 + Double(n), action: action)) }
-                try writer.finish()
+            for (split, clips) in [("train", 1...4), ("test", 5...6)] {
+                let folder = root.appendingPathComponent("clips/\(split)/\(label)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                for n in clips {
+                    let writer = try VideoWriter(path: folder.appendingPathComponent("\(label)\(n).mp4").path, width: 640, height: 480, fps: 30)
+                    // Each clip starts at another phase of the motion, and the odd ones are smaller (farther away).
+                    let size = n % 2 == 0 ? 480 : 400
+                    for i in 0..<60 {
+                        var frame = RGBImage(width: 640, height: 480)
+                        let figure = FigureRenderer.frame(width: size * 4 / 3, height: size, time: Double(i) / 30 + Double(n) * 0.7, action: action)
+                        for y in 0..<min(480, figure.height) {
+                            for x in 0..<min(640, figure.width) {
+                                let s = (y * figure.width + x) * 3, d = ((480 - figure.height + y) * 640 + x) * 3
+                                frame.pixels[d] = figure.pixels[s]; frame.pixels[d + 1] = figure.pixels[s + 1]; frame.pixels[d + 2] = figure.pixels[s + 2]
+                            }
+                        }
+                        try writer.write(frame)
+                    }
+                    try writer.finish()
+                }
             }
         }
         let listing = try DatasetSources.scan(root.appendingPathComponent("clips").path)
@@ -109,7 +130,34 @@ extension Demo {
         for (label, stats) in report.labels.sorted(by: { $0.key < $1.key }) {
             print("  \(label): \(stats.clips) clips, \(stats.frames) frames")
         }
-        if let keep { print("  kept \(keep)/clips and \(store)") }
+
+        // Train the default model (configs/penn-action.yaml) on the train clips, as
+        // `poseact train` does; a short run, as the data is tiny.
+        var config = TrainingConfig()
+        config.training.epochs = 25
+        config.optimizer.batchSize = 8
+        config.data.validationShare = 0
+        openblas_set_num_threads(Int32(config.threads))
+        let run = root.appendingPathComponent("run").path
+        let started = DispatchTime.now().uptimeNanoseconds
+        var tested: EvaluationReport?
+        let trainer = try TrainingRun(folder: run).train(config: config, dataPath: store, restart: true) { event in
+            if case .tested(let report) = event { tested = report }
+        }
+        let trainSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        let last = trainer.history.last!
+        print(String(format: "train: %d windows of %d frames, %d epochs in %.1f s (%d parameters): loss %.3f, accuracy %.0f%%",
+                     trainer.data.train.count, config.preprocessing.window, trainer.epochsDone, trainSeconds,
+                     trainer.model.parameterCount, last.trainLoss, last.trainAccuracy * 100))
+        let weights = root.appendingPathComponent("demo.poseact.h5").path
+        try ActionClassifier.load(path: TrainingRun(folder: run).model).save(to: weights)
+        let exported = try ActionClassifier.load(path: weights)
+        let (windows, _) = try exported.windows(fromData: store, split: "test")
+        let evaluation = exported.evaluate(windows, modelPath: weights, dataPath: store, split: "test")
+        print(String(format: "evaluate: exported weights file on the %d test clips: clip accuracy %.0f%%, window accuracy %.0f%%%@",
+                     evaluation.clips.count, evaluation.clips.accuracy * 100, evaluation.windows.accuracy * 100,
+                     tested.map { $0.clips == evaluation.clips ? " (= the run's own test figures)" : " (differs from the run's own test figures!)" } ?? ""))
+        if let keep { print("  kept \(keep)/clips, \(store), \(run) and \(weights)") }
     }
 }
 

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Classifier
+import Dataset
 import Foundation
 import TFLite
 
@@ -8,20 +10,27 @@ struct ModelCommand: ParsableCommand {
 
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a .tflite model's inputs, outputs, operators, parameters and FLOPs.",
+            abstract: "Show what is inside a weights file (.poseact.h5) or a .tflite model.",
             discussion: """
-                The file is read with poseact's own TFLite reader and planned by its engine, so \
-                this also checks that poseact can run it: an unsupported operator or a damaged \
-                file is reported here, as one line, with a non-zero exit.
+                A weights file: its labels, preprocessing (joints, frame rate, window, stride, \
+                normalisation, features), architecture, parameters and the record of the run \
+                that trained it (data, epochs, validation and test accuracy).
+
+                A .tflite model: its inputs, outputs, operators, parameters and FLOPs. The file \
+                is read with poseact's own TFLite reader and planned by its engine, so this also \
+                checks that poseact can run it: an unsupported operator or a damaged file is \
+                reported here, as one line, with a non-zero exit.
                 """)
 
-        @Argument(help: "A .tflite model file.")
+        @Argument(help: "A weights file (.poseact.h5, or a run folder) or a .tflite model file.")
         var file: String
 
         @Flag(help: "Print one JSON object instead of text.")
         var json = false
 
         func run() throws {
+            let weights = modelPath(file)
+            if HDF5.isHDF5(weights) { try inspectWeights(weights); return }
             let model = try ModelFile(path: file)
             let plan: Interpreter
             do { plan = try Interpreter(model: model, options: .init(threads: 1)) } catch let error as TFLiteError {
@@ -53,6 +62,43 @@ struct ModelCommand: ParsableCommand {
             print(String(format: "  parameters: %.2f M (%.1f MB as float32)", Double(s.parameters) / 1e6, Double(s.weightBytes) / 1e6))
             print(String(format: "  work: %.3f GFLOP per run (a multiply-add counts 2)", Double(s.flops) / 1e9))
             print(String(format: "  activations: %.1f MB arena", Double(s.arenaBytes) / 1e6))
+        }
+
+        func inspectWeights(_ path: String) throws {
+            let c = try ActionClassifier.load(path: path)
+            let record = (try? JSONSerialization.jsonObject(with: Data(c.training.utf8))) as? [String: Any] ?? [:]
+            let spec = (try? JSONSerialization.jsonObject(with: Data(c.spec.json().utf8))) ?? [:]
+            let arch = (try? JSONSerialization.jsonObject(with: Data(jsonText(c.architecture).utf8))) ?? [:]
+            let test = record["test"] as? [String: Any]
+            if json {
+                var object: [String: Any] = ["file": path, "format": ActionClassifier.format, "labels": c.labels,
+                                             "preprocessing": spec, "architecture": arch, "parameters": c.model.parameterCount]
+                for key in ["epochs", "best_epoch", "validation_accuracy", "validation_loss", "data"] { object[key] = record[key] }
+                if let test {
+                    object["test"] = ["clip_accuracy": test["clip_accuracy"] ?? NSNull(), "window_accuracy": test["window_accuracy"] ?? NSNull(),
+                                      "clips": test["clips"] ?? NSNull(), "split": test["split"] ?? NSNull()]
+                }
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+                print(String(decoding: data, as: UTF8.self))
+                return
+            }
+            let s = c.spec, a = c.architecture
+            print("\(path): poseact weights file, format \(ActionClassifier.version)")
+            print("  labels (\(c.labels.count)): \(c.labels.joined(separator: ", "))")
+            print("  preprocessing: \(s.joints.count) joints (\(s.joints.joined(separator: ", "))), \(s.fps) fps, window \(s.window), "
+                  + "stride \(s.stride), \(s.normalization.rawValue) normalisation, features \(s.features.map(\.rawValue).joined(separator: "+")), "
+                  + "min pose share \(s.minPoseShare)")
+            print("  model: \(a.type), \(a.inputChannels) input channels × \(a.frames) frames, \(a.channels) channels, dilations \(a.dilations), "
+                  + "kernel \(a.kernel), dropout \(a.dropout); \(c.model.parameterCount) parameters")
+            if let e = record["epochs"] as? Int {
+                var line = "  training: \(e) epochs, best epoch \(record["best_epoch"] as? Int ?? 0)"
+                if let v = record["validation_accuracy"] as? Double { line += String(format: ", validation accuracy %.2f%%", v * 100) }
+                print(line)
+            }
+            if let data = record["data"] as? [String: Any], let p = data["path"] as? String { print("  data: \(p)") }
+            if let test, let ca = test["clip_accuracy"] as? Double, let wa = test["window_accuracy"] as? Double {
+                print(String(format: "  test (%@): clip accuracy %.2f%%, window accuracy %.2f%%", test["split"] as? String ?? "", ca * 100, wa * 100))
+            }
         }
     }
 }

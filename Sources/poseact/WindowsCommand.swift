@@ -1,4 +1,5 @@
 import ArgumentParser
+import Classifier
 import Dataset
 import Foundation
 import Pose
@@ -14,36 +15,45 @@ struct WindowsCommand: ParsableCommand {
             by name to the layout (vision: Apple's 18; blazepose: BlazePose's 33; all: those plus \
             head, neck, root), clips resampled to --fps, centred on the root and scaled by the \
             torso; a window with fewer than --min-pose-share real poses is not used. The \
-            parameters are stored in the output file and later in the weights file.
+            parameters are stored in the output file and later in the weights file. \
+            --config takes them from a training config's preprocessing section (every key, \
+            features and normalisation included); the flags override it.
             """)
 
     @Argument(help: "A keypoint store (.h5).") var store: String
-    @Option(help: "Frames per window.") var window = 32
-    @Option(help: "Frames between window starts.") var stride = 8
-    @Option(help: "The model frame rate.") var fps: Double = 30
-    @Option(help: "Joint layout: vision, blazepose or all.") var joints = "vision"
-    @Option(help: "Smallest share of real poses in a used window.") var minPoseShare = 0.6
+    @Option(help: "Take the preprocessing of this training config (YAML).") var config: String?
+    @Option(help: "Frames per window (default 32).") var window: Int?
+    @Option(help: "Frames between window starts (default 8).") var stride: Int?
+    @Option(help: "The model frame rate (default 30).") var fps: Double?
+    @Option(help: "Joint layout: vision, blazepose or all (default vision).") var joints: String?
+    @Option(help: "Smallest share of real poses in a used window (default 0.6).") var minPoseShare: Double?
     @Option(name: .shortAndLong, help: "The windows file to write (.h5).") var output: String
     @Flag(help: "Print one JSON object instead of a table.") var json = false
 
-    func layout() throws -> [String] {
-        switch joints {
+    func layout(_ name: String) throws -> [String] {
+        switch name {
         case "vision": return Skeleton.visionLayout
         case "blazepose": return Skeleton.blazePoseNames
         case "all": return Skeleton.allNames
-        default: throw ValidationError("--joints takes vision, blazepose or all (got '\(joints)')")
+        default: throw ValidationError("--joints takes vision, blazepose or all (got '\(name)')")
         }
     }
 
     func validate() throws {
-        _ = try layout()
-        guard window >= 1, stride >= 1 else { throw ValidationError("--window and --stride must be at least 1") }
-        guard fps > 0 else { throw ValidationError("--fps must be positive") }
-        guard (0...1).contains(minPoseShare) else { throw ValidationError("--min-pose-share must be in 0…1") }
+        if let joints { _ = try layout(joints) }
+        guard (window ?? 1) >= 1, (stride ?? 1) >= 1 else { throw ValidationError("--window and --stride must be at least 1") }
+        guard (fps ?? 1) > 0 else { throw ValidationError("--fps must be positive") }
+        guard (0...1).contains(minPoseShare ?? 0) else { throw ValidationError("--min-pose-share must be in 0…1") }
     }
 
     func run() throws {
-        let spec = PreprocessingSpec(joints: try layout(), fps: fps, window: window, stride: stride, minPoseShare: minPoseShare)
+        var spec = try config.map { try TrainingConfig.load(path: $0).preprocessing } ?? PreprocessingSpec()
+        if let joints { spec.joints = try layout(joints) }
+        if let fps { spec.fps = fps }
+        if let window { spec.window = window }
+        if let stride { spec.stride = stride }
+        if let minPoseShare { spec.minPoseShare = minPoseShare }
+        let window = spec.window
         let (set, report) = try TrainingSet.build(store: KeypointStore(path: store), spec: spec)
         try set.write(to: output)
         let splits = Array(Set(report.values.flatMap(\.keys))).sorted()

@@ -86,10 +86,12 @@ final class LayerGradientTests: XCTestCase {
     }
 
     func testSoftmaxCrossEntropyGradients() {
-        // With and without class weights; dL/dlogits against finite differences of the loss.
-        for weights in [nil, [0.5, 2.0, 1.0, 3.0] as [Float]] {
+        // With and without class weights and label smoothing; dL/dlogits against finite
+        // differences of the loss.
+        for (weights, smoothing) in [(nil, 0), ([0.5, 2.0, 1.0, 3.0] as [Float]?, 0), (nil, 0.1), ([0.5, 2.0, 1.0, 3.0], 0.2)] as [([Float]?, Float)] {
             let B = 3, O = 4
             let ce = SoftmaxCrossEntropy(classes: O, maxBatch: 3, classWeights: weights)
+            ce.smoothing = smoothing
             let logits = randomBuffer(B * O, seed: 81, scale: 2)
             let targets = [2, 0, 3]
             ce.forward(logits.pointer, targets: targets, batch: B)
@@ -102,7 +104,7 @@ final class LayerGradientTests: XCTestCase {
                 report.compare(Double(analytic[i]), numeric, floor: GradCheck.floor, label: "dlogits[\(i)]")
             }
             GradCheck.assertPasses(report)
-            log("SoftmaxCrossEntropy weights=\(weights != nil)", report)
+            log("SoftmaxCrossEntropy weights=\(weights != nil) smoothing=\(smoothing)", report)
         }
     }
 }

@@ -73,13 +73,14 @@ final class PreprocessingTests: XCTestCase {
         for n in ["nose", "left_eye", "right_ear", "left_ankle"] { XCTAssertEqual(joint(w, n, t: 0, spec: spec), src(n), n) }
     }
 
-    func testPennToVisionHasNoFace() throws {
+    func testPennToVisionHeadIsTheNose() throws {
         let spec = PreprocessingSpec(window: 4, stride: 4, normalization: .none)
         let w = try XCTUnwrap(Preprocessing.windows(of: Self.clip(Self.pennNames, frames: 4), spec: spec).first)
-        XCTAssertEqual(w.mask, [1, 1, 1, 1], "12 of the 13 joints Penn provides are present: real poses")
-        for n in ["nose", "left_eye", "right_eye", "left_ear", "right_ear"] { XCTAssertEqual(joint(w, n, t: 1, spec: spec), [0, 0, 0], n) }
-        for n in ["neck", "left_shoulder", "right_hip", "left_ankle"] { XCTAssertGreaterThan(joint(w, n, t: 1, spec: spec)[2], 0, n) }
+        XCTAssertEqual(w.mask, [1, 1, 1, 1], "13 of the 14 joints Penn provides are present: real poses")
         let raw = Self.pose(Self.pennNames, t: 1)
+        XCTAssertEqual(joint(w, "nose", t: 1, spec: spec), Array(raw[0..<3]), "Penn's head point stands for the nose")
+        for n in ["left_eye", "right_eye", "left_ear", "right_ear"] { XCTAssertEqual(joint(w, n, t: 1, spec: spec), [0, 0, 0], n) }
+        for n in ["neck", "left_shoulder", "right_hip", "left_ankle"] { XCTAssertGreaterThan(joint(w, n, t: 1, spec: spec)[2], 0, n) }
         XCTAssertEqual(joint(w, "right_wrist", t: 1, spec: spec), Array(raw[18..<21]))
     }
 

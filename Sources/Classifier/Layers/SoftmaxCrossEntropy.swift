@@ -11,8 +11,13 @@ import Tensor
 ///   L = Σ_b w[y_b]·(−log p_b[y_b]) / Σ_b w[y_b],
 /// so a batch's loss stays on the same scale whatever its class mix; without weights
 /// (all w = 1) it is the plain mean over the batch.
+///
+/// With label smoothing ε the target of sample b is q_b = (1 − ε)·onehot(y_b) + ε/O, and
+/// its loss −Σ_o q_b[o]·log p_b[o] (ε = 0: the plain cross-entropy).
 public final class SoftmaxCrossEntropy {
     public let classes: Int, maxBatch: Int
+    /// Label smoothing ε in [0, 1).
+    public var smoothing: Float = 0
     /// Per-class weights (O), all 1 by default.
     public let classWeights: FloatBuffer
     /// Softmax probabilities of the last forward, (B,O).
@@ -40,7 +45,7 @@ public final class SoftmaxCrossEntropy {
     }
 
     // logits (B,O), targets (B) → probs (B,O) = softmax(logits), returns L (above), and
-    // writes dlogits[b,o] = w[y_b]/Σw · (probs[b,o] − [o = y_b]).
+    // writes dlogits[b,o] = w[y_b]/Σw · (probs[b,o] − q_b[o]).
     // log-softmax is taken as (z − max) − log Σ exp(z − max), so large logits don't overflow.
     @discardableResult
     public func forward(_ logits: UnsafePointer<Float>, targets: UnsafePointer<Int>, batch B: Int) -> Float {
@@ -57,14 +62,22 @@ public final class SoftmaxCrossEntropy {
             for o in 0..<O { pb[o] = expf(z[o] - maxZ); sum += pb[o] }
             let inv = 1 / sum
             for o in 0..<O { pb[o] *= inv }
-            let logP = Double(z[y] - maxZ) - Double(logf(sum))
-            loss -= Double(w[y]) * logP
+            let logSum = Double(logf(sum))
+            var sampleLoss = -(Double(z[y] - maxZ) - logSum)
+            if smoothing > 0 {
+                var meanLogP = 0.0
+                for o in 0..<O { meanLogP += Double(z[o] - maxZ) - logSum }
+                meanLogP /= Double(O)
+                sampleLoss = (1 - Double(smoothing)) * sampleLoss - Double(smoothing) * meanLogP
+            }
+            loss += Double(w[y]) * sampleLoss
             totalWeight += Double(w[y])
         }
         let scale: Float = totalWeight > 0 ? Float(1 / totalWeight) : 0
+        let off = smoothing / Float(O), on = 1 - smoothing + off
         for b in 0..<B {
             let y = targets[b], wb = w[y] * scale
-            for o in 0..<O { d[b * O + o] = wb * (p[b * O + o] - (o == y ? 1 : 0)) }
+            for o in 0..<O { d[b * O + o] = wb * (p[b * O + o] - (o == y ? on : off)) }
         }
         return totalWeight > 0 ? Float(loss / totalWeight) : 0
     }

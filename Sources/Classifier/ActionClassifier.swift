@@ -1,0 +1,213 @@
+import Dataset
+import Foundation
+import Tensor
+
+/// The architecture of a model, as stored in its weights file.
+public struct Architecture: Codable, Equatable, Sendable {
+    public var type = "tcn"
+    public var inputChannels: Int
+    public var frames: Int
+    public var classes: Int
+    public var channels: Int
+    public var dilations: [Int]
+    public var kernel: Int
+    public var dropout: Double
+
+    enum CodingKeys: String, CodingKey {
+        case type, inputChannels = "input_channels", frames, classes, channels, dilations, kernel, dropout
+    }
+
+    public init(config: TrainingConfig, classes: Int) {
+        type = config.model.type
+        inputChannels = config.preprocessing.channels
+        frames = config.preprocessing.window
+        self.classes = classes
+        channels = config.model.channels
+        dilations = config.model.dilations
+        kernel = config.model.kernel
+        dropout = config.model.dropout
+    }
+
+    /// The TCN of this architecture, for batches of up to `maxBatch` windows.
+    func tcn(maxBatch: Int, seed: UInt64) -> TCN {
+        TCN(.init(inputChannels: inputChannels, frames: frames, classes: classes, channels: channels,
+                  dilations: dilations, kernel: kernel, dropout: Float(dropout), maxBatch: maxBatch, seed: seed))
+    }
+}
+
+/// A trained action classifier and everything it needs to run: the labels, the
+/// preprocessing that makes its input, the architecture and the weights. This is what a
+/// weights file holds, and what `evaluate` and `live` run.
+///
+/// Weights file (HDF5, `*.poseact.h5`), readable with h5py or h5dump:
+/// - root attributes: `format` = "poseact-model", `format_version` = 1, `labels` (class
+///   names, in output order), `preprocessing` (PreprocessingSpec JSON: joints, fps,
+///   window, stride, normalisation, features, thresholds), `architecture` (JSON),
+///   `training` (JSON: the config, the data and the metrics of the run), `created`.
+/// - `weights/NAME`: one float32 dataset per parameter tensor and batch-norm running
+///   statistic, e.g. `weights/block0.conv.weight` [out, kernel, in].
+/// A checkpoint is a weights file plus `optimizer/m.NAME`, `optimizer/v.NAME` and the
+/// attributes of the run's state.
+public final class ActionClassifier {
+    public static let format = "poseact-model"
+    public static let version = 1
+
+    public let labels: [String]
+    public let spec: PreprocessingSpec
+    public let architecture: Architecture
+    /// The run's record (JSON text), carried along unchanged.
+    public var training: String
+    public let model: TCN
+
+    /// Windows per forward pass at inference.
+    public static let inferenceBatch = 64
+
+    public init(labels: [String], spec: PreprocessingSpec, architecture: Architecture, training: String = "{}",
+                model: TCN? = nil) {
+        self.labels = labels; self.spec = spec; self.architecture = architecture; self.training = training
+        self.model = model ?? architecture.tcn(maxBatch: Self.inferenceBatch, seed: 0)
+    }
+
+    /// Class probabilities of each window (values: window × channels; mask: window).
+    public func probabilities(values: [[Float]], masks: [[Float]]) -> [[Float]] {
+        precondition(values.count == masks.count)
+        let w = architecture.frames, c = architecture.inputChannels, k = architecture.classes
+        let batch = model.config.maxBatch
+        var x = [Float](repeating: 0, count: batch * w * c), m = [Float](repeating: 0, count: batch * w)
+        var out: [[Float]] = []
+        out.reserveCapacity(values.count)
+        var start = 0
+        while start < values.count {
+            let n = min(batch, values.count - start)
+            for i in 0..<n {
+                precondition(values[start + i].count == w * c && masks[start + i].count == w)
+                x.replaceSubrange((i * w * c)..<((i + 1) * w * c), with: values[start + i])
+                m.replaceSubrange((i * w)..<((i + 1) * w), with: masks[start + i])
+            }
+            let logits = x.withUnsafeBufferPointer { xp in
+                m.withUnsafeBufferPointer { mp in
+                    model.forward(xp.baseAddress!, mask: mp.baseAddress!, batch: n, training: false)
+                }
+            }
+            for i in 0..<n { out.append(softmax(logits + i * k, count: k)) }
+            start += n
+        }
+        return out
+    }
+
+    public func probabilities(_ windows: [Window]) -> [[Float]] {
+        probabilities(values: windows.map(\.values), masks: windows.map(\.mask))
+    }
+
+    // MARK: Weights file
+
+    /// Writes the weights file atomically (a temp file, then a rename). `extra` may add
+    /// groups and attributes (a checkpoint's optimiser state) before the file is closed.
+    public func save(to path: String, extra: ((HDF5Group) throws -> Void)? = nil) throws {
+        let tmp = path + ".tmp"
+        do {
+            let file = try HDF5File.create(tmp)
+            do {
+                let root = try file.root()
+                try root.setAttribute("format", Self.format)
+                try root.setAttribute("format_version", Self.version)
+                try root.setAttribute("labels", labels)
+                try root.setAttribute("preprocessing", spec.json())
+                try root.setAttribute("architecture", jsonText(architecture))
+                try root.setAttribute("training", training)
+                try root.setAttribute("created", ISO8601DateFormatter().string(from: Date()))
+                let weights = try root.createGroup("weights")
+                for (name, shape, buffer) in stateTensors() {
+                    try weights.write(name, buffer.array, shape: shape).close()
+                }
+                weights.close()
+                try extra?(root)
+                root.close()
+                try file.close()
+            } catch {
+                try? file.close()
+                throw error
+            }
+        } catch {
+            unlink(tmp)
+            throw error
+        }
+        if rename(tmp, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(tmp)
+            throw ModelFileError("\(path): cannot rename \(tmp) to it (\(reason))")
+        }
+    }
+
+    /// Every tensor that defines the function, with its shape.
+    func stateTensors() -> [(String, [Int], FloatBuffer)] {
+        let shapes = Dictionary(uniqueKeysWithValues: model.parameters.map { ($0.name, $0.shape) })
+        return model.state.map { ($0.name, shapes[$0.name] ?? [$0.buffer.count], $0.buffer) }
+    }
+
+    /// Reads a weights file (or a checkpoint); every tensor is checked against the architecture.
+    public static func load(path: String, maxBatch: Int = inferenceBatch) throws -> ActionClassifier {
+        guard FileManager.default.fileExists(atPath: path) else { throw ModelFileError("\(path): no such file") }
+        guard HDF5.isHDF5(path) else { throw ModelFileError("\(path): not a poseact weights file (not HDF5)") }
+        let file = try HDF5File.open(path)
+        defer { try? file.close() }
+        let root = try file.root()
+        defer { root.close() }
+        guard (try? root.stringAttribute("format")) == format else {
+            throw ModelFileError("\(path): not a poseact weights file (an HDF5 file without format = \(format))")
+        }
+        let v = try root.intAttribute("format_version")
+        guard v <= version else { throw ModelFileError("\(path): weights format \(v) is newer than this poseact reads (\(version)); update poseact") }
+        do {
+            let labels = try root.stringArrayAttribute("labels")
+            let spec = try PreprocessingSpec.fromJSON(try root.stringAttribute("preprocessing"))
+            let arch = try JSONDecoder().decode(Architecture.self, from: Data(try root.stringAttribute("architecture").utf8))
+            let training = (try? root.stringAttribute("training")) ?? "{}"
+            guard arch.type == "tcn" else { throw ModelFileError("\(path): model type '\(arch.type)' is not known to this poseact") }
+            guard labels.count == arch.classes, labels.count >= 2, arch.inputChannels == spec.channels, arch.frames == spec.window,
+                  arch.channels > 0, arch.kernel > 0, !arch.dilations.isEmpty, arch.dilations.allSatisfy({ $0 > 0 }),
+                  spec.problems.isEmpty else {
+                throw ModelFileError("\(path): labels, preprocessing and architecture disagree (\(labels.count) labels, "
+                                     + "\(arch.classes) classes, \(spec.channels) input channels vs \(arch.inputChannels))")
+            }
+            let classifier = ActionClassifier(labels: labels, spec: spec, architecture: arch, training: training,
+                                              model: arch.tcn(maxBatch: maxBatch, seed: 0))
+            let weights = try root.group("weights")
+            defer { weights.close() }
+            for (name, shape, buffer) in classifier.stateTensors() {
+                guard try weights.has(name) else { throw ModelFileError("\(path): weights/\(name) is missing") }
+                let (values, stored) = try weights.read(name, as: Float.self)
+                guard stored == shape, values.count == buffer.count else {
+                    throw ModelFileError("\(path): weights/\(name) has shape \(stored), the architecture needs \(shape)")
+                }
+                guard values.allSatisfy({ $0.isFinite }) else { throw ModelFileError("\(path): weights/\(name) holds NaN or infinity") }
+                buffer.pointer.update(from: values, count: values.count)
+            }
+            return classifier
+        } catch let e as ModelFileError {
+            throw e
+        } catch {
+            throw ModelFileError("\(path): damaged weights file (\(error))")
+        }
+    }
+}
+
+public struct ModelFileError: Error, CustomStringConvertible, Equatable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+func softmax(_ z: UnsafePointer<Float>, count k: Int) -> [Float] {
+    var maxZ = z[0]
+    for o in 1..<k where z[o] > maxZ { maxZ = z[o] }
+    var p = (0..<k).map { expf(z[$0] - maxZ) }
+    let sum = p.reduce(0, +)
+    for o in 0..<k { p[o] /= sum }
+    return p
+}
+
+public func jsonText<T: Encodable>(_ value: T) -> String {
+    let e = JSONEncoder(); e.outputFormatting = [.sortedKeys]
+    return String(decoding: (try? e.encode(value)) ?? Data(), as: UTF8.self)
+}

@@ -1,0 +1,78 @@
+import Dataset
+import Evaluation
+import Foundation
+import Media
+
+extension ActionClassifier {
+    /// Window- and clip-level metrics of the model on `windows` (a clip's label is the
+    /// argmax of the mean of its windows' probabilities). Windows of labels the model
+    /// does not know must be left out by the caller.
+    public func evaluate(_ windows: [Window], modelPath: String, dataPath: String, split: String?) -> EvaluationReport {
+        let index = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
+        let truth = windows.map { index[$0.label]! }
+        let probs = probabilities(windows)
+        let predicted = probs.map { Evaluation.argmax($0) }
+        let clips = ClipVote.aggregate(clipIDs: windows.map(\.clipID), truth: truth, probabilities: probs)
+        return EvaluationReport(model: modelPath, data: dataPath, split: split,
+                                windows: ClassificationMetrics(labels: labels, truth: truth, predicted: predicted),
+                                clips: ClassificationMetrics(labels: labels, truth: clips.truth, predicted: clips.predicted))
+    }
+
+    /// The windows of a keypoint store (or windows file) under this model's preprocessing,
+    /// of one split (nil: all clips), and the labels found that the model does not know
+    /// (their windows are left out).
+    public func windows(fromData path: String, split: String?) throws -> (windows: [Window], unknownLabels: [String]) {
+        guard FileManager.default.fileExists(atPath: path) else { throw ConfigError("\(path): no such file") }
+        guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
+        let file = try HDF5File.open(path)
+        let format = (try? file.root().stringAttribute("format")) ?? ""
+        try file.close()
+        var all: [Window] = []
+        if format == TrainingSet.format {
+            let set = try TrainingSet.read(path: path)
+            guard set.spec == spec else {
+                throw ConfigError("\(path): these windows were cut with other preprocessing than the model's; give the keypoint store instead")
+            }
+            all = set.windows.filter { split == nil || $0.split == split }
+        } else {
+            let store = try KeypointStore(path: path)
+            let entries = store.entries.filter { split == nil || $0.split == split }
+            guard !entries.isEmpty else {
+                let splits = Set(store.entries.map { $0.split ?? "none" }).sorted().joined(separator: ", ")
+                throw ConfigError("\(path): no clips of split '\(split ?? "")' (splits: \(splits)); use --split")
+            }
+            for e in entries { all += Preprocessing.windows(of: try store.read(e.id), spec: spec) }
+        }
+        let known = Set(labels)
+        let unknown = Set(all.map(\.label)).subtracting(known).sorted()
+        return (all.filter { known.contains($0.label) }, unknown)
+    }
+}
+
+extension EvaluationReport {
+    /// Writes `NAME.json`, `NAME.md` and `NAME-confusion.png` into `folder`; returns their paths.
+    @discardableResult
+    public func write(to folder: String, name: String = "evaluation", title: String) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let png = "\(name)-confusion.png"
+        let paths = ["\(folder)/\(name).json", "\(folder)/\(name).md", "\(folder)/\(png)"]
+        try writeAtomically(json() + "\n", to: paths[0])
+        try writeAtomically(markdown(confusionPicture: png), to: paths[1])
+        let tmp = paths[2] + ".tmp.png"
+        try writePNG(ConfusionPicture.render(clips, title: title), to: tmp)
+        guard rename(tmp, paths[2]) == 0 else { throw ConfigError("\(paths[2]): cannot write") }
+        return paths
+    }
+}
+
+/// Writes text to a temp file beside `path`, then renames it over `path`.
+public func writeAtomically(_ text: String, to path: String) throws {
+    let tmp = path + ".tmp"
+    guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8)) else {
+        throw ConfigError("\(path): cannot write (\(String(cString: strerror(errno))))")
+    }
+    guard rename(tmp, path) == 0 else {
+        unlink(tmp)
+        throw ConfigError("\(path): cannot write (\(String(cString: strerror(errno))))")
+    }
+}

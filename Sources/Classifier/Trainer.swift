@@ -1,0 +1,244 @@
+import CBLAS
+import Dataset
+import Evaluation
+import Foundation
+import Tensor
+
+/// The training loop: mini-batches of augmented windows through the TCN, softmax
+/// cross-entropy, Adam/AdamW with a warm-up + cosine learning rate, validation after each
+/// epoch, early stopping on the validation accuracy (ties broken by the lower loss: the
+/// loss alone keeps rising on a small validation set while the accuracy still improves).
+///
+/// Reproducible: every epoch's shuffle, augmentation and dropout draw from generators
+/// seeded by (seed, epoch), so the same seed and threads give the same model bit for bit,
+/// and a run resumed from a checkpoint is the run that was not interrupted.
+public final class Trainer {
+    public let config: TrainingConfig
+    public let data: TrainingData
+    public let classifier: ActionClassifier
+    public var model: TCN { classifier.model }
+    let optimizer: AdamOptimizer
+    let loss: SoftmaxCrossEntropy
+    let schedule: CosineSchedule
+    let batchSize: Int
+    let stepsPerEpoch: Int
+    let trainTargets: [Int], validationTargets: [Int]
+
+    /// Epochs finished so far, their records, and the early-stopping state.
+    public private(set) var history: [EpochRecord] = []
+    public private(set) var bestEpoch = 0
+    public private(set) var bestValidationLoss = Double.infinity
+    public private(set) var bestValidationAccuracy = -1.0
+    public var epochsDone: Int { history.count }
+    /// Whether early stopping has ended the run.
+    public var stoppedEarly: Bool {
+        config.training.patience > 0 && !data.validation.isEmpty && epochsDone - bestEpoch >= config.training.patience
+    }
+    public var finished: Bool { epochsDone >= config.training.epochs || stoppedEarly }
+
+    // Batch buffers: (B,T,C) values, (B,T) mask, (B) targets.
+    let x: FloatBuffer, mask: FloatBuffer
+    var targets: [Int]
+
+    public init(config: TrainingConfig, data: TrainingData, classifier: ActionClassifier? = nil) {
+        self.config = config
+        self.data = data
+        batchSize = config.optimizer.batchSize
+        let arch = Architecture(config: config, classes: data.labels.count)
+        if let classifier {
+            precondition(classifier.architecture == arch && classifier.model.config.maxBatch == batchSize)
+            self.classifier = classifier
+        } else {
+            self.classifier = ActionClassifier(labels: data.labels, spec: data.spec, architecture: arch,
+                                               model: arch.tcn(maxBatch: batchSize, seed: config.training.seed))
+        }
+        let decay: AdamOptimizer.WeightDecay = config.optimizer.weightDecay == 0 ? .none
+            : config.optimizer.name == .adamw ? .decoupled(Float(config.optimizer.weightDecay)) : .l2(Float(config.optimizer.weightDecay))
+        optimizer = AdamOptimizer(parameters: self.classifier.model.parameters, weightDecay: decay)
+        trainTargets = data.classIndex(data.train)
+        validationTargets = data.classIndex(data.validation)
+        var weights: [Float]? = nil
+        if config.training.classWeighting == .balanced {
+            // w_c = N / (K · n_c): a class with half the windows weighs twice as much.
+            var counts = [Int](repeating: 0, count: data.labels.count)
+            for t in trainTargets { counts[t] += 1 }
+            let n = data.train.count, k = data.labels.count
+            weights = counts.map { $0 == 0 ? 0 : Float(n) / Float(k * $0) }
+        }
+        loss = SoftmaxCrossEntropy(classes: data.labels.count, maxBatch: batchSize, classWeights: weights)
+        loss.smoothing = Float(config.training.labelSmoothing)
+        let n = data.train.count
+        // A last batch of one window is left out: batch norm cannot normalise a single sample.
+        stepsPerEpoch = n / batchSize + (n % batchSize >= 2 ? 1 : 0)
+        let total = max(1, stepsPerEpoch * config.training.epochs)
+        let warmup = min(total, Int((config.optimizer.warmupEpochs * Double(stepsPerEpoch)).rounded()))
+        schedule = CosineSchedule(baseLearningRate: Float(config.optimizer.learningRate),
+                                  minLearningRate: Float(config.optimizer.minLearningRate), warmupSteps: warmup, totalSteps: total)
+        let w = data.spec.window, c = data.spec.channels
+        x = FloatBuffer(count: batchSize * w * c)
+        mask = FloatBuffer(count: batchSize * w)
+        targets = [Int](repeating: 0, count: batchSize)
+    }
+
+    static func epochSeed(_ seed: UInt64, _ epoch: Int) -> UInt64 {
+        var r = SplitMix64(seed: seed ^ (UInt64(epoch + 1) &* 0x9E37_79B9_7F4A_7C15))
+        return r.next()
+    }
+
+    /// Trains one epoch (the next one); `progress(batchesDone, batches, meanLoss)` after
+    /// each batch. Returns its record (validation included).
+    @discardableResult
+    public func runEpoch(progress: ((Int, Int, Double) -> Void)? = nil) -> EpochRecord {
+        let epoch = epochsDone + 1
+        let seed = Self.epochSeed(config.training.seed, epoch)
+        var rng = SplitMix64(seed: seed)
+        for (i, block) in model.blocks.enumerated() { block.dropout.rng = SplitMix64(seed: seed &+ UInt64(i + 1)) }
+        let order = Array(0..<data.train.count).shuffledDeterministically(&rng)
+        let w = data.spec.window, c = data.spec.channels, wc = w * c
+        let augment = config.augmentation != .off
+        var totalLoss = 0.0, correct = 0, seen = 0
+        var lr: Float = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        for step in 0..<stepsPerEpoch {
+            let b0 = step * batchSize, n = min(batchSize, order.count - b0)
+            for i in 0..<n {
+                var window = data.train[order[b0 + i]]
+                if augment {
+                    AugmentationSpec.augment(&window, spec: config.augmentation, layout: data.spec.joints,
+                                         features: data.spec.features, rng: &rng)
+                }
+                (x.pointer + i * wc).update(from: window.values, count: wc)
+                (mask.pointer + i * w).update(from: window.mask, count: w)
+                targets[i] = trainTargets[order[b0 + i]]
+            }
+            let logits = model.forward(x.pointer, mask: mask.pointer, batch: n, training: true)
+            let l = loss.forward(logits, targets: targets, batch: n)
+            totalLoss += Double(l) * Double(n)
+            seen += n
+            for i in 0..<n where argmax(logits + i * loss.classes, loss.classes) == targets[i] { correct += 1 }
+            optimizer.zeroGrad()
+            model.backward(loss.dLogits.pointer)
+            if config.optimizer.gradientClip > 0 { optimizer.clipGradientNorm(Float(config.optimizer.gradientClip)) }
+            lr = schedule.learningRate(step: optimizer.step)
+            optimizer.step(learningRate: lr)
+            progress?(step + 1, stepsPerEpoch, totalLoss / Double(seen))
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var record = EpochRecord(epoch: epoch, trainLoss: totalLoss / Double(max(seen, 1)),
+                                 trainAccuracy: Double(correct) / Double(max(seen, 1)),
+                                 validationLoss: nil, validationAccuracy: nil, learningRate: Double(lr), seconds: seconds)
+        if !data.validation.isEmpty {
+            let (vl, va) = lossAndAccuracy(data.validation, targets: validationTargets)
+            record.validationLoss = vl
+            record.validationAccuracy = va
+            if va > bestValidationAccuracy || (va == bestValidationAccuracy && vl < bestValidationLoss) {
+                bestValidationAccuracy = va; bestValidationLoss = vl; bestEpoch = epoch
+            }
+        } else {
+            bestEpoch = epoch   // no validation: the last epoch is the best we know
+        }
+        history.append(record)
+        return record
+    }
+
+    /// Mean cross-entropy (unweighted) and accuracy of the model in evaluation mode.
+    public func lossAndAccuracy(_ windows: [Window], targets: [Int]) -> (Double, Double) {
+        let probs = classifier.probabilities(windows)
+        var l = 0.0, correct = 0
+        for (p, t) in zip(probs, targets) {
+            l -= log(Double(max(p[t], 1e-12)))
+            if argmax(p) == t { correct += 1 }
+        }
+        return (l / Double(max(windows.count, 1)), Double(correct) / Double(max(windows.count, 1)))
+    }
+
+    // MARK: Checkpoints
+
+    /// The run's record for the weights file: config, data, best epoch and history.
+    public func record(extra: [String: Any] = [:]) -> String {
+        var r: [String: Any] = [
+            "config": (try? JSONSerialization.jsonObject(with: Data(config.json().utf8))) ?? [:],
+            "data": AnyCodable(data.summary).jsonObject,
+            "epochs": epochsDone, "best_epoch": bestEpoch,
+            "history": AnyCodable(history.map { AnyCodable($0) }).jsonObject,
+            "parameters": model.parameterCount,
+        ]
+        if let best = history.first(where: { $0.epoch == bestEpoch }) {
+            r["validation_accuracy"] = best.validationAccuracy ?? NSNull()
+            r["validation_loss"] = best.validationLoss ?? NSNull()
+        }
+        for (k, v) in extra { r[k] = v }
+        return (try? JSONSerialization.data(withJSONObject: r, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// Writes the full state (weights, optimiser moments, history) atomically.
+    public func saveCheckpoint(to path: String) throws {
+        classifier.training = record()
+        try classifier.save(to: path) { root in
+            try root.setAttribute("checkpoint_config", self.config.json())
+            try root.setAttribute("checkpoint_step", self.optimizer.step)
+            try root.setAttribute("checkpoint_best_epoch", self.bestEpoch)
+            try root.setAttribute("checkpoint_best_validation_loss", self.bestValidationLoss.isFinite ? self.bestValidationLoss : -1)
+            try root.setAttribute("checkpoint_best_validation_accuracy", self.bestValidationAccuracy)
+            try root.setAttribute("checkpoint_history", jsonText(self.history))
+            let g = try root.createGroup("optimizer")
+            for (i, p) in self.optimizer.parameters.enumerated() {
+                try g.write("m.\(p.name)", self.optimizer.m[i].array, shape: p.shape).close()
+                try g.write("v.\(p.name)", self.optimizer.v[i].array, shape: p.shape).close()
+            }
+            g.close()
+        }
+    }
+
+    /// The config a checkpoint was written with.
+    public static func checkpointConfig(path: String) throws -> TrainingConfig {
+        let file = try HDF5File.open(path)
+        defer { try? file.close() }
+        let root = try file.root()
+        defer { root.close() }
+        return try JSONDecoder().decode(TrainingConfig.self, from: Data(try root.stringAttribute("checkpoint_config").utf8))
+    }
+
+    /// A trainer in the state a checkpoint holds (for the same config and data).
+    public static func resume(from path: String, config: TrainingConfig, data: TrainingData) throws -> Trainer {
+        let classifier = try ActionClassifier.load(path: path, maxBatch: config.optimizer.batchSize)
+        guard classifier.labels == data.labels else {
+            throw ConfigError("\(path): the checkpoint's labels (\(classifier.labels.joined(separator: ", "))) are not the data's (\(data.labels.joined(separator: ", ")))")
+        }
+        let t = Trainer(config: config, data: data, classifier: classifier)
+        let file = try HDF5File.open(path)
+        defer { try? file.close() }
+        let root = try file.root()
+        defer { root.close() }
+        t.optimizer.step = try root.intAttribute("checkpoint_step")
+        t.bestEpoch = try root.intAttribute("checkpoint_best_epoch")
+        let best = try root.doubleAttribute("checkpoint_best_validation_loss")
+        t.bestValidationLoss = best < 0 ? .infinity : best
+        t.bestValidationAccuracy = try root.doubleAttribute("checkpoint_best_validation_accuracy")
+        t.history = try JSONDecoder().decode([EpochRecord].self, from: Data(try root.stringAttribute("checkpoint_history").utf8))
+        let g = try root.group("optimizer")
+        defer { g.close() }
+        for (i, p) in t.optimizer.parameters.enumerated() {
+            let (m, _) = try g.read("m.\(p.name)", as: Float.self)
+            let (v, _) = try g.read("v.\(p.name)", as: Float.self)
+            guard m.count == p.count, v.count == p.count else { throw ModelFileError("\(path): optimizer state of \(p.name) is damaged") }
+            t.optimizer.m[i].pointer.update(from: m, count: m.count)
+            t.optimizer.v[i].pointer.update(from: v, count: v.count)
+        }
+        return t
+    }
+}
+
+func argmax(_ p: UnsafePointer<Float>, _ k: Int) -> Int {
+    var best = 0
+    for o in 1..<k where p[o] > p[best] { best = o }
+    return best
+}
+
+extension AnyCodable {
+    /// As a JSONSerialization object.
+    var jsonObject: Any {
+        guard let d = try? JSONEncoder().encode(self) else { return NSNull() }
+        return (try? JSONSerialization.jsonObject(with: d, options: [.fragmentsAllowed])) ?? NSNull()
+    }
+}

@@ -1,0 +1,186 @@
+import Dataset
+import Foundation
+import Tensor
+
+/// The windows a run trains, validates and tests on, split by clip (or by source video),
+/// never by window: no clip has windows on two sides.
+public struct TrainingData: Sendable {
+    public var spec: PreprocessingSpec
+    /// Class names, sorted; a window's class is its label's index here.
+    public var labels: [String]
+    public var train: [Window]
+    public var validation: [Window]
+    public var test: [Window]
+    /// What the data was, for the run's record: path, clips and windows per side and label.
+    public var summary: [String: AnyCodable]
+
+    public func classIndex(_ windows: [Window]) -> [Int] {
+        let index = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
+        return windows.map { index[$0.label]! }
+    }
+
+    /// Reads a keypoint store or a windows file and splits it as the config says. Every
+    /// problem that would make training pointless is an error here, before any training.
+    public static func load(path: String, config: TrainingConfig) throws -> TrainingData {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ConfigError("\(path): no such file (give a keypoint store from poseact extract/import, or a windows file)")
+        }
+        guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
+        let file = try HDF5File.open(path)
+        let format = (try? file.root().stringAttribute("format")) ?? ""
+        try file.close()
+        var spec = config.preprocessing
+        var all: [Window]
+        var groupOf: [String: String] = [:]   // clip id → validation group
+        var clipsOfSplit: [String: Int] = [:]
+        if format == TrainingSet.format {
+            let set = try TrainingSet.read(path: path)
+            if set.spec != spec {
+                // The windows were cut already: their preprocessing is the one that counts.
+                spec = set.spec
+            }
+            all = set.windows
+            for w in all { groupOf[w.clipID] = w.clipID }
+            for (split, ids) in Dictionary(grouping: all, by: { $0.split ?? "" }).mapValues({ Set($0.map(\.clipID)) }) {
+                clipsOfSplit[split] = ids.count
+            }
+        } else {
+            let store = try KeypointStore(path: path)
+            guard !store.entries.isEmpty else { throw ConfigError("\(path): the store holds no clips") }
+            // A window longer than every clip gives no window at all: say so now.
+            let longest = store.entries.map { Double($0.frames) / max($0.fps, 1e-9) }.max() ?? 0
+            let needed = Double(spec.window) * spec.minPoseShare / spec.fps
+            if longest < needed {
+                throw ConfigError(String(format: "preprocessing.window: %d frames at %g fps need clips of at least %.1f s "
+                    + "(%.0f %% real poses), but the longest clip in %@ is %.1f s; lower the window", spec.window, spec.fps,
+                    needed, spec.minPoseShare * 100, path, longest))
+            }
+            all = []
+            for entry in store.entries {
+                // Ranges of one video (an annotation file's rows) stay together; an imported
+                // CSV is the source of all its clips, so whole-file sources do not group.
+                let ranged = entry.start != nil || entry.end != nil
+                groupOf[entry.id] = config.data.validationGroup == .source && ranged && !entry.source.isEmpty ? entry.source : entry.id
+                clipsOfSplit[entry.split ?? "", default: 0] += 1
+                all += Preprocessing.windows(of: try store.read(entry.id), spec: spec)
+            }
+        }
+        let splits = Set(all.map { $0.split ?? "" })
+        let trainSplit = config.data.trainSplit
+        let hasSplits = !(splits.count == 1 && splits.first == "")
+        var train: [Window], test: [Window] = []
+        if hasSplits {
+            guard clipsOfSplit[trainSplit] != nil || splits.contains(trainSplit) else {
+                throw ConfigError("\(path): no clips of split '\(trainSplit)' (splits: \(clipsOfSplit.keys.sorted().map { $0.isEmpty ? "none" : $0 }.joined(separator: ", "))); set data.train_split")
+            }
+            train = all.filter { $0.split == trainSplit }
+            if let t = config.data.testSplit { test = all.filter { $0.split == t } }
+        } else {
+            train = all   // no splits at all: train on everything, no test figures
+        }
+        guard !train.isEmpty else {
+            throw ConfigError("\(path): no training windows: no clip of split '\(trainSplit)' has \(Int(spec.minPoseShare * 100)) % real poses in a window of \(spec.window) frames; check the data (poseact dataset inspect) or lower preprocessing.window")
+        }
+        let labels = Array(Set(train.map(\.label))).sorted()
+        guard labels.count >= 2 else {
+            throw ConfigError("\(path): the training windows have one label only ('\(labels[0])'); a classifier needs at least two")
+        }
+        // Test windows of labels the model never saw cannot be scored: say so, drop them.
+        let unseen = Set(test.map(\.label)).subtracting(labels)
+        test.removeAll { unseen.contains($0.label) }
+
+        // Validation: whole groups, chosen per label until each label has its share of clips.
+        var validationGroups = Set<String>()
+        if config.data.validationShare > 0 {
+            var rng = SplitMix64(seed: config.training.seed &+ 0x5EED)
+            let clipsOf = Dictionary(grouping: Set(train.map { "\($0.label)\u{1}\($0.clipID)" }).map { $0 }, by: { String($0.split(separator: "\u{1}")[0]) })
+                .mapValues { $0.map { String($0.split(separator: "\u{1}")[1]) } }
+            let groups = Array(Set(train.map { groupOf[$0.clipID] ?? $0.clipID })).sorted().shuffledDeterministically(&rng)
+            var labelsOfGroup: [String: Set<String>] = [:]
+            var clipsInGroup: [String: [String: Int]] = [:]
+            for (label, clips) in clipsOf {
+                for c in clips {
+                    let g = groupOf[c] ?? c
+                    labelsOfGroup[g, default: []].insert(label)
+                    clipsInGroup[g, default: [:]][label, default: 0] += 1
+                }
+            }
+            var target: [String: Int] = [:], taken: [String: Int] = [:]
+            for (label, clips) in clipsOf where clips.count >= 2 {
+                target[label] = max(1, Int((config.data.validationShare * Double(clips.count)).rounded()))
+            }
+            for g in groups {
+                let counts = clipsInGroup[g] ?? [:]
+                let wanted = counts.keys.contains { (taken[$0] ?? 0) < (target[$0] ?? 0) }
+                let fits = counts.allSatisfy { (taken[$0.key] ?? 0) + $0.value < (clipsOf[$0.key]?.count ?? 0) }
+                if wanted && fits {
+                    validationGroups.insert(g)
+                    for (l, n) in counts { taken[l, default: 0] += n }
+                }
+            }
+        }
+        let validation = train.filter { validationGroups.contains(groupOf[$0.clipID] ?? $0.clipID) }
+        train.removeAll { validationGroups.contains(groupOf[$0.clipID] ?? $0.clipID) }
+
+        func side(_ ws: [Window]) -> [String: AnyCodable] {
+            ["clips": AnyCodable(Set(ws.map(\.clipID)).count), "windows": AnyCodable(ws.count),
+             "windows_per_label": AnyCodable(Dictionary(grouping: ws, by: \.label).mapValues(\.count))]
+        }
+        let summary: [String: AnyCodable] = [
+            "path": AnyCodable(path), "train": AnyCodable(side(train)), "validation": AnyCodable(side(validation)),
+            "test": AnyCodable(side(test)), "unseen_test_labels": AnyCodable(unseen.sorted()),
+        ]
+        return TrainingData(spec: spec, labels: labels, train: train, validation: validation, test: test, summary: summary)
+    }
+}
+
+extension Array {
+    /// Fisher–Yates with the given generator (the standard library's shuffle may change
+    /// between Swift versions; this one gives the same order for a seed forever).
+    func shuffledDeterministically(_ rng: inout SplitMix64) -> [Element] {
+        var a = self
+        if a.count > 1 {
+            for i in stride(from: a.count - 1, to: 0, by: -1) { a.swapAt(i, rng.below(i + 1)) }
+        }
+        return a
+    }
+}
+
+/// A JSON value of any shape (for records written with JSONEncoder).
+public struct AnyCodable: Codable, @unchecked Sendable, Equatable {
+    public let value: Any
+
+    public init(_ value: Any) { self.value = value }
+
+    public static func == (a: AnyCodable, b: AnyCodable) -> Bool {
+        (try? JSONEncoder().encode(a)) == (try? JSONEncoder().encode(b))
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { value = NSNull() }
+        else if let b = try? c.decode(Bool.self) { value = b }
+        else if let i = try? c.decode(Int.self) { value = i }
+        else if let d = try? c.decode(Double.self) { value = d }
+        else if let s = try? c.decode(String.self) { value = s }
+        else if let a = try? c.decode([AnyCodable].self) { value = a.map(\.value) }
+        else { value = try c.decode([String: AnyCodable].self).mapValues(\.value) }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch value {
+        case let v as AnyCodable: try c.encode(v)
+        case let v as Bool: try c.encode(v)
+        case let v as Int: try c.encode(v)
+        case let v as Double: try c.encode(v.isFinite ? v : 0)
+        case let v as Float: try c.encode(v.isFinite ? Double(v) : 0)
+        case let v as String: try c.encode(v)
+        case let v as [Any]: try c.encode(v.map(AnyCodable.init))
+        case let v as [String: Any]: try c.encode(v.mapValues(AnyCodable.init))
+        case let v as [String: AnyCodable]: try c.encode(v)
+        case let v as Encodable: try v.encode(to: encoder)
+        default: try c.encodeNil()
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Dataset
+import Evaluation
+import Foundation
+
+/// A training run in a folder, resumable:
+///
+///     RUN/config.yaml             the effective config (file + flags)
+///     RUN/checkpoint.h5           the last finished epoch: weights, optimiser, history
+///     RUN/model.poseact.h5        the best epoch so far (highest validation accuracy), a weights file
+///     RUN/metrics.csv, .json      one row per epoch
+///     RUN/learning-curves.svg     loss and accuracy per epoch
+///     RUN/evaluation.json, .md, evaluation-confusion.png   the test split, with the best model
+///
+/// Every file is written to a temp file and renamed, so an interrupted run leaves the
+/// last finished epoch behind, and running the same command again goes on from it.
+public struct TrainingRun {
+    public enum Event {
+        case data(TrainingData)
+        case resumed(epoch: Int)
+        case alreadyFinished(epochs: Int)
+        case batch(epoch: Int, done: Int, total: Int, loss: Double)
+        case epoch(EpochRecord, best: Bool, of: Int)
+        case stoppedEarly(epoch: Int, bestEpoch: Int)
+        case tested(EvaluationReport)
+    }
+
+    public let folder: String
+    public var checkpoint: String { folder + "/checkpoint.h5" }
+    public var model: String { folder + "/model.poseact.h5" }
+
+    public init(folder: String) { self.folder = folder }
+
+    /// Trains (or goes on training) per `config` on the data at `dataPath`. `restart`
+    /// ignores an existing checkpoint. Returns the trainer at the end.
+    @discardableResult
+    public func train(config: TrainingConfig, dataPath: String, restart: Bool = false,
+                      events: (Event) -> Void = { _ in }) throws -> Trainer {
+        if let p = config.problems.first { throw ConfigError("config: \(p)") }
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), !isDir.boolValue {
+            throw ConfigError("\(folder): exists and is not a folder; choose another --output")
+        }
+        // Resuming needs the very same config; epochs may grow (the schedule then differs).
+        var resumeFrom: String?
+        if !restart, FileManager.default.fileExists(atPath: checkpoint) {
+            let previous = try Trainer.checkpointConfig(path: checkpoint)
+            var a = previous, b = config
+            a.training.epochs = 0; b.training.epochs = 0
+            guard a == b else {
+                throw ConfigError("\(folder): holds a run with another config (see \(folder)/config.yaml); "
+                                  + "add --restart to train it anew, or choose another --output")
+            }
+            resumeFrom = checkpoint
+        }
+        let data = try TrainingData.load(path: dataPath, config: config)
+        events(.data(data))
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try writeAtomically(config.yaml(), to: folder + "/config.yaml")
+
+        let trainer: Trainer
+        if let resumeFrom {
+            trainer = try Trainer.resume(from: resumeFrom, config: config, data: data)
+            if trainer.finished { events(.alreadyFinished(epochs: trainer.epochsDone)) }
+            else { events(.resumed(epoch: trainer.epochsDone)) }
+        } else {
+            for f in ["checkpoint.h5", "model.poseact.h5", "metrics.csv", "metrics.json", "learning-curves.svg",
+                      "evaluation.json", "evaluation.md", "evaluation-confusion.png"] {
+                unlink(folder + "/" + f)
+            }
+            trainer = Trainer(config: config, data: data)
+        }
+
+        while !trainer.finished {
+            let epoch = trainer.epochsDone + 1
+            let record = withoutActuallyEscaping(events) { events in
+                trainer.runEpoch { done, total, loss in events(.batch(epoch: epoch, done: done, total: total, loss: loss)) }
+            }
+            let best = trainer.bestEpoch == record.epoch
+            if best {
+                trainer.classifier.training = trainer.record()
+                try trainer.classifier.save(to: model)
+            }
+            try trainer.saveCheckpoint(to: checkpoint)
+            try writeHistory(trainer)
+            events(.epoch(record, best: best, of: config.training.epochs))
+            if trainer.stoppedEarly { events(.stoppedEarly(epoch: record.epoch, bestEpoch: trainer.bestEpoch)) }
+        }
+
+        // The test split, with the best model, recorded in the model file itself.
+        if !data.test.isEmpty {
+            let best = try ActionClassifier.load(path: model)
+            let report = best.evaluate(data.test, modelPath: model, dataPath: dataPath, split: config.data.testSplit)
+            try report.write(to: folder, title: "\(URL(fileURLWithPath: folder).lastPathComponent): \(config.data.testSplit ?? "test")")
+            best.training = trainer.record(extra: ["test": report.jsonObject()])
+            try best.save(to: model)
+            events(.tested(report))
+        }
+        return trainer
+    }
+
+    func writeHistory(_ trainer: Trainer) throws {
+        try writeAtomically(LearningCurves.csv(trainer.history), to: folder + "/metrics.csv")
+        try writeAtomically(jsonText(trainer.history) + "\n", to: folder + "/metrics.json")
+        let name = URL(fileURLWithPath: folder).lastPathComponent
+        try writeAtomically(LearningCurves.svg(trainer.history, title: name, bestEpoch: trainer.bestEpoch),
+                            to: folder + "/learning-curves.svg")
+    }
+}

@@ -1,0 +1,180 @@
+import Dataset
+import Evaluation
+import Foundation
+import XCTest
+@testable import Classifier
+
+/// A small slice of Penn Action (real, hand-annotated keypoints): 3 labels, 12 training
+/// and 6 test clips each, in a store built here from the shared CSV.
+enum PennSlice {
+    static let labels = ["jumping_jacks", "pullup", "squat"]
+
+    static var shared: URL {
+        if let p = ProcessInfo.processInfo.environment["POSEACT_SHARED"] { return URL(fileURLWithPath: p) }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared")
+    }
+
+    /// Clips of the slice (read once per process).
+    static let clips: Result<[ClipKeypoints], Error> = Result {
+        let csv = shared.appendingPathComponent("data/penn-action/keypoints.csv").path
+        guard FileManager.default.fileExists(atPath: csv) else { throw XCTSkip("\(csv) not found: set POSEACT_SHARED") }
+        let all = try KeypointCSV.read(csv).clips
+        var out: [ClipKeypoints] = []
+        for label in labels {
+            out += all.filter { $0.label == label && $0.split == "train" }.prefix(12)
+            out += all.filter { $0.label == label && $0.split == "test" }.prefix(6)
+        }
+        return out
+    }
+
+    /// Writes the slice as a keypoint store at `path`.
+    static func store(at path: String, labels keep: [String] = labels) throws {
+        let writer = try KeypointStoreWriter(path: path)
+        for c in try clips.get() where keep.contains(c.label) { try writer.append(c) }
+        try writer.finish()
+    }
+
+    /// A small, quick model for tests.
+    static func config(epochs: Int = 3) -> TrainingConfig {
+        var c = TrainingConfig()
+        c.model.channels = 16
+        c.model.dilations = [1, 2]
+        c.optimizer.batchSize = 16
+        c.training.epochs = epochs
+        c.training.threads = 1
+        c.data.validationShare = 0.2
+        c.augmentation = AugmentationSpec(flip: true, rotationDegrees: 5, scale: 0.9...1.1, jitter: 0.01)
+        return c
+    }
+}
+
+final class TrainingTests: XCTestCase {
+    func temp(_ name: String) -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-train-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        return dir.appendingPathComponent(name).path
+    }
+
+    func state(_ t: Trainer) -> [[Float]] { t.model.state.map(\.buffer.array) }
+
+    /// Validation is chosen by clip: no clip has windows on two sides; every label is in it.
+    func testSplitByClip() throws {
+        let path = temp("slice.h5")
+        try PennSlice.store(at: path)
+        let data = try TrainingData.load(path: path, config: PennSlice.config())
+        let train = Set(data.train.map(\.clipID)), val = Set(data.validation.map(\.clipID)), test = Set(data.test.map(\.clipID))
+        XCTAssertTrue(train.isDisjoint(with: val) && train.isDisjoint(with: test) && val.isDisjoint(with: test))
+        XCTAssertEqual(data.labels, PennSlice.labels)
+        XCTAssertEqual(Set(data.validation.map(\.label)), Set(PennSlice.labels), "each label has validation clips")
+        // 20 % of 12 clips per label → 2 (rounded), but a clip may give no window: at most 3.
+        XCTAssertTrue((4...9).contains(val.count), "validation clips: \(val.count)")
+        XCTAssertTrue((15...18).contains(test.count), "18 test clips, a short one may give no window: \(test.count)")
+    }
+
+    /// Same seed, same threads: the same weights, bit for bit. And a run interrupted after
+    /// epoch 2 and resumed from its checkpoint ends where the uninterrupted run ends.
+    func testDeterministicAndResumable() throws {
+        let path = temp("slice.h5")
+        try PennSlice.store(at: path)
+        let config = PennSlice.config(epochs: 3)
+        let data = try TrainingData.load(path: path, config: config)
+
+        let a = Trainer(config: config, data: data)
+        for _ in 0..<3 { a.runEpoch() }
+        let b = Trainer(config: config, data: data)
+        for _ in 0..<3 { b.runEpoch() }
+        XCTAssertEqual(state(a), state(b), "same seed and threads")
+        XCTAssertEqual(a.history.map(\.trainLoss), b.history.map(\.trainLoss))
+
+        let c = Trainer(config: config, data: data)
+        c.runEpoch(); c.runEpoch()
+        let checkpoint = temp("checkpoint.h5")
+        try c.saveCheckpoint(to: checkpoint)
+        let resumed = try Trainer.resume(from: checkpoint, config: config, data: data)
+        XCTAssertEqual(resumed.epochsDone, 2)
+        resumed.runEpoch()
+        XCTAssertEqual(state(resumed), state(a), "interrupted after epoch 2 and resumed = uninterrupted")
+        XCTAssertEqual(resumed.history, a.history.enumerated().map { i, r in
+            var r = r; r.seconds = resumed.history[i].seconds; return r
+        })
+
+        var other = config
+        other.training.seed = 2
+        let d = Trainer(config: other, data: data)
+        d.runEpoch()
+        XCTAssertNotEqual(state(d), Array(state(a)), "another seed, another model")
+    }
+
+    /// The model learns the slice: training loss falls, and the test clips are mostly right
+    /// (3 very different exercises; chance is 33 %).
+    func testLearnsTheSlice() throws {
+        let path = temp("slice.h5")
+        try PennSlice.store(at: path)
+        var config = PennSlice.config(epochs: 12)
+        config.model.channels = 32
+        let data = try TrainingData.load(path: path, config: config)
+        let t = Trainer(config: config, data: data)
+        while !t.finished { t.runEpoch() }
+        XCTAssertLessThan(t.history.last!.trainLoss, t.history.first!.trainLoss * 0.5)
+        let report = t.classifier.evaluate(data.test, modelPath: "-", dataPath: path, split: "test")
+        print("Penn slice (3 labels, 12 epochs): test clip accuracy \(report.clips.accuracy), window \(report.windows.accuracy)")
+        XCTAssertGreaterThanOrEqual(report.clips.accuracy, 0.8, "18 test clips of 3 exercises")
+    }
+
+    /// A weights file reads back to exactly the same tensors, labels, preprocessing and
+    /// architecture, and gives the same probabilities.
+    func testWeightsFileRoundTrip() throws {
+        let path = temp("slice.h5")
+        try PennSlice.store(at: path)
+        let config = PennSlice.config(epochs: 1)
+        let data = try TrainingData.load(path: path, config: config)
+        let t = Trainer(config: config, data: data)
+        t.runEpoch()   // batch-norm statistics move away from their initial values
+        let file = temp("m.poseact.h5")
+        t.classifier.training = t.record()
+        try t.classifier.save(to: file)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file + ".tmp"))
+        // Same batch size as the trainer's model: OpenBLAS may round differently for other shapes.
+        let back = try ActionClassifier.load(path: file, maxBatch: config.optimizer.batchSize)
+        XCTAssertEqual(back.labels, t.classifier.labels)
+        XCTAssertEqual(back.spec, t.classifier.spec)
+        XCTAssertEqual(back.architecture, t.classifier.architecture)
+        XCTAssertEqual(back.training, t.classifier.training)
+        XCTAssertEqual(back.model.state.map(\.name), t.model.state.map(\.name))
+        XCTAssertEqual(back.model.state.map(\.buffer.array), state(t), "float32 stored losslessly")
+        XCTAssertEqual(back.probabilities(data.test), t.classifier.probabilities(data.test))
+    }
+
+    func testBadWeightsFiles() throws {
+        let text = temp("text.poseact.h5")
+        try "hello".write(toFile: text, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try ActionClassifier.load(path: text)) { XCTAssertTrue("\($0)".contains("not HDF5"), "\($0)") }
+        XCTAssertThrowsError(try ActionClassifier.load(path: temp("missing.h5"))) { XCTAssertTrue("\($0)".contains("no such file")) }
+        let store = temp("store.h5")
+        try PennSlice.store(at: store)
+        XCTAssertThrowsError(try ActionClassifier.load(path: store)) { XCTAssertTrue("\($0)".contains("not a poseact weights file"), "\($0)") }
+    }
+
+    /// Problems of the data are errors before any training.
+    func testDataProblems() throws {
+        let path = temp("slice.h5")
+        try PennSlice.store(at: path, labels: ["squat"])
+        XCTAssertThrowsError(try TrainingData.load(path: path, config: PennSlice.config())) {
+            XCTAssertTrue("\($0)".contains("one label only ('squat')"), "\($0)")
+        }
+        let two = temp("two.h5")
+        try PennSlice.store(at: two, labels: ["squat", "pullup"])
+        var long = PennSlice.config()
+        long.preprocessing.window = 2000
+        XCTAssertThrowsError(try TrainingData.load(path: two, config: long)) {
+            XCTAssertTrue("\($0)".contains("preprocessing.window: 2000 frames"), "\($0)")
+        }
+        var split = PennSlice.config()
+        split.data.trainSplit = "training"
+        XCTAssertThrowsError(try TrainingData.load(path: two, config: split)) {
+            XCTAssertTrue("\($0)".contains("no clips of split 'training' (splits: test, train)"), "\($0)")
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import XCTest
+
+/// `poseact train`, `export`, `evaluate`, `model inspect` and `bench train` as a user runs
+/// them, on a slice of Penn Action (real keypoints): 3 labels, 12 training and 6 test clips
+/// each, imported from the shared CSV.
+final class TrainCommandTests: PoseactCLITestCase {
+    static let labels = ["jumping_jacks", "pullup", "squat"]
+    static let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-train-cli-\(getpid())")
+
+    var shared: URL {
+        ProcessInfo.processInfo.environment["POSEACT_SHARED"].map { URL(fileURLWithPath: $0) }
+            ?? PoseactCLITestCase.root.deletingLastPathComponent().appendingPathComponent("shared")
+    }
+
+    /// The slice as a CSV in Penn's form, imported once into a store; its path.
+    func store() throws -> String {
+        let path = Self.dir.appendingPathComponent("slice.h5").path
+        if FileManager.default.fileExists(atPath: path) { return path }
+        let csv = shared.appendingPathComponent("data/penn-action/keypoints.csv")
+        guard FileManager.default.fileExists(atPath: csv.path) else { throw XCTSkip("\(csv.path) not found: set POSEACT_SHARED") }
+        try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
+        let lines = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n")
+        var kept = [String(lines[0])], clips: [String: Set<String>] = [:]
+        for line in lines.dropFirst() {
+            let f = line.split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false)
+            let clip = String(f[0]), label = String(f[1]), split = String(f[2])
+            guard Self.labels.contains(label) else { continue }
+            let key = "\(label)/\(split)"
+            if !clips[key, default: []].contains(clip) {
+                guard clips[key, default: []].count < (split == "train" ? 12 : 6) else { continue }
+                clips[key, default: []].insert(clip)
+            }
+            kept.append(String(line))
+        }
+        let slice = Self.dir.appendingPathComponent("slice.csv")
+        try Data((kept.joined(separator: "\n") + "\n").utf8).write(to: slice)
+        let r = try poseact(["import", slice.path, "--output", path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return path
+    }
+
+    func config(_ text: String, name: String = UUID().uuidString) throws -> String {
+        try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
+        let path = Self.dir.appendingPathComponent("\(name).yaml").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static let small = """
+        model:
+          channels: 16
+          dilations: [1, 2]
+        optimizer:
+          batch_size: 16
+        training:
+          epochs: 4
+          threads: 1
+        data:
+          validation_share: 0.2
+
+        """
+
+    func json(_ text: String) throws -> [String: Any] {
+        let line = try XCTUnwrap(text.split(separator: "\n").last, "no output")
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+    }
+
+    /// Train → export → evaluate: the exported file gives the run's own numbers, and
+    /// `model inspect` shows its metadata.
+    func testTrainExportEvaluate() throws {
+        let data = try store()
+        let run = Self.dir.appendingPathComponent("run-\(UUID().uuidString.prefix(6))").path
+        let trained = try poseact(["train", "--config", try config(Self.small), "--data", data, "--output", run, "--json"])
+        XCTAssertEqual(trained.status, 0, trained.stderr)
+        let epochLines = trained.stdout.split(separator: "\n").filter { $0.hasPrefix("epoch ") }
+        XCTAssertEqual(epochLines.count, 4, trained.stdout)
+        XCTAssertTrue(epochLines[0].contains("val acc"), String(epochLines[0]))
+        let own = try json(trained.stdout)
+        for f in ["config.yaml", "checkpoint.h5", "model.poseact.h5", "metrics.csv", "metrics.json", "learning-curves.svg",
+                  "evaluation.json", "evaluation.md", "evaluation-confusion.png"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: "\(run)/\(f)"), f)
+        }
+        XCTAssertEqual(try String(contentsOfFile: "\(run)/metrics.csv", encoding: .utf8).split(separator: "\n").count, 5)
+
+        let exported = Self.dir.appendingPathComponent("slice.poseact.h5").path
+        let export = try poseact(["export", run, "--output", exported])
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let evaluated = try poseact(["evaluate", exported, "--data", data, "--split", "test", "--json"])
+        XCTAssertEqual(evaluated.status, 0, evaluated.stderr)
+        let theirs = try json(evaluated.stdout)
+        for key in ["clip_accuracy", "window_accuracy", "clips", "windows"] {
+            XCTAssertEqual(theirs[key] as? NSNumber, own[key] as? NSNumber, key)
+        }
+        XCTAssertEqual(theirs["confusion"] as? [[Int]], own["confusion"] as? [[Int]])
+        XCTAssertEqual((theirs["per_class"] as? [[String: Any]])?.count, 3)
+        XCTAssertTrue((15...18).contains(theirs["clips"] as? Int ?? 0), "18 test clips, a short one may give no window")
+
+        let inspect = try poseact(["model", "inspect", exported, "--json"])
+        XCTAssertEqual(inspect.status, 0, inspect.stderr)
+        let meta = try json(inspect.stdout)
+        XCTAssertEqual(meta["labels"] as? [String], Self.labels)
+        let pre = try XCTUnwrap(meta["preprocessing"] as? [String: Any])
+        XCTAssertEqual(pre["window"] as? Int, 32)
+        XCTAssertEqual(pre["stride"] as? Int, 8)
+        XCTAssertEqual(pre["fps"] as? Double, 30)
+        XCTAssertEqual((meta["test"] as? [String: Any])?["clip_accuracy"] as? NSNumber, own["clip_accuracy"] as? NSNumber)
+
+        let text = try poseact(["evaluate", run, "--data", data, "--report", run + "/again"])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("clip accuracy"), text.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: run + "/again/evaluation-confusion.png"))
+    }
+
+    /// kill -9 during training, then the same command: it resumes after the last finished
+    /// epoch and ends with every epoch recorded once.
+    func testKilledTrainingResumes() throws {
+        let data = try store()
+        let run = Self.dir.appendingPathComponent("run-kill-\(UUID().uuidString.prefix(6))").path
+        let cfg = try config(Self.small.replacingOccurrences(of: "epochs: 4", with: "epochs: 30"))
+        let arguments = ["train", "--config", cfg, "--data", data, "--output", run]
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice; process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && !FileManager.default.fileExists(atPath: run + "/checkpoint.h5") { usleep(20_000) }
+        usleep(100_000)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let done = try String(contentsOfFile: run + "/metrics.csv", encoding: .utf8).split(separator: "\n").count - 1
+        XCTAssertGreaterThanOrEqual(done, 1)
+        XCTAssertLessThan(done, 30, "killed before the end")
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: run).allSatisfy { !$0.hasSuffix(".tmp") }, "no temp file left")
+
+        let again = try poseact(arguments + ["--epochs", "30"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("resuming after epoch"), again.stderr)
+        let rows = try String(contentsOfFile: run + "/metrics.csv", encoding: .utf8).split(separator: "\n").dropFirst()
+        let epochs = rows.map { Int($0.split(separator: ",")[0])! }
+        XCTAssertEqual(epochs, Array(1...epochs.count), "each epoch once, in order")
+    }
+
+    /// Bad configs and data: one clear line, exit 1, and no run folder.
+    func testBadConfigsFailBeforeAnyWork() throws {
+        let data = try store()
+        let run = Self.dir.appendingPathComponent("bad-run").path
+        func check(_ yaml: String, _ words: [String], data d: String? = nil) throws {
+            try assertOneLineError(["train", "--config", try config(yaml), "--data", d ?? data, "--output", run], mentions: words)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: run), "no run folder for \(yaml)")
+        }
+        try check("model:\n  chanels: 16\n", ["unknown key 'model.chanels'", "did you mean 'channels'", ":2:"])
+        try check("preprocessing:\n  window: long\n", ["preprocessing.window must be a whole number, not 'long'"])
+        try check("preprocessing:\n  window: 5000\n", ["preprocessing.window: 5000 frames", "lower the window"])
+        try check("training:\n  epochs: 0\n", ["training.epochs must be at least 1"])
+        // One label only: a store of squats alone.
+        let one = Self.dir.appendingPathComponent("one.h5").path
+        let csv = Self.dir.appendingPathComponent("slice.csv").path
+        let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+        let squats = [String(lines[0])] + lines.filter { $0.contains(",squat,") }.map(String.init)
+        let oneCSV = Self.dir.appendingPathComponent("one.csv").path
+        try Data((squats.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: oneCSV))
+        XCTAssertEqual(try poseact(["import", oneCSV, "--output", one]).status, 0)
+        try check("", ["one label only ('squat')", "at least two"], data: one)
+        try assertOneLineError(["train", "--output", run], mentions: ["no data", "--data"])
+        try assertOneLineError(["evaluate", Self.dir.appendingPathComponent("none.poseact.h5").path, "--data", data], mentions: ["no such file"])
+        try assertOneLineError(["evaluate", data, "--data", data], mentions: ["not a poseact weights file"])
+    }
+
+    func testBenchTrainPrintsJSON() throws {
+        let data = try store()
+        let r = try poseact(["bench", "train", "--config", try config(Self.small), "--data", data, "--epochs", "2"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let j = try json(r.stdout)
+        XCTAssertGreaterThan(j["seconds_per_epoch"] as? Double ?? 0, 0)
+        XCTAssertGreaterThan(j["windows_per_second"] as? Double ?? 0, 0)
+        XCTAssertEqual(j["epochs"] as? Int, 2)
+    }
+}

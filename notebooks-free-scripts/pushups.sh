@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Push-ups, end to end from the videos: extract BlazePose keypoints from the shared push-up
+# clips (correct vs wrong form, in train/ and test/ folders), train with
+# configs/penn-action.yaml (the default config, unchanged), export, and evaluate on test/.
+# The last line on stdout is the `poseact evaluate --json` object.
+#
+#   notebooks-free-scripts/pushups.sh [WORK]          (default WORK: out/pushups)
+#
+# Extraction and training are resumable: running it again goes on where it stopped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SHARED=${POSEACT_SHARED:-../shared}
+WORK=${1:-out/pushups}
+DATA=$SHARED/data/pushups
+[ -d "$DATA/train" ] || { echo "pushups.sh: $DATA/train not found: set POSEACT_SHARED to the shared folder" >&2; exit 1; }
+[ -f models/pose_landmark_full.tflite ] || { echo "pushups.sh: models/ missing: run notebooks-free-scripts/setup.sh" >&2; exit 1; }
+
+swift build -c release --product poseact >&2
+BIN=.build/release/poseact
+# The dataset folder as extract reads it: train/<label>/*.mp4 and test/<label>/*.mp4 (the
+# montage videos beside them are for live and annotate, not for training).
+mkdir -p "$WORK/videos"
+ln -sfn "$(realpath "$DATA/train")" "$WORK/videos/train"
+ln -sfn "$(realpath "$DATA/test")" "$WORK/videos/test"
+[ -f "$WORK/pushups.h5" ] || "$BIN" extract "$WORK/videos" --output "$WORK/pushups.h5" >&2
+"$BIN" dataset inspect "$WORK/pushups.h5" >&2
+"$BIN" train --config configs/penn-action.yaml --data "$WORK/pushups.h5" --output "$WORK/run"
+"$BIN" export "$WORK/run" --output "$WORK/pushups.poseact.h5"
+"$BIN" evaluate "$WORK/pushups.poseact.h5" --data "$WORK/pushups.h5" --split test --report "$WORK/report" --json

@@ -1,0 +1,588 @@
+#!/usr/bin/env python3
+"""PyTorch reference for poseact's TCN training: the same model, data split, optimiser,
+schedule and augmentation, to compare training speed and accuracy. A yardstick only,
+never a dependency of poseact.
+
+    python pytorch_tcn.py --config configs/penn-action.yaml --data WINDOWS.h5 \
+        [--epochs N] [--threads T] [--seed S] [--patience P] [--validation-share F] [--json]
+
+WINDOWS.h5 is a `poseact windows` file (format "poseact-windows"). One line per epoch:
+train loss/accuracy, validation loss/accuracy, and the seconds of the training pass alone
+(batch assembly, augmentation, forward, backward, clipping, step over every training
+window; validation excluded). Then test window and clip accuracy of the best-validation-
+loss weights, the parameter count, the median seconds per epoch and windows per second.
+With --json the last stdout line is one JSON object.
+
+What mirrors poseact bit for bit (same SplitMix64 streams): the initial weights, the
+validation clips, each epoch's shuffle and every augmentation draw. What cannot: dropout
+masks (torch's generator) and float summation order (MKL/oneDNN vs OpenBLAS), so runs
+diverge after the first step and agree in distribution only.
+"""
+import argparse
+import copy
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+# libgomp's default wait policy spins at every parallel region; when another process holds
+# a core (a shared machine) a 2-thread step then takes ~40× longer (measured here: 970 ms
+# against 40 ms). PASSIVE costs a few % on an idle machine. Set OMP_WAIT_POLICY to override.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import h5py
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import yaml
+
+MASK64 = (1 << 64) - 1
+GAMMA = 0x9E3779B97F4A7C15
+
+
+# ---- SplitMix64, as Sources/Tensor/SplitMix64.swift ------------------------------------
+class SplitMix64:
+    """Counter-based: the i-th draw (1-based) is mix(seed + i·γ), so n draws vectorise."""
+
+    def __init__(self, seed):
+        self.state = seed & MASK64
+
+    @staticmethod
+    def _mix(z):
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9 & MASK64
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EB & MASK64
+        return z ^ (z >> 31)
+
+    def next(self):
+        self.state = (self.state + GAMMA) & MASK64
+        return self._mix(self.state)
+
+    def below(self, n):
+        return 0 if n <= 0 else self.next() % n
+
+    def uniform(self):
+        return (self.next() >> 11) / float(1 << 53)
+
+    def gaussian(self):
+        u1 = max(self.uniform(), 1e-300)
+        u2 = self.uniform()
+        return math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2)
+
+    def next_array(self, n):
+        """The next n draws as uint64 (numpy wraps array arithmetic mod 2^64)."""
+        i = np.arange(1, n + 1, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            z = np.uint64(self.state) + i * np.uint64(GAMMA)
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z = z ^ (z >> np.uint64(31))
+        self.state = (self.state + n * GAMMA) & MASK64
+        return z
+
+    def uniforms(self, n):
+        return (self.next_array(n) >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+
+    def gaussians(self, n):
+        u = self.uniforms(2 * n).reshape(n, 2)
+        u1 = np.maximum(u[:, 0], 1e-300)
+        return np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u[:, 1])
+
+
+def shuffled(items, rng):
+    """Fisher–Yates as Array.shuffledDeterministically (Trainer's data split and epochs)."""
+    a = list(items)
+    for i in range(len(a) - 1, 0, -1):
+        j = rng.below(i + 1)
+        a[i], a[j] = a[j], a[i]
+    return a
+
+
+def swift_round(x):
+    """Swift's .rounded(): half away from zero."""
+    return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+
+
+# ---- config ----------------------------------------------------------------------------
+DEFAULTS = {
+    "data": {"store": None, "train_split": "train", "test_split": "test", "validation_share": 0.1,
+             "validation_group": "source"},
+    "preprocessing": {"joints": "vision", "fps": 30, "window": 32, "stride": 8, "min_pose_share": 0.6,
+                      "min_confidence": 0.2, "min_joint_share": 0.5, "normalization": "root_torso",
+                      "features": ["position", "confidence"]},
+    "model": {"type": "tcn", "channels": 128, "dilations": [1, 2, 4, 8], "kernel": 5, "dropout": 0.1},
+    "optimizer": {"name": "adamw", "learning_rate": 0.001, "min_learning_rate": 0.00001, "warmup_epochs": 1,
+                  "weight_decay": 0.01, "gradient_clip": 5, "batch_size": 32},
+    "training": {"epochs": 40, "patience": 10, "class_weighting": "none", "seed": 1, "threads": 0},
+    "augmentation": {"flip": True, "rotation_degrees": 0, "scale": [1, 1], "translation": 0, "jitter": 0,
+                     "time_stretch": [1, 1], "drop_frames": 0},
+}
+
+
+def load_config(path):
+    cfg = copy.deepcopy(DEFAULTS)
+    doc = {}
+    if path:
+        with open(path) as f:
+            doc = yaml.safe_load(f) or {}
+    for section, values in doc.items():
+        if section not in cfg:
+            sys.exit(f"{path}: unknown section '{section}'")
+        for k, v in (values or {}).items():
+            if k not in cfg[section]:
+                sys.exit(f"{path}: unknown key {section}.{k}")
+            cfg[section][k] = v
+    if cfg["model"]["type"] != "tcn":
+        sys.exit(f"model.type {cfg['model']['type']!r}: only tcn is mirrored")
+    if cfg["optimizer"]["name"] not in ("adamw", "adam"):
+        sys.exit(f"optimizer.name {cfg['optimizer']['name']!r}: adamw or adam")
+    return cfg
+
+
+def as_range(v):
+    """scale / time_stretch: [low, high], a single number (both), or false/0 (off)."""
+    if v is False or v is None or v == 0:
+        return (1.0, 1.0)
+    if isinstance(v, (int, float)):
+        return (float(v), float(v))
+    return (float(v[0]), float(v[1]))
+
+
+# ---- data ------------------------------------------------------------------------------
+def canonical_name(name):
+    out, prev_lower = [], False
+    for ch in name:
+        if ch in " -.":
+            if out and out[-1] != "_":
+                out.append("_")
+            prev_lower = False
+        elif ch.isupper():
+            if prev_lower and out and out[-1] != "_":
+                out.append("_")
+            out.append(ch.lower())
+            prev_lower = False
+        else:
+            out.append(ch)
+            prev_lower = ch.islower() or ch.isdigit()
+    return "".join(out)
+
+
+def mirror_permutation(layout):
+    """For each joint, the index of its left/right partner (itself for centre joints or
+    when the partner is missing), as Skeleton.mirrorPermutation + the flip's fallback."""
+    canon = [canonical_name(n) for n in layout]
+    perm = []
+    for j, name in enumerate(layout):
+        words = canonical_name(name).split("_")
+        m = "_".join({"left": "right", "right": "left"}.get(w, w) for w in words)
+        if m in layout:
+            perm.append(layout.index(m))
+        elif m in canon:
+            perm.append(canon.index(m))
+        else:
+            perm.append(j)
+    return perm
+
+
+FEATURE_WIDTH = {"position": 2, "confidence": 1, "velocity": 2}
+
+
+def feature_offset(features, feature):
+    o = 0
+    for f in features:
+        if f == feature:
+            return o
+        o += FEATURE_WIDTH[f]
+    return None
+
+
+def attr_strings(a):
+    return [x.decode() if isinstance(x, bytes) else str(x) for x in np.atleast_1d(a)]
+
+
+def load_windows(path, cfg, seed):
+    """Train / validation / test as Sources/Classifier/TrainingData.swift does for a windows
+    file: validation is whole clips (a windows file has no sources to group by), chosen per
+    label with the same SplitMix64 stream, so the same clips as poseact's."""
+    with h5py.File(path, "r") as f:
+        if f.attrs.get("format") not in ("poseact-windows", b"poseact-windows"):
+            sys.exit(f"{path}: not a poseact windows file (poseact windows STORE --output FILE)")
+        spec = json.loads(f.attrs["spec"])
+        label_names = attr_strings(f.attrs["label_names"])
+        clip_ids = attr_strings(f.attrs["clip_ids"])
+        split_names = attr_strings(f.attrs["split_names"])
+        values = f["values"][...].astype(np.float32)
+        mask = f["mask"][...].astype(np.float32)
+        labels = f["labels"][...].astype(np.int64)
+        clips = f["clips"][...].astype(np.int64)
+        splits = f["splits"][...].astype(np.int64)
+    n = len(labels)
+    if values.shape != (n, spec["window"], len(spec["joints"]) * sum(FEATURE_WIDTH[x] for x in spec["features"])):
+        sys.exit(f"{path}: values {values.shape} disagree with the spec")
+    split_of = np.array([split_names[s] for s in splits])
+    label_of = [label_names[l] for l in labels]
+    clip_of = [clip_ids[c] for c in clips]
+    d = cfg["data"]
+    has_splits = not (len(split_names) == 1 and split_names[0] == "")
+    if has_splits:
+        train_idx = [i for i in range(n) if split_of[i] == d["train_split"]]
+        test_idx = [i for i in range(n) if d["test_split"] is not None and split_of[i] == d["test_split"]]
+    else:
+        train_idx, test_idx = list(range(n)), []
+    if not train_idx:
+        sys.exit(f"{path}: no windows of split '{d['train_split']}'")
+    classes = sorted({label_of[i] for i in train_idx})
+    test_idx = [i for i in test_idx if label_of[i] in set(classes)]
+
+    val_clips = set()
+    share = float(d["validation_share"])
+    if share > 0:
+        rng = SplitMix64(seed + 0x5EED)
+        clips_of = {}
+        for i in train_idx:
+            clips_of.setdefault(label_of[i], set()).add(clip_of[i])
+        label_of_clip = {clip_of[i]: label_of[i] for i in train_idx}
+        groups = shuffled(sorted({clip_of[i] for i in train_idx}), rng)
+        target = {l: max(1, swift_round(share * len(c))) for l, c in clips_of.items() if len(c) >= 2}
+        taken = {}
+        for g in groups:
+            l = label_of_clip[g]
+            if taken.get(l, 0) < target.get(l, 0) and taken.get(l, 0) + 1 < len(clips_of[l]):
+                val_clips.add(g)
+                taken[l] = taken.get(l, 0) + 1
+    val_idx = [i for i in train_idx if clip_of[i] in val_clips]
+    train_idx = [i for i in train_idx if clip_of[i] not in val_clips]
+    cls = {l: k for k, l in enumerate(classes)}
+
+    def side(idx):
+        idx = np.asarray(idx, dtype=np.int64)
+        return {"x": torch.from_numpy(values[idx]), "mask": torch.from_numpy(mask[idx]),
+                "y": torch.tensor([cls[label_of[i]] for i in idx], dtype=torch.long),
+                "clips": [clip_of[i] for i in idx]}
+
+    return spec, classes, side(train_idx), side(val_idx), side(test_idx)
+
+
+# ---- model, as Sources/Classifier/Models/TCN.swift -------------------------------------
+class Block(nn.Module):
+    """Conv1D ('same', no bias) → BatchNorm → ReLU → Dropout (+ input when channels match)."""
+
+    def __init__(self, cin, cout, kernel, dilation, p):
+        super().__init__()
+        total = dilation * (kernel - 1)
+        self.pad = (total // 2, total - total // 2)   # left = d·(k−1)/2, the rest right
+        symmetric = self.pad[0] == self.pad[1]
+        self.conv = nn.Conv1d(cin, cout, kernel, dilation=dilation, bias=False,
+                              padding=self.pad[0] if symmetric else 0)
+        self.explicit_pad = not symmetric
+        self.bn = nn.BatchNorm1d(cout, eps=1e-5, momentum=0.1)
+        self.drop = nn.Dropout(p)
+        self.residual = cin == cout
+
+    def forward(self, x):   # (B, C, T)
+        h = F.pad(x, self.pad) if self.explicit_pad else x
+        h = self.drop(F.relu(self.bn(self.conv(h))))
+        return x + h if self.residual else h
+
+
+class TCN(nn.Module):
+    def __init__(self, cin, classes, channels, dilations, kernel, dropout):
+        super().__init__()
+        blocks, c = [], cin
+        for d in dilations:
+            blocks.append(Block(c, channels, kernel, d, dropout))
+            c = channels
+        self.blocks = nn.ModuleList(blocks)
+        self.head = nn.Linear(c, classes)
+
+    def forward(self, x, mask):   # x (B,T,C) channels last, mask (B,T) → logits (B,K)
+        h = x.transpose(1, 2)
+        for b in self.blocks:
+            h = b(h)
+        total = mask.sum(1, keepdim=True)
+        pooled = torch.bmm(h, mask.unsqueeze(2)).squeeze(2)          # Σ_t mask·h, (B, C)
+        pooled = pooled * torch.where(total > 0, 1 / total.clamp_min(1e-30), torch.zeros_like(total))
+        return self.head(pooled)
+
+    @torch.no_grad()
+    def init_like_poseact(self, seed):
+        """The very weights poseact's TCN(seed:) starts from: one SplitMix64 stream, per block
+        the conv weight N(0, 2/(k·C_in)) in [oc][k][c] order then one draw for the dropout's
+        seed, then the head N(0, 1/in) (gain 1/√2); biases 0, BN γ=1 β=0."""
+        rng = SplitMix64(seed)
+        for b in self.blocks:
+            oc, ic, k = b.conv.weight.shape
+            w = rng.gaussians(oc * k * ic) * math.sqrt(2.0 / (k * ic))
+            b.conv.weight.copy_(torch.from_numpy(w.astype(np.float32).reshape(oc, k, ic).transpose(0, 2, 1).copy()))
+            rng.next()
+            b.bn.reset_parameters()
+        o, i = self.head.weight.shape
+        w = rng.gaussians(o * i) * (math.sqrt(0.5) * math.sqrt(2.0 / i))
+        self.head.weight.copy_(torch.from_numpy(w.astype(np.float32).reshape(o, i)))
+        self.head.bias.zero_()
+
+
+# ---- augmentation, as Sources/Dataset/Augmentation.swift -------------------------------
+class Augmenter:
+    def __init__(self, aug, spec):
+        self.flip = bool(aug["flip"])
+        self.rotation = float(aug["rotation_degrees"] or 0)
+        self.scale = as_range(aug["scale"])
+        self.translation = float(aug["translation"] or 0)
+        self.jitter = float(aug["jitter"] or 0)
+        self.stretch = as_range(aug["time_stretch"])
+        self.drop = float(aug["drop_frames"] or 0)
+        feats = spec["features"]
+        self.J = len(spec["joints"])
+        self.fpj = sum(FEATURE_WIDTH[x] for x in feats)
+        self.perm = torch.tensor(mirror_permutation(spec["joints"]), dtype=torch.long)
+        sign = torch.ones(self.fpj)
+        for f in ("position", "velocity"):
+            o = feature_offset(feats, f)
+            if o is not None:
+                sign[o] = -1
+        self.sign = sign
+        self.pos = feature_offset(feats, "position")
+        self.vel = feature_offset(feats, "velocity")
+        self.only_flip = (self.rotation == 0 and self.scale == (1, 1) and self.translation == 0
+                          and self.jitter == 0 and self.stretch == (1, 1) and self.drop == 0)
+        self.any = self.flip or not self.only_flip
+
+    def flip_batch(self, x, which):
+        """x (B,T,C) → the windows where `which` is set mirrored (joints swapped, x negated)."""
+        B, T, _ = x.shape
+        v = x.view(B, T, self.J, self.fpj)
+        flipped = v[:, :, self.perm, :] * self.sign
+        return torch.where(which.view(B, 1, 1, 1), flipped, v).reshape(B, T, -1)
+
+    def batch(self, x, m, rng):
+        """Augments a batch (copies) with draws in poseact's per-window order."""
+        if not self.any:
+            return x, m
+        if self.only_flip:   # one draw per window: vectorised
+            which = torch.from_numpy(rng.uniforms(x.shape[0]) < 0.5)
+            return self.flip_batch(x, which), m
+        xs, ms = x.numpy().copy(), m.numpy().copy()
+        for i in range(xs.shape[0]):
+            xs[i], ms[i] = self.window(xs[i], ms[i], rng)
+        return torch.from_numpy(xs), torch.from_numpy(ms)
+
+    def window(self, values, mask, rng):
+        """One window, every switch, the same draws as AugmentationSpec.augment."""
+        T, J, fpj = mask.shape[0], self.J, self.fpj
+        v = values.reshape(T, J, fpj).copy()
+        mask = mask.copy()
+
+        def uniform(lo, hi):
+            return lo + (hi - lo) * rng.uniform()
+
+        if self.stretch != (1, 1):
+            s = uniform(*self.stretch)
+            centre = (T - 1) / 2
+            nv, nm = np.zeros_like(v), np.zeros_like(mask)
+            for t in range(T):
+                src = swift_round(centre + (t - centre) * s)
+                if 0 <= src < T:
+                    nm[t] = mask[src]
+                    nv[t] = v[src]
+            v, mask = nv, nm
+        if self.drop > 0:
+            dropped = (rng.uniforms(T) < self.drop) & (mask > 0)
+            mask[dropped] = 0
+            v[dropped] = 0
+        if self.flip and rng.uniform() < 0.5:
+            v = v[:, self.perm.numpy(), :] * self.sign.numpy()
+        present = (mask > 0)[:, None] & (v != 0).any(axis=2)
+        angle = uniform(-self.rotation, self.rotation) * math.pi / 180 if self.rotation > 0 else 0.0
+        k = uniform(*self.scale) if self.scale != (1, 1) else 1.0
+        dx = uniform(-self.translation, self.translation) if self.translation > 0 else 0.0
+        dy = uniform(-self.translation, self.translation) if self.translation > 0 else 0.0
+        if angle != 0 or k != 1 or dx != 0 or dy != 0:
+            c, s = np.float32(math.cos(angle) * k), np.float32(math.sin(angle) * k)
+            for off, shift in ((self.pos, True), (self.vel, False)):
+                if off is None:
+                    continue
+                x, y = v[:, :, off].copy(), v[:, :, off + 1].copy()
+                nx = c * x - s * y + (np.float32(dx) if shift else np.float32(0))
+                ny = s * x + c * y + (np.float32(dy) if shift else np.float32(0))
+                v[:, :, off] = np.where(present, nx, x)
+                v[:, :, off + 1] = np.where(present, ny, y)
+        if self.jitter > 0 and self.pos is not None:
+            t_idx, j_idx = np.nonzero(present)   # row-major: t, then j, as poseact's loops
+            g = rng.gaussians(2 * len(t_idx)).reshape(-1, 2) * self.jitter
+            v[t_idx, j_idx, self.pos] += g[:, 0].astype(np.float32)
+            v[t_idx, j_idx, self.pos + 1] += g[:, 1].astype(np.float32)
+        return v.reshape(T, J * fpj), mask
+
+
+# ---- training, as Sources/Classifier/Trainer.swift -------------------------------------
+def cosine_lr(s, base, low, warmup, total):
+    if s < warmup:
+        return base * (s + 1) / warmup
+    if s >= total:
+        return low
+    progress = (s - warmup) / (total - warmup)
+    return low + (base - low) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def epoch_seed(seed, epoch):
+    return SplitMix64(seed ^ ((epoch + 1) * GAMMA & MASK64)).next()
+
+
+@torch.no_grad()
+def probabilities(model, side, batch):
+    model.eval()
+    out = []
+    for s in range(0, len(side["y"]), batch):
+        out.append(torch.softmax(model(side["x"][s:s + batch], side["mask"][s:s + batch]), dim=1))
+    return torch.cat(out) if out else torch.zeros(0, model.head.out_features)
+
+
+def loss_and_accuracy(model, side, batch):
+    if len(side["y"]) == 0:
+        return float("nan"), float("nan")
+    p = probabilities(model, side, batch)
+    pt = p[torch.arange(len(side["y"])), side["y"]].double().clamp_min(1e-12)
+    return float(-pt.log().mean()), float((p.argmax(1) == side["y"]).double().mean())
+
+
+def clip_accuracy(probs, side):
+    sums, truth = {}, {}
+    for i, c in enumerate(side["clips"]):
+        if c not in sums:
+            sums[c] = torch.zeros(probs.shape[1], dtype=torch.float64)
+            truth[c] = int(side["y"][i])
+        sums[c] += probs[i].double()
+    if not sums:
+        return float("nan"), 0
+    right = sum(int(torch.argmax(s)) == truth[c] for c, s in sums.items())
+    return right / len(sums), len(sums)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--config", help="training config (YAML); without it poseact's defaults")
+    ap.add_argument("--data", required=True, help="windows file from poseact windows")
+    ap.add_argument("--epochs", type=int, help="overrides training.epochs (the cosine schedule follows)")
+    ap.add_argument("--threads", type=int, help="torch threads (overrides training.threads; 0 = all cores)")
+    ap.add_argument("--seed", type=int, help="overrides training.seed")
+    ap.add_argument("--patience", type=int, help="overrides training.patience (0 = no early stopping)")
+    ap.add_argument("--validation-share", type=float,
+                    help="overrides data.validation_share (0: train on every training clip, as poseact bench train)")
+    ap.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
+    a = ap.parse_args()
+
+    cfg = load_config(a.config)
+    if a.validation_share is not None:
+        cfg["data"]["validation_share"] = a.validation_share
+    tr, opt_cfg, mdl = cfg["training"], cfg["optimizer"], cfg["model"]
+    epochs = a.epochs if a.epochs is not None else int(tr["epochs"])
+    seed = a.seed if a.seed is not None else int(tr["seed"])
+    patience = a.patience if a.patience is not None else int(tr["patience"])
+    threads = a.threads if a.threads is not None else int(tr["threads"])
+    threads = threads if threads > 0 else (os.cpu_count() or 1)
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+
+    spec, classes, train, val, test = load_windows(a.data, cfg, seed)
+    T, C, K = spec["window"], train["x"].shape[2], len(classes)
+    bs = int(opt_cfg["batch_size"])
+    model = TCN(C, K, int(mdl["channels"]), [int(d) for d in mdl["dilations"]], int(mdl["kernel"]), float(mdl["dropout"]))
+    model.init_like_poseact(seed)
+    parameters = sum(p.numel() for p in model.parameters())
+
+    decay = [model.head.weight] + [b.conv.weight for b in model.blocks]
+    rest = [p for p in model.parameters() if all(p is not q for q in decay)]
+    wd = float(opt_cfg["weight_decay"])
+    groups = [{"params": decay, "weight_decay": wd}, {"params": rest, "weight_decay": 0.0}]
+    Opt = torch.optim.AdamW if opt_cfg["name"] == "adamw" else torch.optim.Adam
+    optimizer = Opt(groups, lr=float(opt_cfg["learning_rate"]), betas=(0.9, 0.999), eps=1e-8)
+    params = list(model.parameters())
+
+    weights = None
+    if tr["class_weighting"] == "balanced":
+        counts = torch.bincount(train["y"], minlength=K).double()
+        weights = torch.where(counts > 0, len(train["y"]) / (K * counts.clamp_min(1)), torch.zeros_like(counts)).float()
+    elif tr["class_weighting"] != "none":
+        sys.exit(f"training.class_weighting {tr['class_weighting']!r}: none or balanced")
+
+    n = len(train["y"])
+    steps = n // bs + (1 if n % bs >= 2 else 0)   # a last batch of one window is left out
+    total = max(1, steps * epochs)
+    warmup = min(total, swift_round(float(opt_cfg["warmup_epochs"]) * steps))
+    base_lr, min_lr = float(opt_cfg["learning_rate"]), float(opt_cfg["min_learning_rate"])
+    clip = float(opt_cfg["gradient_clip"])
+    augmenter = Augmenter(cfg["augmentation"], spec)
+
+    print(f"torch {torch.__version__}, {threads} threads; {n} train / {len(val['y'])} validation / "
+          f"{len(test['y'])} test windows, {K} classes, {T}×{C} input, {parameters} parameters", flush=True)
+    print(f"{'epoch':>5} {'train loss':>10} {'train acc':>9} {'val loss':>9} {'val acc':>8} {'lr':>9} {'seconds':>8}", flush=True)
+
+    step, best_loss, best_epoch, best_state = 0, math.inf, 0, None
+    history = []
+    for epoch in range(1, epochs + 1):
+        model.train()
+        rng = SplitMix64(epoch_seed(seed, epoch))
+        order = torch.tensor(shuffled(range(n), rng), dtype=torch.long)
+        total_loss, correct, seen, lr = 0.0, 0, 0, 0.0
+        start = time.perf_counter()
+        for s in range(steps):
+            idx = order[s * bs:(s + 1) * bs]
+            x, m = augmenter.batch(train["x"][idx], train["mask"][idx], rng)
+            y = train["y"][idx]
+            logits = model(x, m)
+            loss = F.cross_entropy(logits, y, weight=weights)
+            optimizer.zero_grad(set_to_none=False)
+            loss.backward()
+            if clip > 0:   # poseact's rule: scale by clip/norm when the norm is above clip
+                norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(p.grad) for p in params]))
+                if norm > clip:
+                    for p in params:
+                        p.grad.mul_(clip / norm)
+            lr = cosine_lr(step, base_lr, min_lr, warmup, total)
+            for g in optimizer.param_groups:
+                g["lr"] = lr
+            optimizer.step()
+            step += 1
+            total_loss += float(loss.detach()) * len(y)
+            seen += len(y)
+            correct += int((logits.argmax(1) == y).sum())
+        seconds = time.perf_counter() - start
+        vl, va = loss_and_accuracy(model, val, bs)
+        if len(val["y"]) == 0:
+            best_epoch, best_state = epoch, copy.deepcopy(model.state_dict())
+        elif vl < best_loss:
+            best_loss, best_epoch, best_state = vl, epoch, copy.deepcopy(model.state_dict())
+        history.append(seconds)
+        print(f"{epoch:>5} {total_loss / max(seen, 1):>10.4f} {correct / max(seen, 1):>9.4f} {vl:>9.4f} {va:>8.4f} "
+              f"{lr:>9.2e} {seconds:>8.2f}{'  *' if best_epoch == epoch else ''}", flush=True)
+        if patience > 0 and len(val["y"]) > 0 and epoch - best_epoch >= patience:
+            print(f"stopped early: no better validation loss for {patience} epochs (best epoch {best_epoch})", flush=True)
+            break
+
+    model.load_state_dict(best_state)
+    probs = probabilities(model, test, bs)
+    window_acc = float((probs.argmax(1) == test["y"]).double().mean()) if len(test["y"]) else float("nan")
+    clip_acc, test_clips = clip_accuracy(probs, test)
+    spe = statistics.median(history)
+    result = {
+        "runtime": "pytorch", "torch_version": torch.__version__, "threads": threads,
+        "seconds_per_epoch": round(spe, 4), "windows_per_second": round(n / spe, 1),
+        "parameters": parameters, "epochs": len(history), "best_epoch": best_epoch,
+        "validation_loss": None if math.isinf(best_loss) else round(best_loss, 5),
+        "window_accuracy": None if math.isnan(window_acc) else round(window_acc, 5),
+        "clip_accuracy": None if math.isnan(clip_acc) else round(clip_acc, 5),
+        "train_windows": n, "validation_windows": len(val["y"]), "test_windows": len(test["y"]), "test_clips": test_clips,
+        "augmentation": "exact" if augmenter.any else "off", "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
+    }
+    print(f"best epoch {best_epoch} of {len(history)}; test: window accuracy {window_acc:.4f}, "
+          f"clip accuracy {clip_acc:.4f} ({test_clips} clips); {parameters} parameters; "
+          f"{spe:.2f} s/epoch (median), {result['windows_per_second']:.0f} windows/s", flush=True)
+    if a.json:
+        print(json.dumps(result, sort_keys=True), flush=True)
+
+
+if __name__ == "__main__":
+    main()
