@@ -110,12 +110,14 @@ DEFAULTS = {
     "data": {"store": None, "train_split": "train", "test_split": "test", "validation_share": 0.1,
              "validation_group": "source"},
     "preprocessing": {"joints": "vision", "fps": 30, "window": 32, "stride": 8, "min_pose_share": 0.6,
-                      "min_confidence": 0.2, "min_joint_share": 0.5, "normalization": "root_torso",
-                      "features": ["position", "confidence"]},
-    "model": {"type": "tcn", "channels": 128, "dilations": [1, 2, 4, 8], "kernel": 5, "dropout": 0.1},
+                      "min_confidence": 0.2, "min_joint_share": 0.25, "normalization": "root_torso",
+                      "features": ["position", "confidence", "velocity"]},
+    "model": {"type": "tcn", "channels": 128, "dilations": [1, 2, 4, 8], "kernel": 5, "dropout": 0.1,
+              "pooling": "mean"},
     "optimizer": {"name": "adamw", "learning_rate": 0.001, "min_learning_rate": 0.00001, "warmup_epochs": 1,
                   "weight_decay": 0.01, "gradient_clip": 5, "batch_size": 32},
-    "training": {"epochs": 40, "patience": 10, "class_weighting": "none", "seed": 1, "threads": 0},
+    "training": {"epochs": 40, "patience": 0, "keep": "last", "class_weighting": "none", "window_weighting": "window",
+                 "label_smoothing": 0, "seed": 1, "threads": 0},
     "augmentation": {"flip": True, "rotation_degrees": 0, "scale": [1, 1], "translation": 0, "jitter": 0,
                      "time_stretch": [1, 1], "drop_frames": 0},
 }
@@ -134,6 +136,12 @@ def load_config(path):
             if k not in cfg[section]:
                 sys.exit(f"{path}: unknown key {section}.{k}")
             cfg[section][k] = v
+    if cfg["model"]["pooling"] != "mean":
+        sys.exit(f"model.pooling {cfg['model']['pooling']!r}: only mean is mirrored")
+    if cfg["training"]["window_weighting"] != "window":
+        sys.exit(f"training.window_weighting {cfg['training']['window_weighting']!r}: only window is mirrored")
+    if cfg["training"]["keep"] not in ("last", "best"):
+        sys.exit(f"training.keep {cfg['training']['keep']!r}: last or best")
     if cfg["model"]["type"] != "tcn":
         sys.exit(f"model.type {cfg['model']['type']!r}: only tcn is mirrored")
     if cfg["optimizer"]["name"] not in ("adamw", "adam"):
@@ -520,7 +528,8 @@ def main():
           f"{len(test['y'])} test windows, {K} classes, {T}×{C} input, {parameters} parameters", flush=True)
     print(f"{'epoch':>5} {'train loss':>10} {'train acc':>9} {'val loss':>9} {'val acc':>8} {'lr':>9} {'seconds':>8}", flush=True)
 
-    step, best_loss, best_epoch, best_state = 0, math.inf, 0, None
+    step, best_loss, best_acc, best_epoch, best_state = 0, math.inf, -1.0, 0, None
+    keep_best = tr["keep"] == "best"
     history = []
     for epoch in range(1, epochs + 1):
         model.train()
@@ -533,7 +542,7 @@ def main():
             x, m = augmenter.batch(train["x"][idx], train["mask"][idx], rng)
             y = train["y"][idx]
             logits = model(x, m)
-            loss = F.cross_entropy(logits, y, weight=weights)
+            loss = F.cross_entropy(logits, y, weight=weights, label_smoothing=float(tr["label_smoothing"]))
             optimizer.zero_grad(set_to_none=False)
             loss.backward()
             if clip > 0:   # poseact's rule: scale by clip/norm when the norm is above clip
@@ -551,15 +560,19 @@ def main():
             correct += int((logits.argmax(1) == y).sum())
         seconds = time.perf_counter() - start
         vl, va = loss_and_accuracy(model, val, bs)
+        # As poseact: the best epoch has the highest validation accuracy (ties: lower loss);
+        # the model is the last epoch unless training.keep is best.
         if len(val["y"]) == 0:
-            best_epoch, best_state = epoch, copy.deepcopy(model.state_dict())
-        elif vl < best_loss:
-            best_loss, best_epoch, best_state = vl, epoch, copy.deepcopy(model.state_dict())
+            best_epoch = epoch
+        elif va > best_acc or (va == best_acc and vl < best_loss):
+            best_acc, best_loss, best_epoch = va, vl, epoch
+        if not keep_best or best_epoch == epoch or len(val["y"]) == 0:
+            best_state = copy.deepcopy(model.state_dict())
         history.append(seconds)
         print(f"{epoch:>5} {total_loss / max(seen, 1):>10.4f} {correct / max(seen, 1):>9.4f} {vl:>9.4f} {va:>8.4f} "
               f"{lr:>9.2e} {seconds:>8.2f}{'  *' if best_epoch == epoch else ''}", flush=True)
         if patience > 0 and len(val["y"]) > 0 and epoch - best_epoch >= patience:
-            print(f"stopped early: no better validation loss for {patience} epochs (best epoch {best_epoch})", flush=True)
+            print(f"stopped early: no better validation accuracy for {patience} epochs (best epoch {best_epoch})", flush=True)
             break
 
     model.load_state_dict(best_state)

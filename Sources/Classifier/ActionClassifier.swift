@@ -12,9 +12,23 @@ public struct Architecture: Codable, Equatable, Sendable {
     public var dilations: [Int]
     public var kernel: Int
     public var dropout: Double
+    public var pooling: TCN.Pooling
 
     enum CodingKeys: String, CodingKey {
-        case type, inputChannels = "input_channels", frames, classes, channels, dilations, kernel, dropout
+        case type, inputChannels = "input_channels", frames, classes, channels, dilations, kernel, dropout, pooling
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        type = try c.decode(String.self, forKey: .type)
+        inputChannels = try c.decode(Int.self, forKey: .inputChannels)
+        frames = try c.decode(Int.self, forKey: .frames)
+        classes = try c.decode(Int.self, forKey: .classes)
+        channels = try c.decode(Int.self, forKey: .channels)
+        dilations = try c.decode([Int].self, forKey: .dilations)
+        kernel = try c.decode(Int.self, forKey: .kernel)
+        dropout = try c.decode(Double.self, forKey: .dropout)
+        pooling = try c.decodeIfPresent(TCN.Pooling.self, forKey: .pooling) ?? .mean
     }
 
     public init(config: TrainingConfig, classes: Int) {
@@ -26,12 +40,14 @@ public struct Architecture: Codable, Equatable, Sendable {
         dilations = config.model.dilations
         kernel = config.model.kernel
         dropout = config.model.dropout
+        pooling = config.model.pooling
     }
 
     /// The TCN of this architecture, for batches of up to `maxBatch` windows.
     func tcn(maxBatch: Int, seed: UInt64) -> TCN {
         TCN(.init(inputChannels: inputChannels, frames: frames, classes: classes, channels: channels,
-                  dilations: dilations, kernel: kernel, dropout: Float(dropout), maxBatch: maxBatch, seed: seed))
+                  dilations: dilations, kernel: kernel, dropout: Float(dropout), pooling: pooling,
+                  maxBatch: maxBatch, seed: seed))
     }
 }
 

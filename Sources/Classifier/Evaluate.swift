@@ -19,15 +19,17 @@ extension ActionClassifier {
     }
 
     /// The windows of a keypoint store (or windows file) under this model's preprocessing,
-    /// of one split (nil: all clips), and the labels found that the model does not know
-    /// (their windows are left out).
-    public func windows(fromData path: String, split: String?) throws -> (windows: [Window], unknownLabels: [String]) {
+    /// of one split (nil: all clips), the labels found that the model does not know (their
+    /// windows are left out), and the clips of known labels that gave no window (too short
+    /// or too few poses), which cannot be scored.
+    public func windows(fromData path: String, split: String?) throws -> (windows: [Window], unknownLabels: [String], unscoredClips: [String]) {
         guard FileManager.default.fileExists(atPath: path) else { throw ConfigError("\(path): no such file") }
         guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
         let file = try HDF5File.open(path)
         let format = (try? file.root().stringAttribute("format")) ?? ""
         try file.close()
         var all: [Window] = []
+        var unscored: [String] = []
         if format == TrainingSet.format {
             let set = try TrainingSet.read(path: path)
             guard set.spec == spec else {
@@ -41,11 +43,15 @@ extension ActionClassifier {
                 let splits = Set(store.entries.map { $0.split ?? "none" }).sorted().joined(separator: ", ")
                 throw ConfigError("\(path): no clips of split '\(split ?? "")' (splits: \(splits)); use --split")
             }
-            for e in entries { all += Preprocessing.windows(of: try store.read(e.id), spec: spec) }
+            for e in entries {
+                let ws = Preprocessing.windows(of: try store.read(e.id), spec: spec)
+                if ws.isEmpty && labels.contains(e.label) { unscored.append(e.id) }
+                all += ws
+            }
         }
         let known = Set(labels)
         let unknown = Set(all.map(\.label)).subtracting(known).sorted()
-        return (all.filter { known.contains($0.label) }, unknown)
+        return (all.filter { known.contains($0.label) }, unknown, unscored)
     }
 }
 

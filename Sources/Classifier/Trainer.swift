@@ -23,10 +23,17 @@ public final class Trainer {
     let batchSize: Int
     let stepsPerEpoch: Int
     let trainTargets: [Int], validationTargets: [Int]
+    /// Per training window, its weight in the loss.
+    let windowWeights: [Float]
 
     /// Epochs finished so far, their records, and the early-stopping state.
     public private(set) var history: [EpochRecord] = []
+    /// The epoch with the best validation accuracy (ties: lower loss); the last without validation.
     public private(set) var bestEpoch = 0
+    /// The epoch that is the model: the last, or `bestEpoch` (training.keep).
+    public var keptEpoch: Int {
+        config.training.keep == .best && !data.validation.isEmpty ? bestEpoch : epochsDone
+    }
     public private(set) var bestValidationLoss = Double.infinity
     public private(set) var bestValidationAccuracy = -1.0
     public var epochsDone: Int { history.count }
@@ -39,6 +46,7 @@ public final class Trainer {
     // Batch buffers: (B,T,C) values, (B,T) mask, (B) targets.
     let x: FloatBuffer, mask: FloatBuffer
     var targets: [Int]
+    var batchWeights: [Float]
 
     public init(config: TrainingConfig, data: TrainingData, classifier: ActionClassifier? = nil) {
         self.config = config
@@ -57,17 +65,25 @@ public final class Trainer {
         optimizer = AdamOptimizer(parameters: self.classifier.model.parameters, weightDecay: decay)
         trainTargets = data.classIndex(data.train)
         validationTargets = data.classIndex(data.validation)
+        // Window weights: 1, or 1/(windows of its clip) scaled to a mean of 1 (each clip
+        // then counts the same, as clip-level accuracy counts them).
+        var perClip: [String: Int] = [:]
+        for w in data.train { perClip[w.clipID, default: 0] += 1 }
+        let n = data.train.count
+        windowWeights = config.training.windowWeighting == .clip
+            ? data.train.map { Float(n) / Float(perClip.count * perClip[$0.clipID]!) }
+            : [Float](repeating: 1, count: n)
         var weights: [Float]? = nil
         if config.training.classWeighting == .balanced {
-            // w_c = N / (K · n_c): a class with half the windows weighs twice as much.
-            var counts = [Int](repeating: 0, count: data.labels.count)
-            for t in trainTargets { counts[t] += 1 }
-            let n = data.train.count, k = data.labels.count
-            weights = counts.map { $0 == 0 ? 0 : Float(n) / Float(k * $0) }
+            // w_c = W / (K · W_c), W_c the summed window weight of class c: a class with half
+            // the weight counts twice as much per window.
+            var sums = [Double](repeating: 0, count: data.labels.count)
+            for (t, w) in zip(trainTargets, windowWeights) { sums[t] += Double(w) }
+            let total = sums.reduce(0, +), k = Double(data.labels.count)
+            weights = sums.map { $0 == 0 ? 0 : Float(total / (k * $0)) }
         }
         loss = SoftmaxCrossEntropy(classes: data.labels.count, maxBatch: batchSize, classWeights: weights)
         loss.smoothing = Float(config.training.labelSmoothing)
-        let n = data.train.count
         // A last batch of one window is left out: batch norm cannot normalise a single sample.
         stepsPerEpoch = n / batchSize + (n % batchSize >= 2 ? 1 : 0)
         let total = max(1, stepsPerEpoch * config.training.epochs)
@@ -78,6 +94,7 @@ public final class Trainer {
         x = FloatBuffer(count: batchSize * w * c)
         mask = FloatBuffer(count: batchSize * w)
         targets = [Int](repeating: 0, count: batchSize)
+        batchWeights = [Float](repeating: 1, count: batchSize)
     }
 
     static func epochSeed(_ seed: UInt64, _ epoch: Int) -> UInt64 {
@@ -110,9 +127,12 @@ public final class Trainer {
                 (x.pointer + i * wc).update(from: window.values, count: wc)
                 (mask.pointer + i * w).update(from: window.mask, count: w)
                 targets[i] = trainTargets[order[b0 + i]]
+                batchWeights[i] = windowWeights[order[b0 + i]]
             }
             let logits = model.forward(x.pointer, mask: mask.pointer, batch: n, training: true)
-            let l = loss.forward(logits, targets: targets, batch: n)
+            let l = targets.withUnsafeBufferPointer { t in
+                batchWeights.withUnsafeBufferPointer { loss.forward(logits, targets: t.baseAddress!, batch: n, sampleWeights: $0.baseAddress!) }
+            }
             totalLoss += Double(l) * Double(n)
             seen += n
             for i in 0..<n where argmax(logits + i * loss.classes, loss.classes) == targets[i] { correct += 1 }
@@ -159,11 +179,11 @@ public final class Trainer {
         var r: [String: Any] = [
             "config": (try? JSONSerialization.jsonObject(with: Data(config.json().utf8))) ?? [:],
             "data": AnyCodable(data.summary).jsonObject,
-            "epochs": epochsDone, "best_epoch": bestEpoch,
+            "epochs": epochsDone, "best_epoch": bestEpoch, "kept_epoch": keptEpoch,
             "history": AnyCodable(history.map { AnyCodable($0) }).jsonObject,
             "parameters": model.parameterCount,
         ]
-        if let best = history.first(where: { $0.epoch == bestEpoch }) {
+        if let best = history.first(where: { $0.epoch == keptEpoch }) {
             r["validation_accuracy"] = best.validationAccuracy ?? NSNull()
             r["validation_loss"] = best.validationLoss ?? NSNull()
         }

@@ -35,6 +35,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         public var dilations = [1, 2, 4, 8]
         public var kernel = 5
         public var dropout = 0.1
+        public var pooling: TCN.Pooling = .mean
     }
 
     public enum OptimizerName: String, Codable, Sendable, CaseIterable { case adamw, adam }
@@ -56,12 +57,18 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
     }
 
     public enum ClassWeighting: String, Codable, Sendable, CaseIterable { case none, balanced }
+    public enum Keep: String, Codable, Sendable, CaseIterable { case last, best }
+    public enum WindowWeighting: String, Codable, Sendable, CaseIterable { case window, clip }
 
     public struct TrainingSection: Codable, Equatable, Sendable {
         public var epochs = 40
         /// Epochs without a better validation accuracy before stopping; 0: never stop early.
-        public var patience = 10
+        public var patience = 0
+        /// Which epoch becomes the model: the last, or the best on validation.
+        public var keep: Keep = .last
         public var classWeighting: ClassWeighting = .none
+        /// clip: each clip weighs the same in the loss, whatever its number of windows.
+        public var windowWeighting: WindowWeighting = .window
         /// Label smoothing ε: targets (1 − ε) on the label and ε spread over all classes.
         public var labelSmoothing = 0.0
         public var seed: UInt64 = 1
@@ -69,12 +76,15 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         public var threads = 0
 
         enum CodingKeys: String, CodingKey {
-            case epochs, patience, classWeighting = "class_weighting", labelSmoothing = "label_smoothing", seed, threads
+            case epochs, patience, keep, classWeighting = "class_weighting", windowWeighting = "window_weighting", labelSmoothing = "label_smoothing", seed, threads
         }
     }
 
     public var data = DataSection()
-    public var preprocessing = PreprocessingSpec()
+    /// The training default: velocities as well as positions, and a frame is a pose when a
+    /// quarter of the joints the source provides are seen (PreprocessingSpec's own defaults
+    /// are the bare minimum: positions and confidences, half the joints).
+    public var preprocessing = PreprocessingSpec(minJointShare: 0.25, features: [.position, .confidence, .velocity])
     public var model = ModelSection()
     public var optimizer = OptimizerSection()
     public var training = TrainingSection()
@@ -163,12 +173,13 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
             c.preprocessing = p
         }
         if let s = sections["model"] {
-            let m = try r.mapping(s, path: "model", keys: ["type", "channels", "dilations", "kernel", "dropout"])
+            let m = try r.mapping(s, path: "model", keys: ["type", "channels", "dilations", "kernel", "dropout", "pooling"])
             if let v = m["type"] { c.model.type = try r.string(v, "model.type") }
             if let v = m["channels"] { c.model.channels = try r.int(v, "model.channels") }
             if let v = m["dilations"] { c.model.dilations = try r.list(v, "model.dilations") { try r.int($0, "model.dilations") } }
             if let v = m["kernel"] { c.model.kernel = try r.int(v, "model.kernel") }
             if let v = m["dropout"] { c.model.dropout = try r.double(v, "model.dropout") }
+            if let v = m["pooling"] { c.model.pooling = try r.choice(v, "model.pooling") }
         }
         if let s = sections["optimizer"] {
             let m = try r.mapping(s, path: "optimizer", keys: ["name", "learning_rate", "min_learning_rate", "warmup_epochs",
@@ -182,10 +193,12 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
             if let v = m["batch_size"] { c.optimizer.batchSize = try r.int(v, "optimizer.batch_size") }
         }
         if let s = sections["training"] {
-            let m = try r.mapping(s, path: "training", keys: ["epochs", "patience", "class_weighting", "label_smoothing", "seed", "threads"])
+            let m = try r.mapping(s, path: "training", keys: ["epochs", "patience", "keep", "class_weighting", "window_weighting", "label_smoothing", "seed", "threads"])
             if let v = m["epochs"] { c.training.epochs = try r.int(v, "training.epochs") }
             if let v = m["patience"] { c.training.patience = try r.int(v, "training.patience") }
+            if let v = m["keep"] { c.training.keep = try r.choice(v, "training.keep") }
             if let v = m["class_weighting"] { c.training.classWeighting = try r.choice(v, "training.class_weighting") }
+            if let v = m["window_weighting"] { c.training.windowWeighting = try r.choice(v, "training.window_weighting") }
             if let v = m["label_smoothing"] { c.training.labelSmoothing = try r.double(v, "training.label_smoothing") }
             if let v = m["seed"] {
                 let s = try r.int(v, "training.seed")
@@ -241,6 +254,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
               dilations: \(list(model.dilations))
               kernel: \(model.kernel)
               dropout: \(model.dropout)
+              pooling: \(model.pooling.rawValue)
             optimizer:
               name: \(optimizer.name.rawValue)
               learning_rate: \(optimizer.learningRate)
@@ -252,7 +266,9 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
             training:
               epochs: \(training.epochs)
               patience: \(training.patience)
+              keep: \(training.keep.rawValue)
               class_weighting: \(training.classWeighting.rawValue)
+              window_weighting: \(training.windowWeighting.rawValue)
               label_smoothing: \(training.labelSmoothing)
               seed: \(training.seed)
               threads: \(training.threads)

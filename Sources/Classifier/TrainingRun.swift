@@ -6,7 +6,7 @@ import Foundation
 ///
 ///     RUN/config.yaml             the effective config (file + flags)
 ///     RUN/checkpoint.h5           the last finished epoch: weights, optimiser, history
-///     RUN/model.poseact.h5        the best epoch so far (highest validation accuracy), a weights file
+///     RUN/model.poseact.h5        the kept epoch (training.keep: the last, or the best on validation)
 ///     RUN/metrics.csv, .json      one row per epoch
 ///     RUN/learning-curves.svg     loss and accuracy per epoch
 ///     RUN/evaluation.json, .md, evaluation-confusion.png   the test split, with the best model
@@ -43,9 +43,9 @@ public struct TrainingRun {
         // Resuming needs the very same config; epochs may grow (the schedule then differs).
         var resumeFrom: String?
         if !restart, FileManager.default.fileExists(atPath: checkpoint) {
-            let previous = try Trainer.checkpointConfig(path: checkpoint)
-            var a = previous, b = config
-            a.training.epochs = 0; b.training.epochs = 0
+            // (A checkpoint of another poseact version may not even decode: another config too.)
+            var a = try? Trainer.checkpointConfig(path: checkpoint), b = config
+            a?.training.epochs = 0; b.training.epochs = 0
             guard a == b else {
                 throw ConfigError("\(folder): holds a run with another config (see \(folder)/config.yaml); "
                                   + "add --restart to train it anew, or choose another --output")
@@ -55,6 +55,10 @@ public struct TrainingRun {
         let data = try TrainingData.load(path: dataPath, config: config)
         events(.data(data))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // A run killed while writing leaves a temp file behind: never a file of the run.
+        for f in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where f.hasSuffix(".tmp") || f.hasSuffix(".tmp.png") {
+            unlink(folder + "/" + f)
+        }
         try writeAtomically(config.yaml(), to: folder + "/config.yaml")
 
         let trainer: Trainer
@@ -75,7 +79,7 @@ public struct TrainingRun {
             let record = withoutActuallyEscaping(events) { events in
                 trainer.runEpoch { done, total, loss in events(.batch(epoch: epoch, done: done, total: total, loss: loss)) }
             }
-            let best = trainer.bestEpoch == record.epoch
+            let best = trainer.keptEpoch == record.epoch
             if best {
                 trainer.classifier.training = trainer.record()
                 try trainer.classifier.save(to: model)
@@ -102,7 +106,7 @@ public struct TrainingRun {
         try writeAtomically(LearningCurves.csv(trainer.history), to: folder + "/metrics.csv")
         try writeAtomically(jsonText(trainer.history) + "\n", to: folder + "/metrics.json")
         let name = URL(fileURLWithPath: folder).lastPathComponent
-        try writeAtomically(LearningCurves.svg(trainer.history, title: name, bestEpoch: trainer.bestEpoch),
+        try writeAtomically(LearningCurves.svg(trainer.history, title: name, bestEpoch: trainer.keptEpoch),
                             to: folder + "/learning-curves.svg")
     }
 }

@@ -7,6 +7,7 @@ import Foundation
 import Media
 import Pose
 import TFLite
+import Tensor
 
 /// The main job on an embedded default. It grows with the product: it generates a picture
 /// and a short video of a person-like figure and runs the whole pose pipeline on them, then
@@ -145,6 +146,9 @@ extension Demo {
             if case .tested(let report) = event { tested = report }
         }
         let trainSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        // Back to one OpenBLAS thread: its idle workers would otherwise spin beside the
+        // pose engine's own threads in the speed line below.
+        BLAS.useSingleThread()
         let last = trainer.history.last!
         print(String(format: "train: %d windows of %d frames, %d epochs in %.1f s (%d parameters): loss %.3f, accuracy %.0f%%",
                      trainer.data.train.count, config.preprocessing.window, trainer.epochsDone, trainSeconds,
@@ -152,7 +156,7 @@ extension Demo {
         let weights = root.appendingPathComponent("demo.poseact.h5").path
         try ActionClassifier.load(path: TrainingRun(folder: run).model).save(to: weights)
         let exported = try ActionClassifier.load(path: weights)
-        let (windows, _) = try exported.windows(fromData: store, split: "test")
+        let (windows, _, _) = try exported.windows(fromData: store, split: "test")
         let evaluation = exported.evaluate(windows, modelPath: weights, dataPath: store, split: "test")
         print(String(format: "evaluate: exported weights file on the %d test clips: clip accuracy %.0f%%, window accuracy %.0f%%%@",
                      evaluation.clips.count, evaluation.clips.accuracy * 100, evaluation.windows.accuracy * 100,

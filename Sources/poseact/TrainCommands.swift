@@ -49,13 +49,13 @@ struct Train: ParsableCommand {
             Cuts the store's clips into windows (the preprocessing the model file will carry), \
             holds out data.validation_share of the training clips for validation (whole clips, \
             or whole source videos, never single windows), and trains the temporal conv net, \
-            printing one line per epoch. The best epoch (highest validation accuracy, ties to \
-            the lower loss) is kept; training stops early after training.patience epochs \
-            without a better one. At the \
-            end the test split is evaluated with the best model.
+            printing one line per epoch (a * marks the epoch that is the model so far: the \
+            last, or with training.keep: best, the one with the highest validation accuracy). \
+            training.patience > 0 stops a run after that many epochs without a better \
+            validation accuracy. At the end the test split is evaluated with the model.
 
             The run folder (--output) holds config.yaml (what was really used), checkpoint.h5 \
-            (the last epoch), model.poseact.h5 (the best epoch), metrics.csv/.json, \
+            (the last epoch), model.poseact.h5 (the model), metrics.csv/.json, \
             learning-curves.svg, and evaluation.json/.md with evaluation-confusion.png. \
             Interrupted (Ctrl-C, kill), the same command goes on from the last finished epoch; \
             --restart starts anew. Same seed and threads give the same model, bit for bit.
@@ -104,9 +104,9 @@ struct Train: ParsableCommand {
                 if json { print(report.json()) }
             }
         }
-        let best = trainer.history.first { $0.epoch == trainer.bestEpoch }
-        note(String(format: "done in %@: %d epochs, best epoch %d%@ → %@/model.poseact.h5",
-                    ProgressDisplay.duration(Date().timeIntervalSince(started)), trainer.epochsDone, trainer.bestEpoch,
+        let best = trainer.history.first { $0.epoch == trainer.keptEpoch }
+        note(String(format: "done in %@: %d epochs, model from epoch %d%@ → %@/model.poseact.h5",
+                    ProgressDisplay.duration(Date().timeIntervalSince(started)), trainer.epochsDone, trainer.keptEpoch,
                     best?.validationAccuracy.map { String(format: " (val acc %.1f%%)", $0 * 100) } ?? "", folder))
     }
 }
@@ -144,8 +144,12 @@ struct Evaluate: ParsableCommand {
         openblas_set_num_threads(Int32(threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount))
         let path = modelPath(model)
         let classifier = try ActionClassifier.load(path: path)
-        let (windows, unknown) = try classifier.windows(fromData: data, split: split == "all" ? nil : split)
+        let (windows, unknown, unscored) = try classifier.windows(fromData: data, split: split == "all" ? nil : split)
         if !unknown.isEmpty { note("warning: \(data): labels the model does not know are left out: \(unknown.joined(separator: ", "))") }
+        if !unscored.isEmpty {
+            note("note: \(unscored.count) clip\(unscored.count == 1 ? "" : "s") gave no window of \(classifier.spec.window) frames with "
+                 + "\(Int(classifier.spec.minPoseShare * 100)) % real poses (too short or too few poses) and \(unscored.count == 1 ? "is" : "are") not scored")
+        }
         guard !windows.isEmpty else {
             throw ConfigError("\(data): no windows of split '\(split)' under the model's preprocessing (window \(classifier.spec.window) frames)")
         }
@@ -154,7 +158,13 @@ struct Evaluate: ParsableCommand {
             let paths = try result.write(to: report, title: "\(URL(fileURLWithPath: path).lastPathComponent): \(split)")
             note("report: \(paths.joined(separator: ", "))")
         }
-        if json { print(result.json()); return }
+        if json {
+            var object = result.jsonObject()
+            object["unscored_clips"] = unscored.count
+            let text = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            print(String(decoding: text, as: UTF8.self))
+            return
+        }
         print(String(format: "%@ on %@ (%@): %d windows, %d clips", path, data, split, result.windows.count, result.clips.count))
         print(String(format: "window accuracy %.2f%%   clip accuracy %.2f%%   clip macro F1 %.3f",
                      result.windows.accuracy * 100, result.clips.accuracy * 100, result.clips.macroF1))

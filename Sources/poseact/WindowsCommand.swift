@@ -47,7 +47,8 @@ struct WindowsCommand: ParsableCommand {
     }
 
     func run() throws {
-        var spec = try config.map { try TrainingConfig.load(path: $0).preprocessing } ?? PreprocessingSpec()
+        // Without a config, the training defaults (configs/penn-action.yaml), as `train` uses.
+        var spec = try (config.map { try TrainingConfig.load(path: $0) } ?? TrainingConfig()).preprocessing
         if let joints { spec.joints = try layout(joints) }
         if let fps { spec.fps = fps }
         if let window { spec.window = window }

@@ -1,4 +1,4 @@
-import Classifier
+@testable import Classifier
 import Tensor
 import XCTest
 
@@ -61,6 +61,24 @@ final class LayerGradientTests: XCTestCase {
         pool.forward(x.pointer, batch: 3, training: false)
         XCTAssertEqual(Array(pool.output.array[8..<12]), [0, 0, 0, 0])
         XCTAssertEqual(Array(pool.inputGrad.array[48..<72]), [Float](repeating: 0, count: 24))
+    }
+
+    func testMaskedMaxPoolGradients() {
+        let pool = MaskedMaxPool(frames: 6, channels: 4, maxBatch: 3)
+        // Sample 0: all frames valid; sample 1: first 4; sample 2: none (pools to zeros).
+        let mask = FloatBuffer([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0] as [Float])
+        pool.setMask(mask.pointer, batch: 3)
+        let x = randomBuffer(3 * 6 * 4, seed: 53)
+        // Padded frames never win, even when larger than every valid one.
+        for c in 0..<4 { x.pointer[(1 * 6 + 5) * 4 + c] = 100 }
+        let winners = { pool.winner.flatMap { w in (0..<5).map { (w >> $0) & 1 == 1 } } }
+        log("MaskedMaxPool", GradCheck.check(pool, x: x, batch: 3, training: true, seed: 54, kinks: winners))
+        pool.forward(x.pointer, batch: 3, training: false)
+        for c in 0..<4 {
+            let valid = (0..<4).map { x.pointer[(1 * 6 + $0) * 4 + c] }
+            XCTAssertEqual(pool.output.pointer[4 + c], valid.max()!)
+        }
+        XCTAssertEqual(Array(pool.output.array[8..<12]), [0, 0, 0, 0])
     }
 
     func testLinearGradients() {

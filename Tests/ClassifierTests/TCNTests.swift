@@ -1,19 +1,23 @@
-import Classifier
+@testable import Classifier
 import Tensor
 import XCTest
 
 final class TCNTests: XCTestCase {
     /// The whole model and loss: every input and parameter gradient of
     /// L = weighted cross-entropy(TCN(x, mask)) against finite differences, batch norm in
-    /// training mode, dropout masks frozen, one sample with padded frames.
+    /// training mode, dropout masks frozen, one sample with padded frames; for each pooling.
     func testTCNWithLossGradients() {
+        for pooling in TCN.Pooling.allCases { checkTCNGradients(pooling) }
+    }
+
+    func checkTCNGradients(_ pooling: TCN.Pooling) {
         let B = 3, T = 8, C = 4
         let tcn = TCN(.init(inputChannels: C, frames: T, classes: 3, channels: 5, dilations: [1, 2],
-                            kernel: 5, dropout: 0.2, maxBatch: 3, seed: 91))
+                            kernel: 5, dropout: 0.2, pooling: pooling, maxBatch: 3, seed: 91))
         XCTAssertFalse(tcn.blocks[0].residual)
         XCTAssertTrue(tcn.blocks[1].residual)
-        // 4·5·5 + 2·5 (block 0) + 5·5·5 + 2·5 (block 1) + 5·3 + 3 (head), no conv biases.
-        XCTAssertEqual(tcn.parameterCount, 100 + 10 + 125 + 10 + 18)
+        // 4·5·5 + 2·5 (block 0) + 5·5·5 + 2·5 (block 1) + P·3 + 3 (head, P = 5 or 10), no conv biases.
+        XCTAssertEqual(tcn.parameterCount, 100 + 10 + 125 + 10 + (pooling == .meanMax ? 33 : 18))
         let ce = SoftmaxCrossEntropy(classes: 3, maxBatch: 3, classWeights: [1, 2, 0.5])
         let x = randomBuffer(B * T * C, seed: 92)
         var maskValues = [Float](repeating: 1, count: B * T)
@@ -40,7 +44,13 @@ final class TCNTests: XCTestCase {
             }
             return total / weightSum
         }
-        let kinks = { tcn.blocks.flatMap { $0.norm.output.array.prefix(B * T * 5).map { $0 > 0 } } }
+        // ReLU signs and the max pool's winning frames: a difference across a change of
+        // either is not a derivative.
+        let kinks = { () -> [Bool] in
+            let relu: [Bool] = tcn.blocks.flatMap { $0.norm.output.array.prefix(B * T * 5).map { $0 > 0 } }
+            let winners: [Bool] = tcn.maxPool.winner.flatMap { w in (0..<5).map { (w >> $0) & 1 == 1 } }
+            return relu + winners
+        }
         for p in tcn.parameters { p.zeroGrad() }
         let logits = tcn.forward(x.pointer, mask: mask.pointer, batch: B, training: true)
         XCTAssertEqual(Double(ce.forward(logits, targets: targets, batch: B)), loss(), accuracy: 1e-6)
@@ -61,8 +71,14 @@ final class TCNTests: XCTestCase {
                                floor: GradCheck.floor, label: "\(p.name)[\(i)]")
             }
         }
-        GradCheck.assertPasses(report, maxSkipped: 0.1)
-        log("TCN + SoftmaxCrossEntropy", report)
+        // With max pooling, neighbouring frames' features are close, so a step often changes
+        // the winning frame (skipped) or nearly does (float noise in the quotient): looser
+        // bounds here; the max pool's own check (LayerGradientTests) is exact.
+        // (Mean pooling: about 10 % of the steps cross a ReLU kink with these 5-channel
+        // blocks, depending on the dropout masks drawn.)
+        if pooling == .mean { GradCheck.assertPasses(report, maxSkipped: 0.15) }
+        else { GradCheck.assertPasses(report, tolerance: 3e-2, maxSkipped: 0.2) }
+        log("TCN (\(pooling.rawValue) pooling) + SoftmaxCrossEntropy", report)
     }
 
     /// Evaluation is per-sample: a batch of three gives the logits of three batches of one.

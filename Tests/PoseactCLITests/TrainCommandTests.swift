@@ -132,14 +132,13 @@ final class TrainCommandTests: PoseactCLITestCase {
         let done = try String(contentsOfFile: run + "/metrics.csv", encoding: .utf8).split(separator: "\n").count - 1
         XCTAssertGreaterThanOrEqual(done, 1)
         XCTAssertLessThan(done, 30, "killed before the end")
-        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: run).allSatisfy { !$0.hasSuffix(".tmp") }, "no temp file left")
-
         let again = try poseact(arguments + ["--epochs", "30"])
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertTrue(again.stderr.contains("resuming after epoch"), again.stderr)
         let rows = try String(contentsOfFile: run + "/metrics.csv", encoding: .utf8).split(separator: "\n").dropFirst()
         let epochs = rows.map { Int($0.split(separator: ",")[0])! }
         XCTAssertEqual(epochs, Array(1...epochs.count), "each epoch once, in order")
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: run).allSatisfy { !$0.contains(".tmp") }, "no temp file left")
     }
 
     /// Bad configs and data: one clear line, exit 1, and no run folder.

@@ -24,6 +24,9 @@ public final class BatchNorm: Layer {
     let invStd: FloatBuffer
     /// Per-channel sums for backward, (C) each.
     let sumDy: FloatBuffer, sumDyXhat: FloatBuffer
+    /// Forward's per-channel sums (Double), and the batch mean, (C) each.
+    let sums: UnsafeMutableBufferPointer<Double>, squares: UnsafeMutableBufferPointer<Double>
+    let batchMean: FloatBuffer
     /// Whether the last forward used batch statistics (backward differs).
     private var lastTraining = false
 
@@ -48,6 +51,14 @@ public final class BatchNorm: Layer {
         invStd = FloatBuffer(count: channels)
         sumDy = FloatBuffer(count: channels)
         sumDyXhat = FloatBuffer(count: channels)
+        sums = .allocate(capacity: channels)
+        squares = .allocate(capacity: channels)
+        batchMean = FloatBuffer(count: channels)
+    }
+
+    deinit {
+        sums.deallocate()
+        squares.deallocate()
     }
 
     // inp is (B,T,C), N = B·T. Training: mean_c = Σ x / N, var_c = Σ (x − mean)² / N;
@@ -61,19 +72,31 @@ public final class BatchNorm: Layer {
         lastTraining = training
         if training {
             precondition(N > 0)
+            // Row by row (contiguous channels, so the loops vectorise), sums in Double.
+            let sum = sums.baseAddress!, sq = squares.baseAddress!
+            sum.update(repeating: 0, count: C)
+            sq.update(repeating: 0, count: C)
+            for i in 0..<N {
+                let row = x + i * C
+                for c in 0..<C { sum[c] += Double(row[c]) }
+            }
+            for c in 0..<C { sum[c] /= Double(N) }
+            for i in 0..<N {
+                let row = x + i * C
+                for c in 0..<C { let d = Double(row[c]) - sum[c]; sq[c] += d * d }
+            }
+            let mean = batchMean.pointer
             for c in 0..<C {
-                var sum = 0.0
-                for i in 0..<N { sum += Double(x[i * C + c]) }
-                let mean = sum / Double(N)
-                var sq = 0.0
-                for i in 0..<N { let d = Double(x[i * C + c]) - mean; sq += d * d }
-                let variance = sq / Double(N)
-                let unbiased = N > 1 ? sq / Double(N - 1) : variance
+                let variance = sq[c] / Double(N)
+                let unbiased = N > 1 ? sq[c] / Double(N - 1) : variance
                 inv[c] = Float(1 / (variance + Double(eps)).squareRoot())
-                let m = Float(mean)
-                for i in 0..<N { xh[i * C + c] = (x[i * C + c] - m) * inv[c] }
-                runningMean.pointer[c] = (1 - momentum) * runningMean.pointer[c] + momentum * m
+                mean[c] = Float(sum[c])
+                runningMean.pointer[c] = (1 - momentum) * runningMean.pointer[c] + momentum * mean[c]
                 runningVar.pointer[c] = (1 - momentum) * runningVar.pointer[c] + momentum * Float(unbiased)
+            }
+            for i in 0..<N {
+                let row = x + i * C, xr = xh + i * C
+                for c in 0..<C { xr[c] = (row[c] - mean[c]) * inv[c] }
             }
         } else {
             for c in 0..<C { inv[c] = 1 / (runningVar.pointer[c] + eps).squareRoot() }

@@ -44,11 +44,13 @@ public final class SoftmaxCrossEntropy {
         }
     }
 
-    // logits (B,O), targets (B) → probs (B,O) = softmax(logits), returns L (above), and
-    // writes dlogits[b,o] = w[y_b]/Σw · (probs[b,o] − q_b[o]).
+    // logits (B,O), targets (B), optional sample weights s (B) → probs (B,O) = softmax(logits),
+    // returns L (above, with w[y_b]·s_b as sample b's weight), and writes
+    // dlogits[b,o] = w[y_b]·s_b / Σ_b w[y_b]·s_b · (probs[b,o] − q_b[o]).
     // log-softmax is taken as (z − max) − log Σ exp(z − max), so large logits don't overflow.
     @discardableResult
-    public func forward(_ logits: UnsafePointer<Float>, targets: UnsafePointer<Int>, batch B: Int) -> Float {
+    public func forward(_ logits: UnsafePointer<Float>, targets: UnsafePointer<Int>, batch B: Int,
+                        sampleWeights: UnsafePointer<Float>? = nil) -> Float {
         precondition(B <= maxBatch)
         let O = classes, p = probs.pointer, d = dLogits.pointer, w = classWeights.pointer
         var totalWeight = 0.0, loss = 0.0
@@ -70,13 +72,14 @@ public final class SoftmaxCrossEntropy {
                 meanLogP /= Double(O)
                 sampleLoss = (1 - Double(smoothing)) * sampleLoss - Double(smoothing) * meanLogP
             }
-            loss += Double(w[y]) * sampleLoss
-            totalWeight += Double(w[y])
+            let wb = Double(w[y]) * Double(sampleWeights?[b] ?? 1)
+            loss += wb * sampleLoss
+            totalWeight += wb
         }
         let scale: Float = totalWeight > 0 ? Float(1 / totalWeight) : 0
         let off = smoothing / Float(O), on = 1 - smoothing + off
         for b in 0..<B {
-            let y = targets[b], wb = w[y] * scale
+            let y = targets[b], wb = w[y] * (sampleWeights?[b] ?? 1) * scale
             for o in 0..<O { d[b * O + o] = wb * (p[b * O + o] - (o == y ? on : off)) }
         }
         return totalWeight > 0 ? Float(loss / totalWeight) : 0

@@ -58,7 +58,8 @@ public final class TCNBlock: Layer {
 }
 
 /// A temporal convolutional network for clip classification:
-///   [Conv1D(k) → BatchNorm → ReLU → Dropout (+ residual)] × blocks → MaskedMeanPool → Linear.
+///   [Conv1D(k) → BatchNorm → ReLU → Dropout (+ residual)] × blocks → pooling → Linear,
+/// pooling over the valid frames: the mean, the maximum, or both side by side (B, 2·C).
 ///
 /// Shapes: input is (B,T,C) per-frame features, mask is (B,T) valid frames, logits (B,K).
 /// Every buffer is allocated in `init` for `maxBatch` clips; `forward`/`backward` allocate
@@ -66,6 +67,11 @@ public final class TCNBlock: Layer {
 /// thread count the process has set (the TFLite interpreter sets 1; at these sizes, a few
 /// thousand rows × tens of columns, one thread is about as fast as two).
 public final class TCN {
+    public enum Pooling: String, Sendable, Equatable, Codable, CaseIterable {
+        case mean, max
+        case meanMax = "mean_max"
+    }
+
     public struct Config: Sendable, Equatable {
         public var inputChannels: Int
         public var frames: Int
@@ -76,22 +82,28 @@ public final class TCN {
         public var dilations: [Int]
         public var kernel: Int
         public var dropout: Float
+        public var pooling: Pooling
         public var maxBatch: Int
         public var seed: UInt64
 
         public init(inputChannels: Int, frames: Int, classes: Int, channels: Int = 64,
-                    dilations: [Int] = [1, 2, 4], kernel: Int = 5, dropout: Float = 0.1,
+                    dilations: [Int] = [1, 2, 4], kernel: Int = 5, dropout: Float = 0.1, pooling: Pooling = .mean,
                     maxBatch: Int = 32, seed: UInt64 = 1) {
             self.inputChannels = inputChannels; self.frames = frames; self.classes = classes
             self.channels = channels; self.dilations = dilations; self.kernel = kernel
-            self.dropout = dropout; self.maxBatch = maxBatch; self.seed = seed
+            self.dropout = dropout; self.pooling = pooling; self.maxBatch = maxBatch; self.seed = seed
         }
     }
 
     public let config: Config
     public let blocks: [TCNBlock]
     public let pool: MaskedMeanPool
+    public let maxPool: MaskedMaxPool
     public let head: Linear
+    /// The pooled features the head reads, (B, P): mean, max, or [mean | max] (P = 2·C).
+    let pooled: FloatBuffer
+    /// dL/d(pooled features) split per pooling, (B,C) each, and their sum over (B,T,C).
+    let dMean: FloatBuffer, dMax: FloatBuffer, dPool: FloatBuffer
     /// The last forward's input, copied in (B,T,C): backward needs it, the caller may reuse
     /// its own buffer meanwhile.
     let input: FloatBuffer
@@ -111,8 +123,14 @@ public final class TCN {
         }
         self.blocks = blocks
         pool = MaskedMeanPool(frames: config.frames, channels: c, maxBatch: config.maxBatch)
+        maxPool = MaskedMaxPool(frames: config.frames, channels: c, maxBatch: config.maxBatch)
+        let p = config.pooling == .meanMax ? 2 * c : c
+        pooled = FloatBuffer(count: config.maxBatch * p)
+        dMean = FloatBuffer(count: config.maxBatch * c)
+        dMax = FloatBuffer(count: config.maxBatch * c)
+        dPool = FloatBuffer(count: config.maxBatch * config.frames * c)
         // Gain 1/√2: N(0, 1/fan_in) for the logits, which no ReLU follows.
-        head = Linear(inFeatures: c, outFeatures: config.classes, maxBatch: config.maxBatch, rng: &rng,
+        head = Linear(inFeatures: p, outFeatures: config.classes, maxBatch: config.maxBatch, rng: &rng,
                       gain: 0.5.squareRoot(), name: "head")
         input = FloatBuffer(count: config.maxBatch * config.frames * config.inputChannels)
     }
@@ -141,9 +159,27 @@ public final class TCN {
             block.forward(h, batch: B, training: training)
             h = UnsafePointer(block.output.pointer)
         }
-        pool.setMask(mask, batch: B)
-        pool.forward(h, batch: B, training: training)
-        head.forward(pool.output.pointer, batch: B, training: training)
+        let C = config.channels
+        switch config.pooling {
+        case .mean:
+            pool.setMask(mask, batch: B)
+            pool.forward(h, batch: B, training: training)
+            pooled.pointer.update(from: pool.output.pointer, count: B * C)
+        case .max:
+            maxPool.setMask(mask, batch: B)
+            maxPool.forward(h, batch: B, training: training)
+            pooled.pointer.update(from: maxPool.output.pointer, count: B * C)
+        case .meanMax:
+            pool.setMask(mask, batch: B)
+            pool.forward(h, batch: B, training: training)
+            maxPool.setMask(mask, batch: B)
+            maxPool.forward(h, batch: B, training: training)
+            for b in 0..<B {
+                (pooled.pointer + b * 2 * C).update(from: pool.output.pointer + b * C, count: C)
+                (pooled.pointer + b * 2 * C + C).update(from: maxPool.output.pointer + b * C, count: C)
+            }
+        }
+        head.forward(pooled.pointer, batch: B, training: training)
         return head.output.pointer
     }
 
@@ -152,10 +188,26 @@ public final class TCN {
     /// `blocks[0].inputGrad`.
     public func backward(_ dLogits: UnsafePointer<Float>) {
         let B = lastBatch
-        head.backward(dLogits, input: pool.output.pointer, batch: B)
-        let last = blocks[blocks.count - 1]
-        pool.backward(head.inputGrad.pointer, input: last.output.pointer, batch: B)
-        var dOut = UnsafePointer(pool.inputGrad.pointer)
+        head.backward(dLogits, input: pooled.pointer, batch: B)
+        let last = blocks[blocks.count - 1], C = config.channels, n = B * config.frames * C
+        switch config.pooling {
+        case .mean:
+            pool.backward(head.inputGrad.pointer, input: last.output.pointer, batch: B)
+            dPool.pointer.update(from: pool.inputGrad.pointer, count: n)
+        case .max:
+            maxPool.backward(head.inputGrad.pointer, input: last.output.pointer, batch: B)
+            dPool.pointer.update(from: maxPool.inputGrad.pointer, count: n)
+        case .meanMax:
+            // d[mean | max] (B, 2C) → dmean, dmax (B, C) → dinp = dinp_mean + dinp_max
+            for b in 0..<B {
+                (dMean.pointer + b * C).update(from: head.inputGrad.pointer + b * 2 * C, count: C)
+                (dMax.pointer + b * C).update(from: head.inputGrad.pointer + b * 2 * C + C, count: C)
+            }
+            pool.backward(dMean.pointer, input: last.output.pointer, batch: B)
+            maxPool.backward(dMax.pointer, input: last.output.pointer, batch: B)
+            for i in 0..<n { dPool.pointer[i] = pool.inputGrad.pointer[i] + maxPool.inputGrad.pointer[i] }
+        }
+        var dOut = UnsafePointer(dPool.pointer)
         for i in stride(from: blocks.count - 1, through: 0, by: -1) {
             let x = i == 0 ? UnsafePointer(input.pointer) : UnsafePointer(blocks[i - 1].output.pointer)
             blocks[i].backward(dOut, input: x, batch: B)
