@@ -120,38 +120,20 @@ public final class ActionClassifier {
     /// Writes the weights file atomically (a temp file, then a rename). `extra` may add
     /// groups and attributes (a checkpoint's optimiser state) before the file is closed.
     public func save(to path: String, extra: ((HDF5Group) throws -> Void)? = nil) throws {
-        let tmp = path + ".tmp"
-        do {
-            let file = try HDF5File.create(tmp)
-            do {
-                let root = try file.root()
-                try root.setAttribute("format", Self.format)
-                try root.setAttribute("format_version", Self.version)
-                try root.setAttribute("labels", labels)
-                try root.setAttribute("preprocessing", spec.json())
-                try root.setAttribute("architecture", jsonText(architecture))
-                try root.setAttribute("training", training)
-                try root.setAttribute("created", ISO8601DateFormatter().string(from: Date()))
-                let weights = try root.createGroup("weights")
-                for (name, shape, buffer) in stateTensors() {
-                    try weights.write(name, buffer.array, shape: shape).close()
-                }
-                weights.close()
-                try extra?(root)
-                root.close()
-                try file.close()
-            } catch {
-                try? file.close()
-                throw error
+        try HDF5File.writeAtomically(path) { root in
+            try root.setAttribute("format", Self.format)
+            try root.setAttribute("format_version", Self.version)
+            try root.setAttribute("labels", labels)
+            try root.setAttribute("preprocessing", spec.json())
+            try root.setAttribute("architecture", jsonText(architecture))
+            try root.setAttribute("training", training)
+            try root.setAttribute("created", ISO8601DateFormatter().string(from: Date()))
+            let weights = try root.createGroup("weights")
+            defer { weights.close() }
+            for (name, shape, buffer) in stateTensors() {
+                try weights.write(name, buffer.array, shape: shape).close()
             }
-        } catch {
-            unlink(tmp)
-            throw error
-        }
-        if rename(tmp, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(tmp)
-            throw ModelFileError("\(path): cannot rename \(tmp) to it (\(reason))")
+            try extra?(root)
         }
     }
 

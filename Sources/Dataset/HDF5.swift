@@ -675,3 +675,32 @@ func appendName(_ name: UnsafePointer<CChar>?, to data: UnsafeMutableRawPointer?
     Unmanaged<NameList>.fromOpaque(data).takeUnretainedValue().names.append(String(cString: name))
     return 0
 }
+
+extension HDF5File {
+    /// Writes a new file at `path` through "<path>.tmp": `body` fills its root group, then
+    /// the file is closed and renamed over `path`. On any error the temp file is removed
+    /// and `path` is left as it was: a file is never half-written.
+    public static func writeAtomically(_ path: String, _ body: (HDF5Group) throws -> Void) throws {
+        let tmp = path + ".tmp"
+        do {
+            let file = try HDF5File.create(tmp)
+            do {
+                let root = try file.root()
+                defer { root.close() }
+                try body(root)
+            } catch {
+                try? file.close()
+                throw error
+            }
+            try file.close()
+        } catch {
+            unlink(tmp)
+            throw error
+        }
+        if rename(tmp, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(tmp)
+            throw HDF5Error("\(path): cannot rename \(tmp) to it (\(reason))")
+        }
+    }
+}

@@ -44,7 +44,6 @@ public struct TrainingSet: Sendable {
     }
 
     public func write(to path: String) throws {
-        let tmp = path + ".tmp"
         let n = windows.count, w = spec.window, c = spec.channels
         for win in windows where win.values.count != w * c || win.mask.count != w {
             throw DatasetError("\(path): window of clip \(win.clipID) has \(win.values.count) values, not \(w * c)")
@@ -53,39 +52,22 @@ public struct TrainingSet: Sendable {
         let splitNames = Array(Set(windows.map { $0.split ?? "" })).sorted()
         let clipIndex = Dictionary(uniqueKeysWithValues: clipIDs.enumerated().map { ($1, $0) })
         let splitIndex = Dictionary(uniqueKeysWithValues: splitNames.enumerated().map { ($1, $0) })
-        do {
-            let file = try HDF5File.create(tmp)
-            do {
-                let root = try file.root()
-                try root.setAttribute("format", Self.format)
-                try root.setAttribute("format_version", Self.version)
-                try root.setAttribute("spec", spec.json())
-                try root.setAttribute("label_names", labels)
-                try root.setAttribute("clip_ids", clipIDs)
-                try root.setAttribute("split_names", splitNames)
-                var values: [Float] = []; values.reserveCapacity(n * w * c)
-                var mask: [Float] = []; mask.reserveCapacity(n * w)
-                for win in windows { values += win.values; mask += win.mask }
-                try root.write("values", values, shape: [n, w, c]).close()
-                try root.write("mask", mask, shape: [n, w]).close()
-                try root.write("labels", classIndices.map(Double.init), shape: [n]).close()
-                try root.write("clips", windows.map { Double(clipIndex[$0.clipID]!) }, shape: [n]).close()
-                try root.write("splits", windows.map { Double(splitIndex[$0.split ?? ""]!) }, shape: [n]).close()
-                try root.write("starts", windows.map { Double($0.start) }, shape: [n]).close()
-                root.close()
-                try file.close()
-            } catch {
-                try? file.close()
-                throw error
-            }
-        } catch {
-            unlink(tmp)
-            throw error
-        }
-        if rename(tmp, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(tmp)
-            throw DatasetError("\(path): cannot rename \(tmp) to it (\(reason))")
+        try HDF5File.writeAtomically(path) { root in
+            try root.setAttribute("format", Self.format)
+            try root.setAttribute("format_version", Self.version)
+            try root.setAttribute("spec", spec.json())
+            try root.setAttribute("label_names", labels)
+            try root.setAttribute("clip_ids", clipIDs)
+            try root.setAttribute("split_names", splitNames)
+            var values: [Float] = []; values.reserveCapacity(n * w * c)
+            var mask: [Float] = []; mask.reserveCapacity(n * w)
+            for win in windows { values += win.values; mask += win.mask }
+            try root.write("values", values, shape: [n, w, c]).close()
+            try root.write("mask", mask, shape: [n, w]).close()
+            try root.write("labels", classIndices.map(Double.init), shape: [n]).close()
+            try root.write("clips", windows.map { Double(clipIndex[$0.clipID]!) }, shape: [n]).close()
+            try root.write("splits", windows.map { Double(splitIndex[$0.split ?? ""]!) }, shape: [n]).close()
+            try root.write("starts", windows.map { Double($0.start) }, shape: [n]).close()
         }
     }
 
