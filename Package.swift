@@ -69,10 +69,14 @@ let package = Package(
         // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
         .target(name: "Evaluation", dependencies: ["Media"], swiftSettings: commonSettings),
 
+        // The real-time pipeline and its offline twin (annotate): poses → window → model →
+        // states, overlays, timelines, summaries.
+        .target(name: "Live", dependencies: ["Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
+
         .executableTarget(
             name: "poseact",
             dependencies: [
-                "TFLite", "Tensor", "Media", "Pose", "Dataset", "Classifier", "Evaluation", "CBLAS",
+                "TFLite", "Tensor", "Media", "Pose", "Dataset", "Classifier", "Evaluation", "Live", "CBLAS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: cliSettings),
@@ -83,6 +87,7 @@ let package = Package(
         .testTarget(name: "PoseTests", dependencies: ["Pose", "Media", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "DatasetTests", dependencies: ["Dataset", "Pose", "Media", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "ClassifierTests", dependencies: ["Classifier", "Tensor", "Dataset", "Pose", "Evaluation"], swiftSettings: commonSettings),
+        .testTarget(name: "LiveTests", dependencies: ["Live", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["poseact", "TFLite", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],

@@ -197,17 +197,13 @@ public final class Extractor {
         let names = Skeleton.blazePoseNames, joints = names.count
         var keypoints: [Float] = [], times: [Double] = []
         if let frames = info.frameCount { keypoints.reserveCapacity(frames * joints * 3) }
-        let w = Float(info.width), h = Float(info.height)
         while let frame = try reader.next() {
             if let start = clip.start, frame.time < start - 1e-6 { continue }
             if let end = clip.end, frame.time >= end - 1e-6 { break }
             let persons = pipeline.process(frame: frame)
             times.append(Double(times.count) / options.fps)
-            if let p = persons.first(where: \.isProminent) ?? persons.first {
-                for l in p.landmarks.prefix(joints) { keypoints.append(l.x / w); keypoints.append(l.y / h); keypoints.append(l.visibility) }
-            } else {
-                for _ in 0..<joints { keypoints.append(.nan); keypoints.append(.nan); keypoints.append(0) }
-            }
+            keypoints += ClipKeypoints.row((persons.first(where: \.isProminent) ?? persons.first)?.landmarks,
+                                           width: info.width, height: info.height)
         }
         for warning in reader.warnings { warnings.append("\(clip.id): \(warning)") }
         return ClipKeypoints(id: clip.id, label: clip.label, split: clip.split, source: clip.video, start: clip.start, end: clip.end,

@@ -7,7 +7,7 @@ import TFLite
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks of the hot paths, printing machine-readable JSON.",
-        subcommands: [PoseModelsBench.self, PoseVideoBench.self, TrainBench.self])
+        subcommands: [PoseModelsBench.self, PoseVideoBench.self, TrainBench.self, LiveBench.self])
 }
 
 /// Times `body` `runs` times after `warmup` untimed runs; milliseconds, sorted.

@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import XCTest
 
 /// `poseact train`, `export`, `evaluate`, `model inspect` and `bench train` as a user runs
@@ -175,5 +176,49 @@ final class TrainCommandTests: PoseactCLITestCase {
         XCTAssertGreaterThan(j["seconds_per_epoch"] as? Double ?? 0, 0)
         XCTAssertGreaterThan(j["windows_per_second"] as? Double ?? 0, 0)
         XCTAssertEqual(j["epochs"] as? Int, 2)
+    }
+
+    /// A model trained on the slice, run over a real push-up video: `annotate` writes the
+    /// overlay video and the timeline, `live` (a file as fast as possible) prints JSON
+    /// events and a summary, `bench live` its JSON object.
+    func testAnnotateLiveAndBenchOnAVideo() throws {
+        _ = try model("pose_landmark_full.tflite")
+        let video = shared.appendingPathComponent("data/pushups/test/correct/correct39.mp4").path
+        guard FileManager.default.fileExists(atPath: video) else { throw XCTSkip("\(video) not found") }
+        let data = try store()
+        let run = Self.dir.appendingPathComponent("run-live-\(UUID().uuidString.prefix(6))").path
+        XCTAssertEqual(try poseact(["train", "--config", try config(Self.small), "--data", data, "--output", run]).status, 0)
+        let models = ["--models", PoseactCLITestCase.modelsDir.path]
+
+        let out = Self.dir.appendingPathComponent("annotated.mp4").path, timeline = Self.dir.appendingPathComponent("timeline.csv").path
+        let annotated = try poseact(["annotate", "--model", run, video, "--output", out, "--timeline", timeline, "--json"] + models)
+        XCTAssertEqual(annotated.status, 0, annotated.stderr)
+        let result = try json(annotated.stdout)
+        // correct39: 98 frames at 25 fps = 3.92 s → 117 frames at 30 fps, a prediction every 8.
+        XCTAssertEqual(Double(result["frames"] as? Int ?? 0), 117, accuracy: 2)
+        XCTAssertEqual(result["predictions"] as? Int, (result["frames"] as? Int ?? 0) / 8)
+        XCTAssertGreaterThan((result["timeline"] as? [[String: Any]])?.count ?? 0, 0)
+        XCTAssertTrue(try String(contentsOfFile: timeline, encoding: .utf8).hasPrefix("start,end,label,confidence\n"))
+        let written = try VideoReader(out)
+        var frames = 0
+        while try written.next() != nil { frames += 1 }
+        XCTAssertEqual(frames, result["frames"] as? Int)
+
+        let live = try poseact(["live", "--model", run, "--input", video, "--as-fast-as-possible", "--json"] + models)
+        XCTAssertEqual(live.status, 0, live.stderr)
+        let lines = try live.stdout.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(lines.filter { $0["type"] as? String == "prediction" }.count, result["predictions"] as? Int, "every frame, none dropped")
+        XCTAssertGreaterThan(lines.filter { $0["type"] as? String == "state" }.count, 0)
+        let summary = try XCTUnwrap(lines.last)
+        XCTAssertEqual(summary["type"] as? String, "summary")
+        XCTAssertEqual(summary["dropped_frames"] as? Int, 0)
+
+        let bench = try poseact(["bench", "live", "--model", run, "--input", video, "--frames", "45"] + models)
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let b = try json(bench.stdout)
+        for key in ["fps", "dropped_frames", "latency_ms_median", "latency_ms_p95"] { XCTAssertNotNil(b[key], key) }
+        XCTAssertEqual(b["frames"] as? Int, 45)
+        try assertOneLineError(["live", "--model", run, "--input", Self.dir.appendingPathComponent("none.mp4").path] + models,
+                               mentions: ["none.mp4"])
     }
 }

@@ -1,0 +1,174 @@
+import Classifier
+import Dataset
+import Foundation
+import Pose
+
+/// What the recognizer says about the prominent person, as Apple's sample says it.
+public enum ActionState: Equatable, Sendable {
+    /// Fewer than `minPoseShare` of the window's frames hold a pose.
+    case noPerson
+    /// The best label's probability is under the threshold.
+    case lowConfidence(label: String, confidence: Float)
+    case action(label: String, confidence: Float)
+
+    /// The label shown and summed in the summary: the action, or "no person" / "low confidence".
+    public var name: String {
+        switch self {
+        case .noPerson: return "no person"
+        case .lowConfidence: return "low confidence"
+        case .action(let label, _): return label
+        }
+    }
+
+    public var confidence: Float? {
+        switch self {
+        case .noPerson: return nil
+        case .lowConfidence(_, let c), .action(_, let c): return c
+        }
+    }
+}
+
+/// One prediction: at `time` (seconds of the input), for the frames up to it.
+public struct Prediction: Sendable {
+    public var time: Double
+    public var frame: Int
+    public var personID: Int?
+    public var state: ActionState
+    /// Class probabilities (smoothed when smoothing is on); empty for `noPerson`.
+    public var probabilities: [Float]
+}
+
+/// Turns the poses of a video, frame by frame at the model's frame rate, into action
+/// predictions: the prominent person's keypoints go into a window of the model's length,
+/// and every `stride` frames the window goes through the very preprocessing of training
+/// (`Preprocessing.window`) and the model.
+public final class ActionRecognizer {
+    public let classifier: ActionClassifier
+    public var spec: PreprocessingSpec { classifier.spec }
+    /// Under this probability the state is `lowConfidence` (Apple's sample: 0.6).
+    public var minConfidence: Float
+    /// Predictions averaged (their probabilities) into the one reported; 1 = none.
+    public var smoothing: Int
+    /// The last window's frames: BlazePose's 33 joints × (x, y in 0–1, confidence); NaN when
+    /// no person; and their times (seconds). Frames dropped by a live source leave gaps in
+    /// time, which the preprocessing's resampling fills (nearest earlier frame).
+    private var frames: [[Float]] = []
+    private var times: [Double] = []
+    private var recent: [[Float]] = []
+    private var frameCount = 0
+    private var nextPrediction: Double?
+    private var width = 1, height = 1
+
+    public init(classifier: ActionClassifier, minConfidence: Float = 0.6, smoothing: Int = 1) {
+        self.classifier = classifier
+        self.minConfidence = minConfidence
+        self.smoothing = max(1, smoothing)
+    }
+
+    public func reset() {
+        frames = []; times = []; recent = []; frameCount = 0; nextPrediction = nil
+    }
+
+    /// Adds one frame with the people found in it, `time` in seconds (frames come at the
+    /// model's rate, or fewer when a live source drops some); returns a prediction every
+    /// `stride` frames' worth of time.
+    /// The time of the last frame pushed.
+    public var lastTime: Double? { times.last }
+
+    public func push(persons: [Person], width: Int, height: Int, time: Double) -> Prediction? {
+        self.width = width; self.height = height
+        let person = persons.first(where: \.isProminent) ?? persons.first
+        frames.append(ClipKeypoints.row(person?.landmarks, width: width, height: height))
+        times.append(time)
+        // Keep one window of time (and a frame before it, for the resampling).
+        let span = Double(spec.window) / spec.fps
+        while times.count > 2 && times[1] <= time - span + 1e-6 { frames.removeFirst(); times.removeFirst() }
+        frameCount += 1
+        let period = Double(spec.stride) / spec.fps
+        // The first prediction with the stride-th frame (half a frame of slack for jittery times).
+        if nextPrediction == nil { nextPrediction = time + period - 1.5 / spec.fps }
+        guard let next = nextPrediction, time >= next else { return nil }
+        nextPrediction = next + period * max(1, ((time - next) / period).rounded(.down) + 1)
+        return predict(time: time, personID: person?.id)
+    }
+
+    func predict(time: Double, personID: Int?) -> Prediction {
+        guard let w = Preprocessing.window(frames: frames, width: width, height: height,
+                                           jointNames: Skeleton.blazePoseNames, spec: spec, times: times) else {
+            recent = []
+            return Prediction(time: time, frame: frameCount - 1, personID: nil, state: .noPerson, probabilities: [])
+        }
+        var p = classifier.probabilities(values: [w.values], masks: [w.mask])[0]
+        recent.append(p)
+        if recent.count > smoothing { recent.removeFirst(recent.count - smoothing) }
+        if recent.count > 1 {
+            p = (0..<p.count).map { k in recent.reduce(0) { $0 + $1[k] } / Float(recent.count) }
+        }
+        var best = 0
+        for k in 1..<p.count where p[k] > p[best] { best = k }
+        let label = classifier.labels[best]
+        let state: ActionState = p[best] < minConfidence ? .lowConfidence(label: label, confidence: p[best])
+                                                          : .action(label: label, confidence: p[best])
+        return Prediction(time: time, frame: frameCount - 1, personID: personID, state: state, probabilities: p)
+    }
+}
+
+/// Seconds per state, as the sample's Summary view: each prediction's state holds until
+/// the next one.
+public struct ActionSummary: Sendable {
+    public private(set) var seconds: [String: Double] = [:]
+    private var last: (name: String, time: Double)?
+
+    public init() {}
+
+    public mutating func add(_ p: Prediction) {
+        if let last { seconds[last.name, default: 0] += max(0, p.time - last.time) }
+        last = (p.state.name, p.time)
+    }
+
+    /// Closes the last state at `time` (the end of the input).
+    public mutating func finish(at time: Double) {
+        if let last { seconds[last.name, default: 0] += max(0, time - last.time) }
+        last = nil
+    }
+
+    /// "label  12.3 s" lines, longest first.
+    public var lines: [String] {
+        seconds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { String(format: "%@  %.1f s", $0.key, $0.value) }
+    }
+}
+
+/// Label ranges of a prediction timeline: consecutive predictions with the same state name
+/// merged; a range runs from its first prediction to the next range's first.
+public struct TimelineRange: Codable, Equatable, Sendable {
+    public var start: Double
+    public var end: Double
+    public var label: String
+    /// Mean confidence of its predictions (nil for "no person").
+    public var confidence: Double?
+
+    /// `shift` moves every prediction's time (annotate, which has the whole video, places a
+    /// prediction at the middle of its window: −window/fps/2; live cannot look ahead: 0).
+    public static func ranges(_ predictions: [Prediction], end: Double, shift: Double = 0) -> [TimelineRange] {
+        var out: [TimelineRange] = [], sums: [(Double, Int)] = []
+        for var p in predictions {
+            p.time = max(0, p.time + shift)
+            if let last = out.last, last.label == p.state.name {
+                if let c = p.state.confidence { sums[sums.count - 1].0 += Double(c); sums[sums.count - 1].1 += 1 }
+                continue
+            }
+            if !out.isEmpty { out[out.count - 1].end = p.time }
+            out.append(TimelineRange(start: p.time, end: end, label: p.state.name, confidence: nil))
+            sums.append(p.state.confidence.map { (Double($0), 1) } ?? (0, 0))
+        }
+        for i in out.indices where sums[i].1 > 0 { out[i].confidence = sums[i].0 / Double(sums[i].1) }
+        return out
+    }
+
+    /// CSV with header start,end,label,confidence.
+    public static func csv(_ ranges: [TimelineRange]) -> String {
+        "start,end,label,confidence\n" + ranges.map {
+            String(format: "%.3f,%.3f,%@,%@", $0.start, $0.end, $0.label, $0.confidence.map { String(format: "%.3f", $0) } ?? "")
+        }.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Classifier
+import Dataset
+import Foundation
+import Live
+import Pose
+
+struct Annotate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a trained model over a recorded video: overlay, timeline and summary.",
+        discussion: """
+            The video is read at the model's frame rate and goes through the pose pipeline and \
+            the model exactly as in `live` (the same preprocessing as training, from the weights \
+            file): a prediction every `stride` frames on the last `window` frames of the \
+            prominent person, "no person" when fewer than 60 % of those frames hold a pose, \
+            "low confidence" under --min-confidence. --output writes the video with every \
+            person's wireframe and the action banner (as live shows it, so the banner trails \
+            the action by about half a window); --timeline writes the label ranges (JSON or \
+            CSV by extension), as Create ML's preview shows them, each prediction placed at \
+            the middle of its window; --compare takes an \
+            annotation file (video,label,start,end) and prints the share of annotated time the \
+            timeline agrees with, leaving out 1 s on each side of every change of label.
+            """)
+
+    @Option(help: "A weights file (.poseact.h5) or a run folder.") var model: String
+    @Argument(help: "The video file.") var input: String
+    @Option(name: .shortAndLong, help: "The annotated video to write (.mp4).") var output: String?
+    @Option(help: "The label ranges to write (.json or .csv).") var timeline: String?
+    @Option(help: "An annotation file to compare the timeline with (CSV or JSON: video,label,start,end).") var compare: String?
+    @Option(help: "Under this probability the state is 'low confidence'.") var minConfidence: Float = 0.6
+    @Option(help: "Predictions averaged into each one shown (1: none).") var smooth = 1
+    @Option(help: "People tracked per frame (the prominent one is classified).") var maxPeople = 4
+    @Option(help: "Threads per inference.") var threads = 2
+    @Option(help: "Folder with the .tflite files.") var models: String?
+    @Flag(help: "Print one JSON object (timeline, summary, agreement) instead of text.") var json = false
+
+    func run() throws {
+        let classifier = try ActionClassifier.load(path: modelPath(model))
+        let dir = try PoseModels.directory(models)
+        let pipeline = try PosePipeline(detectorPath: dir.appendingPathComponent(PoseModels.detector).path,
+                                        landmarkPath: dir.appendingPathComponent(PoseModels.landmark).path,
+                                        options: PipelineOptions(maxPeople: maxPeople, threads: threads))
+        let annotator = Annotator(pipeline: pipeline, recognizer: ActionRecognizer(classifier: classifier, minConfidence: minConfidence,
+                                                                                   smoothing: smooth))
+        var bar: ProgressDisplay?
+        let started = Date()
+        let result = try annotator.run(input: input, output: output) { n, total in
+            if bar == nil, let total { bar = ProgressDisplay(title: "annotate", total: total, unit: "frames") }
+            bar?.update(done: min(n, bar?.total ?? n))
+        }
+        let seconds = Date().timeIntervalSince(started)
+        if let timeline {
+            let text = timeline.hasSuffix(".csv") ? TimelineRange.csv(result.timeline) : jsonText(result.timeline) + "\n"
+            try writeAtomically(text, to: timeline)
+        }
+        var agreement: (agreement: Double, seconds: Double)?
+        if let compare {
+            let name = URL(fileURLWithPath: input).lastPathComponent
+            let root = URL(fileURLWithPath: compare).deletingLastPathComponent().path
+            let listing = try DatasetSources.scan(root, annotations: compare)
+            let rows = listing.clips.filter { URL(fileURLWithPath: $0.video).lastPathComponent == name }
+                .compactMap { c in c.start.flatMap { s in c.end.map { (start: s, end: $0, label: c.label) } } }
+            guard !rows.isEmpty else { throw ConfigError("\(compare): no time ranges for \(name)") }
+            agreement = TimelineAgreement.compute(result.timeline, annotations: rows)
+        }
+        if json {
+            var object: [String: Any] = [
+                "input": input, "frames": result.frames, "duration": result.duration, "seconds": seconds,
+                "predictions": result.predictions.count,
+                "timeline": (try? JSONSerialization.jsonObject(with: Data(jsonText(result.timeline).utf8))) ?? [],
+                "summary": result.summary.seconds,
+            ]
+            if let agreement { object["agreement"] = agreement.agreement; object["compared_seconds"] = agreement.seconds }
+            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))
+            return
+        }
+        print(String(format: "%@: %d frames (%.1f s) at %g fps in %.1f s, %d predictions", input, result.frames, result.duration,
+                     classifier.spec.fps, seconds, result.predictions.count))
+        for r in result.timeline {
+            print(String(format: "  %7.2f – %7.2f  %@%@", r.start, r.end, r.label, r.confidence.map { String(format: " (%.0f%%)", $0 * 100) } ?? ""))
+        }
+        print("summary:")
+        for line in result.summary.lines { print("  " + line) }
+        if let agreement {
+            print(String(format: "agreement with %@: %.1f%% of %.1f s (1 s around each change of label left out)",
+                         compare!, agreement.agreement * 100, agreement.seconds))
+        }
+        if let output { note("wrote \(output)") }
+    }
+}

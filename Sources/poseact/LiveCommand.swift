@@ -1,0 +1,160 @@
+import ArgumentParser
+import Classifier
+import Dataset
+import Foundation
+import Live
+import Media
+import Pose
+
+/// The pipeline that Ctrl-C stops (the summary is still printed).
+nonisolated(unsafe) var runningLive: LivePipeline?
+
+func onInterrupt() {
+    signal(SIGINT) { _ in runningLive?.stop() }
+    signal(SIGTERM) { _ in runningLive?.stop() }
+}
+
+func makeLivePipeline(model: String, models: String?, maxPeople: Int, threads: Int, minConfidence: Float,
+                      smooth: Int) throws -> LivePipeline {
+    let classifier = try ActionClassifier.load(path: modelPath(model))
+    let dir = try PoseModels.directory(models)
+    let pipeline = try PosePipeline(detectorPath: dir.appendingPathComponent(PoseModels.detector).path,
+                                    landmarkPath: dir.appendingPathComponent(PoseModels.landmark).path,
+                                    options: PipelineOptions(maxPeople: maxPeople, threads: threads))
+    return LivePipeline(pipeline: pipeline, recognizer: ActionRecognizer(classifier: classifier, minConfidence: minConfidence,
+                                                                         smoothing: smooth))
+}
+
+struct LiveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "live",
+        abstract: "Run a trained model in real time on a camera, a stream or a file.",
+        discussion: """
+            The model file supplies the frame rate, window, stride, joints and normalisation; \
+            the frames go through the same preprocessing as training. Capture, pose and \
+            classification run concurrently: the newest frame is processed, late frames are \
+            dropped and counted, never queued. A prediction comes every `stride` frames on the \
+            prominent person's last window: "no person" when fewer than 60 % of its frames hold \
+            a pose, "low confidence" under --min-confidence, else the action and its \
+            probability. A file plays at its own speed, as if live, unless \
+            --as-fast-as-possible. --json prints one line per prediction and per change of \
+            state; --record writes the video with the overlay. At the end (input over, \
+            Ctrl-C) a summary: seconds per action.
+            """)
+
+    @Option(help: "A weights file (.poseact.h5) or a run folder.") var model: String
+    @Option(help: "A V4L2 camera (default: /dev/video0 when no --input).") var camera: String?
+    @Option(help: "A file or a stream URL (rtsp://, http://, udp://).") var input: String?
+    @Flag(help: "Read a file as fast as it can be processed, not at its own speed.") var asFastAsPossible = false
+    @Option(help: "Under this probability the state is 'low confidence'.") var minConfidence: Float = 0.6
+    @Option(help: "Predictions averaged into each one shown (1: none).") var smooth = 1
+    @Option(help: "Write the video with the overlay here (.mp4).") var record: String?
+    @Option(help: "People tracked per frame (the prominent one is classified).") var maxPeople = 4
+    @Option(help: "Threads per inference.") var threads = 2
+    @Option(help: "Folder with the .tflite files.") var models: String?
+    @Flag(help: "Print events as JSON Lines on stdout.") var json = false
+
+    func run() throws {
+        let source = input ?? camera ?? "/dev/video0"
+        let live = try makeLivePipeline(model: model, models: models, maxPeople: maxPeople, threads: threads,
+                                        minConfidence: minConfidence, smooth: smooth)
+        live.asFastAsPossible = asFastAsPossible
+        live.drawOverlay = record != nil
+        var writer: VideoWriter?
+        runningLive = live
+        onInterrupt()
+        let stats = try live.run(input: source) { event in
+            switch event {
+            case .prediction(let p, let fps, let dropped):
+                if json {
+                    var line = JSONLine()
+                    line.add("type", "prediction"); line.add("time", round3(p.time)); line.add("person", p.personID ?? -1)
+                    line.add("label", p.state.name); line.add("confidence", Double(p.state.confidence ?? 0))
+                    line.add("fps", (fps * 10).rounded() / 10); line.add("dropped", dropped)
+                    print(line.text); fflush(stdout)
+                }
+            case .stateChange(let from, let to, let time, let person):
+                if json {
+                    var line = JSONLine()
+                    line.add("type", "state"); line.add("time", round3(time)); line.add("person", person ?? -1)
+                    line.add("from", from ?? "none"); line.add("to", to)
+                    print(line.text); fflush(stdout)
+                } else {
+                    print(String(format: "%8.2f s  %@", time, to)); fflush(stdout)
+                }
+            case .frame(let image, _):
+                if let record {
+                    do {
+                        if writer == nil {
+                            writer = try VideoWriter(path: record + ".tmp.mp4", width: image.width, height: image.height,
+                                                     fps: live.recognizer.spec.fps)
+                        }
+                        try writer?.write(image)
+                    } catch {
+                        note("warning: \(record): \(error); recording stopped")
+                    }
+                }
+            }
+        }
+        if let writer, let record {
+            try writer.finish()
+            if rename(record + ".tmp.mp4", record) != 0 { note("warning: cannot write \(record)") }
+        }
+        if let error = stats.error { note("the input stopped: \(error)") }
+        printSummary(stats)
+    }
+
+    func printSummary(_ stats: LiveStats) {
+        let lat = stats.latencies.sorted()
+        if json {
+            var line = JSONLine()
+            line.add("type", "summary"); line.add("frames", stats.frames); line.add("dropped_frames", stats.dropped)
+            line.add("fps", round3(stats.fps)); line.add("latency_ms_median", round3(percentile(lat, 0.5)))
+            line.add("latency_ms_p95", round3(percentile(lat, 0.95))); line.add("seconds", stats.summary.seconds)
+            print(line.text)
+            return
+        }
+        print(String(format: "summary: %d frames in %.1f s (%.1f fps), %d dropped; latency median %.0f ms, p95 %.0f ms",
+                     stats.frames, stats.seconds, stats.fps, stats.dropped, percentile(lat, 0.5), percentile(lat, 0.95)))
+        for line in stats.summary.lines { print("  " + line) }
+    }
+}
+
+struct LiveBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "live",
+        abstract: "Time the live pipeline on a video played at its own speed.",
+        discussion: """
+            The file plays as a live source at its frame rate (30 fps for the model's default) \
+            through capture, pose, classification and the overlay. Prints one JSON object: \
+            fps (frames processed per second), dropped_frames, latency_ms_median and \
+            latency_ms_p95 (frame capture to overlay and prediction), frames, predictions.
+            """)
+
+    @Option(help: "A weights file (.poseact.h5) or a run folder.") var model: String
+    @Option(help: "The video to play as a live source.") var input: String
+    @Option(help: "Stop after this many frames (0: the whole video).") var frames = 0
+    @Option(help: "People tracked per frame.") var maxPeople = 4
+    @Option(help: "Threads per inference.") var threads = 2
+    @Option(help: "Folder with the .tflite files.") var models: String?
+
+    func run() throws {
+        let live = try makeLivePipeline(model: model, models: models, maxPeople: maxPeople, threads: threads,
+                                        minConfidence: 0.6, smooth: 1)
+        live.maxFrames = frames
+        var predictions = 0
+        let stats = try live.run(input: input) { event in
+            if case .prediction = event { predictions += 1 }
+        }
+        let lat = stats.latencies.sorted()
+        var line = JSONLine()
+        line.add("fps", round3(stats.fps))
+        line.add("dropped_frames", stats.dropped)
+        line.add("latency_ms_median", round3(percentile(lat, 0.5)))
+        line.add("latency_ms_p95", round3(percentile(lat, 0.95)))
+        line.add("frames", stats.frames)
+        line.add("predictions", predictions)
+        line.add("seconds", round3(stats.seconds))
+        print(line.text)
+    }
+}

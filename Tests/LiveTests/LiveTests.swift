@@ -1,0 +1,95 @@
+import Classifier
+import Dataset
+import Foundation
+import Media
+import Pose
+import XCTest
+@testable import Live
+
+final class LiveTests: XCTestCase {
+    func prediction(_ t: Double, _ state: ActionState) -> Prediction {
+        Prediction(time: t, frame: Int(t * 30), personID: 1, state: state, probabilities: [])
+    }
+
+    func testTimelineMergesAndShifts() {
+        let ps = [prediction(1, .noPerson), prediction(2, .action(label: "a", confidence: 0.8)),
+                  prediction(3, .action(label: "a", confidence: 0.6)), prediction(4, .lowConfidence(label: "b", confidence: 0.5))]
+        let r = TimelineRange.ranges(ps, end: 5)
+        XCTAssertEqual(r.map(\.label), ["no person", "a", "low confidence"])
+        XCTAssertEqual(r.map(\.start), [1, 2, 4])
+        XCTAssertEqual(r.map(\.end), [2, 4, 5])
+        XCTAssertEqual(r[1].confidence!, 0.7, accuracy: 1e-6, "mean of 0.8 and 0.6")
+        XCTAssertNil(r[0].confidence)
+        XCTAssertEqual(TimelineRange.ranges(ps, end: 5, shift: -0.5).map(\.start), [0.5, 1.5, 3.5])
+        XCTAssertEqual(TimelineRange.csv(r).split(separator: "\n").first, "start,end,label,confidence")
+    }
+
+    func testSummaryCountsTimeUntilTheNextPrediction() {
+        var s = ActionSummary()
+        s.add(prediction(1, .action(label: "a", confidence: 0.9)))
+        s.add(prediction(3.5, .noPerson))
+        s.add(prediction(4, .action(label: "a", confidence: 0.9)))
+        s.finish(at: 6)
+        XCTAssertEqual(s.seconds["a"]!, 4.5, accuracy: 1e-9)
+        XCTAssertEqual(s.seconds["no person"]!, 0.5, accuracy: 1e-9)
+    }
+
+    /// Agreement leaves out 1 s around each change of annotated label: 0–4 a, 4–8 b; a
+    /// timeline that switches at 4.5 is right on all the time it is judged on.
+    func testAgreementLeavesOutTheChanges() {
+        let annotations = [(start: 0.0, end: 4.0, label: "a"), (start: 4.0, end: 8.0, label: "b")]
+        let late = [TimelineRange(start: 0, end: 4.5, label: "a", confidence: 1), TimelineRange(start: 4.5, end: 8, label: "b", confidence: 1)]
+        let (agree, seconds) = TimelineAgreement.compute(late, annotations: annotations)
+        XCTAssertEqual(agree, 1, accuracy: 1e-9)
+        XCTAssertEqual(seconds, 6, accuracy: 0.06, "8 s less 2 s around the change")
+        let wrong = [TimelineRange(start: 0, end: 8, label: "a", confidence: 1)]
+        XCTAssertEqual(TimelineAgreement.compute(wrong, annotations: annotations).agreement, 0.5, accuracy: 0.01)
+    }
+
+    /// A stand-in model (random weights, 2 labels): predictions come every `stride` frames,
+    /// "no person" without people, a label or "low confidence" with one.
+    func testRecognizerStates() {
+        var config = TrainingConfig()
+        config.model.channels = 8
+        config.model.dilations = [1]
+        let arch = Architecture(config: config, classes: 2)
+        let classifier = ActionClassifier(labels: ["a", "b"], spec: config.preprocessing, architecture: arch)
+        let recognizer = ActionRecognizer(classifier: classifier, minConfidence: 0.6)
+        var out: [Prediction] = []
+        for i in 1...40 { if let p = recognizer.push(persons: [], width: 640, height: 480, time: Double(i) / 30) { out.append(p) } }
+        XCTAssertEqual(out.map(\.frame), [7, 15, 23, 31, 39], "every 8th frame")
+        XCTAssertTrue(out.allSatisfy { $0.state == .noPerson })
+
+        let landmarks = (0..<33).map { j in Landmark(x: 300 + Float(j % 5) * 10, y: 100 + Float(j) * 8, visibility: 0.9) }
+        let person = Person(id: 3, box: Box(x: 280, y: 90, width: 80, height: 280), landmarks: landmarks,
+                            worldLandmarks: [SIMD3<Float>](repeating: .zero, count: 33), presence: 1, isProminent: true)
+        recognizer.reset()
+        out = []
+        for i in 1...32 { if let p = recognizer.push(persons: [person], width: 640, height: 480, time: Double(i) / 30) { out.append(p) } }
+        XCTAssertEqual(out.count, 4)
+        let last = out.last!
+        XCTAssertEqual(last.personID, 3)
+        XCTAssertEqual(last.probabilities.reduce(0, +), 1, accuracy: 1e-5)
+        let top = last.probabilities.max()!
+        let label = last.probabilities[0] >= last.probabilities[1] ? "a" : "b"
+        XCTAssertEqual(last.state, top < 0.6 ? .lowConfidence(label: label, confidence: top) : .action(label: label, confidence: top))
+        // The first predictions had too few frames with a pose for a window (60 %).
+        XCTAssertEqual(out.first?.state, .noPerson, "8 of 32 frames")
+        recognizer.minConfidence = 1.01
+        recognizer.reset()
+        var lastState: ActionState?
+        for i in 1...32 { if let p = recognizer.push(persons: [person], width: 640, height: 480, time: Double(i) / 30) { lastState = p.state } }
+        XCTAssertEqual(lastState?.name, "low confidence")
+    }
+
+    /// The mailbox keeps the newest frame and counts the ones it replaced.
+    func testMailboxDropsLateFrames() {
+        let box = LatestFrame()
+        let image = RGBImage(width: 2, height: 2)
+        for i in 0..<5 { box.put(Frame(image: image, time: Double(i), index: i), captured: 0, wait: false) }
+        XCTAssertEqual(box.dropped, 4)
+        XCTAssertEqual(box.take()?.0.index, 4)
+        box.finish()
+        XCTAssertNil(box.take())
+    }
+}
