@@ -35,13 +35,11 @@ struct Annotate: ParsableCommand {
     @Flag(help: "Print one JSON object (timeline, summary, agreement) instead of text.") var json = false
 
     func run() throws {
-        let classifier = try ActionClassifier.load(path: modelPath(model))
-        let dir = try PoseModels.directory(models)
-        let pipeline = try PosePipeline(detectorPath: dir.appendingPathComponent(PoseModels.detector).path,
-                                        landmarkPath: dir.appendingPathComponent(PoseModels.landmark).path,
-                                        options: PipelineOptions(maxPeople: maxPeople, threads: threads))
-        let annotator = Annotator(pipeline: pipeline, recognizer: ActionRecognizer(classifier: classifier, minConfidence: minConfidence,
-                                                                                   smoothing: smooth))
+        // The very pipeline `live` runs, without the real-time part.
+        let live = try makeLivePipeline(model: model, models: models, maxPeople: maxPeople, threads: threads,
+                                        minConfidence: minConfidence, smooth: smooth)
+        let annotator = Annotator(pipeline: live.pipeline, recognizer: live.recognizer)
+        let classifier = live.recognizer.classifier
         var bar: ProgressDisplay?
         let started = Date()
         let result = try annotator.run(input: input, output: output) { n, total in
