@@ -57,6 +57,8 @@ public enum LiveEvent {
 public struct LiveStats: Sendable {
     public var frames = 0
     public var dropped = 0
+    /// People found, summed over the processed frames.
+    public var persons = 0
     public var seconds = 0.0
     /// Capture to overlay-and-prediction, per processed frame, milliseconds.
     public var latencies: [Double] = []
@@ -79,6 +81,8 @@ public final class LivePipeline {
     public var maxFrames = 0
     /// Whether to draw the overlay into each frame (`.frame` events).
     public var drawOverlay = true
+    /// Applied to each frame as it is captured (benchmarks tile a frame into several people).
+    public var capturedFrame: ((RGBImage) -> RGBImage)?
     private let stopFlag = NSLock()
     private var stopped = false
 
@@ -104,7 +108,8 @@ public final class LivePipeline {
             var first: Double?
             var captureError: String?
             do {
-                while !isStopped, let frame = try reader.next() {
+                while !isStopped, var frame = try reader.next() {
+                    if let capturedFrame { frame.image = capturedFrame(frame.image) }
                     if paced {
                         // A file plays at its own speed, as if it were live.
                         if first == nil { first = frame.time }
@@ -123,14 +128,17 @@ public final class LivePipeline {
         defer { reader.close() }
 
         var stats = LiveStats()
+        var width = info.width, height = info.height
         var lastState: String?
         let started = DispatchTime.now().uptimeNanoseconds
         var recentTimes: [UInt64] = []
         var state: ActionState?
         while let (frame, captured) = mailbox.take() {
             let persons = pipeline.process(frame: frame)
+            stats.persons += persons.count
+            width = frame.image.width; height = frame.image.height
             let time = frame.time
-            if let p = recognizer.push(persons: persons, width: info.width, height: info.height, time: time) {
+            if let p = recognizer.push(persons: persons, width: width, height: height, time: time) {
                 state = p.state
                 stats.summary.add(p)
                 let now = DispatchTime.now().uptimeNanoseconds

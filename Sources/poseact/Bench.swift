@@ -112,26 +112,6 @@ struct PoseVideoBench: ParsableCommand {
         guard copies >= 1, copies <= 8 else { throw ValidationError("--copies must be 1 to 8") }
     }
 
-    /// `image` repeated in a grid of ⌈√copies⌉ columns (side by side only, a frame would get
-    /// so wide that the letterboxed detector input shrinks people out of its range).
-    func tiled(_ image: RGBImage) -> RGBImage {
-        guard copies > 1 else { return image }
-        let columns = Int(Double(copies).squareRoot().rounded(.up)), rows = (copies + columns - 1) / columns
-        var out = RGBImage(width: image.width * columns, height: image.height * rows)
-        let row = image.width * 3
-        out.pixels.withUnsafeMutableBufferPointer { dst in
-            image.pixels.withUnsafeBufferPointer { src in
-                for c in 0..<copies {
-                    let x0 = (c % columns) * row, y0 = (c / columns) * image.height
-                    for y in 0..<image.height {
-                        (dst.baseAddress! + (y0 + y) * row * columns + x0).update(from: src.baseAddress! + y * row, count: row)
-                    }
-                }
-            }
-        }
-        return out
-    }
-
     func run() throws {
         let pipeline = try pose.pipeline()
         let reader = try VideoReader(file)
@@ -141,7 +121,7 @@ struct PoseVideoBench: ParsableCommand {
         while count < (frames ?? .max) {
             let t0 = DispatchTime.now().uptimeNanoseconds
             guard var frame = try reader.next() else { break }
-            frame.image = tiled(frame.image)
+            frame.image = tile(frame.image, copies: copies)
             let t1 = DispatchTime.now().uptimeNanoseconds
             persons += pipeline.process(frame: frame).count
             let t2 = DispatchTime.now().uptimeNanoseconds
@@ -166,4 +146,25 @@ struct PoseVideoBench: ParsableCommand {
         line.add("persons_per_frame", round3(Double(persons) / Double(max(count, 1))))
         print(line.text)
     }
+}
+
+/// `image` repeated in a grid of ⌈√copies⌉ columns: that many people to track (side by
+/// side only, a frame would get so wide that the letterboxed detector input shrinks people
+/// out of its range).
+func tile(_ image: RGBImage, copies: Int) -> RGBImage {
+    guard copies > 1 else { return image }
+    let columns = Int(Double(copies).squareRoot().rounded(.up)), rows = (copies + columns - 1) / columns
+    var out = RGBImage(width: image.width * columns, height: image.height * rows)
+    let row = image.width * 3
+    out.pixels.withUnsafeMutableBufferPointer { dst in
+        image.pixels.withUnsafeBufferPointer { src in
+            for c in 0..<copies {
+                let x0 = (c % columns) * row, y0 = (c / columns) * image.height
+                for y in 0..<image.height {
+                    (dst.baseAddress! + (y0 + y) * row * columns + x0).update(from: src.baseAddress! + y * row, count: row)
+                }
+            }
+        }
+    }
+    return out
 }

@@ -126,7 +126,8 @@ struct LiveBench: ParsableCommand {
         abstract: "Time the live pipeline on a video played at its own speed.",
         discussion: """
             The file plays as a live source at its frame rate (30 fps for the model's default) \
-            through capture, pose, classification and the overlay. Prints one JSON object: \
+            through capture, pose, classification and the overlay; --copies N tiles each \
+            frame N times (as it is captured), for N people. Prints one JSON object: \
             fps (frames processed per second), dropped_frames, latency_ms_median and \
             latency_ms_p95 (frame capture to overlay and prediction), frames, predictions.
             """)
@@ -134,6 +135,7 @@ struct LiveBench: ParsableCommand {
     @Option(help: "A weights file (.poseact.h5) or a run folder.") var model: String
     @Option(help: "The video to play as a live source.") var input: String
     @Option(help: "Stop after this many frames (0: the whole video).") var frames = 0
+    @Option(help: "Put this many copies of each frame in a grid: that many people to track.") var copies = 1
     @Option(help: "People tracked per frame.") var maxPeople = 4
     @Option(help: "Threads per inference.") var threads = 2
     @Option(help: "Folder with the .tflite files.") var models: String?
@@ -142,6 +144,8 @@ struct LiveBench: ParsableCommand {
         let live = try makeLivePipeline(model: model, models: models, maxPeople: maxPeople, threads: threads,
                                         minConfidence: 0.6, smooth: 1)
         live.maxFrames = frames
+        let copies = copies
+        if copies > 1 { live.capturedFrame = { tile($0, copies: copies) } }
         var predictions = 0
         let stats = try live.run(input: input) { event in
             if case .prediction = event { predictions += 1 }
@@ -154,6 +158,7 @@ struct LiveBench: ParsableCommand {
         line.add("latency_ms_p95", round3(percentile(lat, 0.95)))
         line.add("frames", stats.frames)
         line.add("predictions", predictions)
+        line.add("persons_per_frame", round3(Double(stats.persons) / Double(max(stats.frames, 1))))
         line.add("seconds", round3(stats.seconds))
         print(line.text)
     }

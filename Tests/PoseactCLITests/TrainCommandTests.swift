@@ -218,6 +218,8 @@ final class TrainCommandTests: PoseactCLITestCase {
         let b = try json(bench.stdout)
         for key in ["fps", "dropped_frames", "latency_ms_median", "latency_ms_p95"] { XCTAssertNotNil(b[key], key) }
         XCTAssertEqual(b["frames"] as? Int, 45)
+        let two = try json(try poseact(["bench", "live", "--model", run, "--input", video, "--frames", "30", "--copies", "2"] + models).stdout)
+        XCTAssertGreaterThan(two["persons_per_frame"] as? Double ?? 0, 1.5, "two copies of one person: two people tracked")
         try assertOneLineError(["live", "--model", run, "--input", Self.dir.appendingPathComponent("none.mp4").path] + models,
                                mentions: ["none.mp4"])
     }
