@@ -25,12 +25,9 @@ extension ActionClassifier {
     public func windows(fromData path: String, split: String?) throws -> (windows: [Window], unknownLabels: [String], unscoredClips: [String]) {
         guard FileManager.default.fileExists(atPath: path) else { throw ConfigError("\(path): no such file") }
         guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
-        let file = try HDF5File.open(path)
-        let format = (try? file.root().stringAttribute("format")) ?? ""
-        try file.close()
         var all: [Window] = []
         var unscored: [String] = []
-        if format == TrainingSet.format {
+        if TrainingSet.isWindowsFile(path) {
             let set = try TrainingSet.read(path: path)
             guard set.spec == spec else {
                 throw ConfigError("\(path): these windows were cut with other preprocessing than the model's; give the keypoint store instead")

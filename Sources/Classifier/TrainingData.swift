@@ -26,19 +26,13 @@ public struct TrainingData: Sendable {
             throw ConfigError("\(path): no such file (give a keypoint store from poseact extract/import, or a windows file)")
         }
         guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
-        let file = try HDF5File.open(path)
-        let format = (try? file.root().stringAttribute("format")) ?? ""
-        try file.close()
         var spec = config.preprocessing
         var all: [Window]
         var groupOf: [String: String] = [:]   // clip id → validation group
         var clipsOfSplit: [String: Int] = [:]
-        if format == TrainingSet.format {
+        if TrainingSet.isWindowsFile(path) {
             let set = try TrainingSet.read(path: path)
-            if set.spec != spec {
-                // The windows were cut already: their preprocessing is the one that counts.
-                spec = set.spec
-            }
+            spec = set.spec   // the windows were cut already: their preprocessing is the one that counts
             all = set.windows
             for w in all { groupOf[w.clipID] = w.clipID }
             for (split, ids) in Dictionary(grouping: all, by: { $0.split ?? "" }).mapValues({ Set($0.map(\.clipID)) }) {

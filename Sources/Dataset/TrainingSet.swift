@@ -71,6 +71,13 @@ public struct TrainingSet: Sendable {
         }
     }
 
+    /// Whether `path` is a windows file (else, for poseact, a keypoint store).
+    public static func isWindowsFile(_ path: String) -> Bool {
+        guard HDF5.isHDF5(path), let file = try? HDF5File.open(path) else { return false }
+        defer { try? file.close() }
+        return (try? file.root().stringAttribute("format")) == format
+    }
+
     public static func read(path: String) throws -> TrainingSet {
         let file = try HDF5File.open(path)
         defer { try? file.close() }
