@@ -4,6 +4,7 @@ import Classifier
 import Dataset
 import Evaluation
 import Foundation
+import Live
 import Media
 import Pose
 import TFLite
@@ -22,7 +23,8 @@ struct Demo: ParsableCommand {
             it). Then writes a small labeled dataset of generated clips (the figure waving, \
             the figure walking; train/ and test/ folders), extracts it into a keypoint store as \
             `poseact extract` does, trains the default temporal conv net on the train clips as \
-            `poseact train` does, exports the weights file and evaluates it on the test clips. \
+            `poseact train` does, exports the weights file and evaluates it on the test clips, \
+            and runs a test clip through the live pipeline as `poseact live --input` does. \
             Prints what was found and the time per stage. Needs nothing but the two model \
             files; --overlay writes the tracked video with its wireframe, --keep keeps the \
             generated dataset, store, run folder and weights file.
@@ -161,6 +163,23 @@ extension Demo {
         print(String(format: "evaluate: exported weights file on the %d test clips: clip accuracy %.0f%%, window accuracy %.0f%%%@",
                      evaluation.clips.count, evaluation.clips.accuracy * 100, evaluation.windows.accuracy * 100,
                      tested.map { $0.clips == evaluation.clips ? " (= the run's own test figures)" : " (differs from the run's own test figures!)" } ?? ""))
+
+        // Live: one test clip through the real-time pipeline (as fast as it goes), as
+        // `poseact live --input` runs it.
+        let live = LivePipeline(
+            pipeline: try PosePipeline(detectorPath: modelsDir.appendingPathComponent(PoseModels.detector).path,
+                                       landmarkPath: modelsDir.appendingPathComponent(PoseModels.landmark).path,
+                                       options: PipelineOptions(maxPeople: 2, threads: threads)),
+            recognizer: ActionRecognizer(classifier: exported))
+        live.asFastAsPossible = true
+        live.drawOverlay = false
+        let clip = root.appendingPathComponent("clips/test/wave/wave5.mp4").path
+        var states: [String] = []
+        let stats = try live.run(input: clip) { event in
+            if case .stateChange(_, let to, _, _) = event { states.append(to) }
+        }
+        print(String(format: "live: test clip wave5.mp4 through the real-time pipeline: %d frames at %.0f fps, states %@; %@",
+                     stats.frames, stats.fps, states.joined(separator: " → "), stats.summary.lines.joined(separator: ", ")))
         if let keep { print("  kept \(keep)/clips, \(store), \(run) and \(weights)") }
     }
 }

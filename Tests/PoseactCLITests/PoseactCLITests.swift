@@ -148,6 +148,9 @@ final class PoseactCLITests: PoseactCLITestCase {
         XCTAssertTrue(result.stdout.contains("wave: 6 clips, 360 frames"), result.stdout)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(number(after: "test clips: clip accuracy "), result.stdout), 75)
         XCTAssertTrue(result.stdout.contains("(= the run's own test figures)"), result.stdout)
+        // A waving test clip through the live pipeline ends in "wave".
+        XCTAssertTrue(result.stdout.contains("live: test clip wave5.mp4"), result.stdout)
+        XCTAssertTrue(result.stdout.range(of: "→ wave;") != nil || result.stdout.contains("states wave;"), result.stdout)
     }
 }
 
