@@ -1,6 +1,8 @@
+import CBLAS
 import Dataset
 import Evaluation
 import Foundation
+import Tensor
 
 /// A training run in a folder, resumable:
 ///
@@ -52,6 +54,10 @@ public struct TrainingRun {
             }
             resumeFrom = checkpoint
         }
+        // The GEMMs on `training.threads` cores for the run; then back to one OpenBLAS thread
+        // (the pose engine's setting), so idle OpenBLAS workers do not spin beside it.
+        openblas_set_num_threads(Int32(config.threads))
+        defer { BLAS.useSingleThread() }
         let data = try TrainingData.load(path: dataPath, config: config)
         events(.data(data))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -140,7 +140,6 @@ extension Demo {
         config.training.epochs = 25
         config.optimizer.batchSize = 8
         config.data.validationShare = 0
-        openblas_set_num_threads(Int32(config.threads))
         let run = root.appendingPathComponent("run").path
         let started = DispatchTime.now().uptimeNanoseconds
         var tested: EvaluationReport?
@@ -148,9 +147,6 @@ extension Demo {
             if case .tested(let report) = event { tested = report }
         }
         let trainSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        // Back to one OpenBLAS thread: its idle workers would otherwise spin beside the
-        // pose engine's own threads in the speed line below.
-        BLAS.useSingleThread()
         let last = trainer.history.last!
         print(String(format: "train: %d windows of %d frames, %d epochs in %.1f s (%d parameters): loss %.3f, accuracy %.0f%%",
                      trainer.data.train.count, config.preprocessing.window, trainer.epochsDone, trainSeconds,

@@ -73,7 +73,6 @@ struct Train: ParsableCommand {
         let config = try options.resolved()
         let name = options.config.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent } ?? "default"
         let folder = output ?? "runs/\(name)"
-        openblas_set_num_threads(Int32(config.threads))
         var bar: ProgressDisplay?
         let started = Date()
         let trainer = try TrainingRun(folder: folder).train(config: config, dataPath: config.data.store!, restart: restart) { event in
