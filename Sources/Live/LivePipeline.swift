@@ -81,6 +81,8 @@ public final class LivePipeline {
     public var maxFrames = 0
     /// Whether to draw the overlay into each frame (`.frame` events).
     public var drawOverlay = true
+    /// Seconds to wait for a stream to answer (and between its frames) before giving up.
+    public var timeout = 5.0
     /// Applied to each frame as it is captured (benchmarks tile a frame into several people).
     public var capturedFrame: ((RGBImage) -> RGBImage)?
     private let stopFlag = NSLock()
@@ -99,7 +101,7 @@ public final class LivePipeline {
         pipeline.reset()
         recognizer.reset()
         let fps = recognizer.spec.fps
-        let reader = try VideoReader(input, options: ReaderOptions(targetFPS: fps))
+        let reader = try VideoReader(input, options: ReaderOptions(targetFPS: fps, timeout: timeout))
         let info = reader.info
         let mailbox = LatestFrame()
         let paced = !asFastAsPossible && !info.isLive

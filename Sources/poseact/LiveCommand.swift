@@ -46,6 +46,7 @@ struct LiveCommand: ParsableCommand {
     @Option(help: "A V4L2 camera (default: /dev/video0 when no --input).") var camera: String?
     @Option(help: "A file or a stream URL (rtsp://, http://, udp://).") var input: String?
     @Flag(help: "Read a file as fast as it can be processed, not at its own speed.") var asFastAsPossible = false
+    @Option(help: "Seconds to wait for a stream or camera before giving up.") var timeout = 5.0
     @Option(help: "Under this probability the state is 'low confidence'.") var minConfidence: Float = 0.6
     @Option(help: "Predictions averaged into each one shown (1: none).") var smooth = 1
     @Option(help: "Write the video with the overlay here (.mp4).") var record: String?
@@ -59,6 +60,7 @@ struct LiveCommand: ParsableCommand {
         let live = try makeLivePipeline(model: model, models: models, maxPeople: maxPeople, threads: threads,
                                         minConfidence: minConfidence, smooth: smooth)
         live.asFastAsPossible = asFastAsPossible
+        live.timeout = timeout
         live.drawOverlay = record != nil
         var writer: VideoWriter?
         runningLive = live

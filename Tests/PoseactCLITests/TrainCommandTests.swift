@@ -222,5 +222,7 @@ final class TrainCommandTests: PoseactCLITestCase {
         XCTAssertGreaterThan(two["persons_per_frame"] as? Double ?? 0, 1.5, "two copies of one person: two people tracked")
         try assertOneLineError(["live", "--model", run, "--input", Self.dir.appendingPathComponent("none.mp4").path] + models,
                                mentions: ["none.mp4"])
+        try assertOneLineError(["live", "--model", run, "--input", "udp://127.0.0.1:9", "--timeout", "1"] + models,
+                               mentions: ["udp://127.0.0.1:9", "no answer within 1 s"])
     }
 }
