@@ -73,35 +73,28 @@ public final class Annotator {
         let reader = try VideoReader(input, options: ReaderOptions(targetFPS: fps))
         defer { reader.close() }
         let info = reader.info
-        let writer = try output.map { try VideoWriter(path: $0 + ".tmp.mp4", width: info.width, height: info.height, fps: fps) }
+        // VideoWriter writes to a .partial file and renames it when finished.
+        let writer = try output.map { try VideoWriter(path: $0, width: info.width, height: info.height, fps: fps) }
         var predictions: [Prediction] = [], summary = ActionSummary(), state: ActionState?
         var n = 0
         let total = info.duration.map { Int($0 * fps) }
-        do {
-            while let frame = try reader.next() {
-                let time = Double(n) / fps
-                let persons = pipeline.process(frame: frame)
-                if let p = recognizer.push(persons: persons, width: info.width, height: info.height, time: time + 1 / fps) {
-                    predictions.append(p)
-                    summary.add(p)
-                    state = p.state
-                }
-                if let writer {
-                    var image = frame.image
-                    Overlay.draw(&image, persons: persons, state: state)
-                    try writer.write(image)
-                }
-                n += 1
-                progress?(n, total)
+        while let frame = try reader.next() {
+            let time = Double(n) / fps
+            let persons = pipeline.process(frame: frame)
+            if let p = recognizer.push(persons: persons, width: info.width, height: info.height, time: time + 1 / fps) {
+                predictions.append(p)
+                summary.add(p)
+                state = p.state
             }
-            try writer?.finish()
-        } catch {
-            if let output { unlink(output + ".tmp.mp4") }
-            throw error
+            if let writer {
+                var image = frame.image
+                Overlay.draw(&image, persons: persons, state: state)
+                try writer.write(image)
+            }
+            n += 1
+            progress?(n, total)
         }
-        if let output, rename(output + ".tmp.mp4", output) != 0 {
-            throw MediaError("\(output): cannot write (\(String(cString: strerror(errno))))")
-        }
+        try writer?.finish()
         let duration = Double(n) / fps
         summary.finish(at: duration)
         return Result(predictions: predictions, summary: summary, frames: n, duration: duration,

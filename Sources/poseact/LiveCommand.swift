@@ -88,7 +88,7 @@ struct LiveCommand: ParsableCommand {
                 if let record {
                     do {
                         if writer == nil {
-                            writer = try VideoWriter(path: record + ".tmp.mp4", width: image.width, height: image.height,
+                            writer = try VideoWriter(path: record, width: image.width, height: image.height,
                                                      fps: live.recognizer.spec.fps)
                         }
                         try writer?.write(image)
@@ -98,10 +98,7 @@ struct LiveCommand: ParsableCommand {
                 }
             }
         }
-        if let writer, let record {
-            try writer.finish()
-            if rename(record + ".tmp.mp4", record) != 0 { note("warning: cannot write \(record)") }
-        }
+        try writer?.finish()   // (VideoWriter writes to a .partial file and renames it when finished)
         if let error = stats.error { note("the input stopped: \(error)") }
         printSummary(stats)
     }
