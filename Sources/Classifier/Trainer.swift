@@ -177,10 +177,10 @@ public final class Trainer {
     /// The run's record for the weights file: config, data, best epoch and history.
     public func record(extra: [String: Any] = [:]) -> String {
         var r: [String: Any] = [
-            "config": (try? JSONSerialization.jsonObject(with: Data(config.json().utf8))) ?? [:],
-            "data": AnyCodable(data.summary).jsonObject,
+            "config": jsonObject(config),
+            "data": jsonObject(data.summary),
             "epochs": epochsDone, "best_epoch": bestEpoch, "kept_epoch": keptEpoch,
-            "history": AnyCodable(history.map { AnyCodable($0) }).jsonObject,
+            "history": jsonObject(history),
             "parameters": model.parameterCount,
         ]
         if let best = history.first(where: { $0.epoch == keptEpoch }) {
@@ -255,10 +255,8 @@ func argmax(_ p: UnsafePointer<Float>, _ k: Int) -> Int {
     return best
 }
 
-extension AnyCodable {
-    /// As a JSONSerialization object.
-    var jsonObject: Any {
-        guard let d = try? JSONEncoder().encode(self) else { return NSNull() }
-        return (try? JSONSerialization.jsonObject(with: d, options: [.fragmentsAllowed])) ?? NSNull()
-    }
+/// An Encodable value as a JSONSerialization object (for records mixing both).
+func jsonObject<T: Encodable>(_ value: T) -> Any {
+    guard let d = try? JSONEncoder().encode(value) else { return NSNull() }
+    return (try? JSONSerialization.jsonObject(with: d, options: [.fragmentsAllowed])) ?? NSNull()
 }
