@@ -73,7 +73,7 @@ struct ModelCommand: ParsableCommand {
             if json {
                 var object: [String: Any] = ["file": path, "format": ActionClassifier.format, "labels": c.labels,
                                              "preprocessing": spec, "architecture": arch, "parameters": c.model.parameterCount]
-                for key in ["epochs", "best_epoch", "validation_accuracy", "validation_loss", "data"] { object[key] = record[key] }
+                for key in ["epochs", "best_epoch", "kept_epoch", "validation_accuracy", "validation_loss", "data"] { object[key] = record[key] }
                 if let test {
                     object["test"] = ["clip_accuracy": test["clip_accuracy"] ?? NSNull(), "window_accuracy": test["window_accuracy"] ?? NSNull(),
                                       "clips": test["clips"] ?? NSNull(), "split": test["split"] ?? NSNull()]
@@ -91,8 +91,10 @@ struct ModelCommand: ParsableCommand {
             print("  model: \(a.type), \(a.inputChannels) input channels × \(a.frames) frames, \(a.channels) channels, dilations \(a.dilations), "
                   + "kernel \(a.kernel), dropout \(a.dropout); \(c.model.parameterCount) parameters")
             if let e = record["epochs"] as? Int {
-                var line = "  training: \(e) epochs, best epoch \(record["best_epoch"] as? Int ?? 0)"
-                if let v = record["validation_accuracy"] as? Double { line += String(format: ", validation accuracy %.2f%%", v * 100) }
+                let best = record["best_epoch"] as? Int ?? 0
+                var line = "  training: \(e) epochs, the model is epoch \(record["kept_epoch"] as? Int ?? best)"
+                if let v = record["validation_accuracy"] as? Double { line += String(format: " (validation accuracy %.2f%%)", v * 100) }
+                line += ", best validation epoch \(best)"
                 print(line)
             }
             if let data = record["data"] as? [String: Any], let p = data["path"] as? String { print("  data: \(p)") }
