@@ -35,6 +35,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // System libraries (Debian -dev packages), found by pkg-config.
@@ -48,6 +49,7 @@ let package = Package(
                        pkgConfig: "libavformat libavcodec libavdevice libswscale libavutil",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavdevice-dev",
                                          "libswscale-dev", "libavutil-dev"])]),
+        .systemLibrary(name: "CX11", path: "Sources/CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev"])]),
 
         // Dense float buffers, BLAS wrappers and the two-core parallel-for.
         .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: kernelSettings),
@@ -72,11 +74,16 @@ let package = Package(
         // The real-time pipeline and its offline twin (annotate): poses → window → model →
         // states, overlays, timelines, summaries.
         .target(name: "Live", dependencies: ["Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
+        // Where a person watches a live run: the browser page (FlyingFox HTTP + WebSocket,
+        // JPEG frames) and the native window (Xlib).
+        .target(name: "LiveView", dependencies: ["Live", "Media", "CX11",
+                                                 .product(name: "FlyingFox", package: "FlyingFox")],
+                swiftSettings: commonSettings),
 
         .executableTarget(
             name: "poseact",
             dependencies: [
-                "TFLite", "Tensor", "Media", "Pose", "Dataset", "Classifier", "Evaluation", "Live", "CBLAS",
+                "TFLite", "Tensor", "Media", "Pose", "Dataset", "Classifier", "Evaluation", "Live", "LiveView", "CBLAS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: cliSettings),
@@ -88,6 +95,7 @@ let package = Package(
         .testTarget(name: "DatasetTests", dependencies: ["Dataset", "Pose", "Media", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "ClassifierTests", dependencies: ["Classifier", "Tensor", "Dataset", "Pose", "Evaluation"], swiftSettings: commonSettings),
         .testTarget(name: "LiveTests", dependencies: ["Live", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
+        .testTarget(name: "LiveViewTests", dependencies: ["LiveView", "Live", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["poseact", "TFLite", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],

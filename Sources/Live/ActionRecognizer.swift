@@ -36,6 +36,10 @@ public struct Prediction: Sendable {
     public var state: ActionState
     /// Class probabilities (smoothed when smoothing is on); empty for `noPerson`.
     public var probabilities: [Float]
+
+    public init(time: Double, frame: Int, personID: Int?, state: ActionState, probabilities: [Float]) {
+        self.time = time; self.frame = frame; self.personID = personID; self.state = state; self.probabilities = probabilities
+    }
 }
 
 /// Turns the poses of a video, frame by frame at the model's frame rate, into action

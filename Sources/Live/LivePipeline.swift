@@ -121,6 +121,7 @@ public final class LivePipeline {
                     }
                     mailbox.put(frame, captured: DispatchTime.now().uptimeNanoseconds, wait: asFastAsPossible)
                 }
+                captureError = reader.endReason   // a stream that stopped (nil at the end of a file)
             } catch {
                 captureError = "\(error)"
             }

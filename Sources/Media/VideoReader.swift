@@ -59,6 +59,9 @@ public final class VideoReader {
     public let info: VideoInfo
     /// Things that went wrong without stopping the reading (damaged data, early end), one line each.
     public var warnings: [String] { core.warnings }
+    /// Why a live source ended (a stream that stopped sending, or that was closed), once
+    /// `next()` has returned nil; nil for the natural end of a file and for `close()`.
+    public private(set) var endReason: String?
     /// Live mode: frames decoded but replaced by a newer one before being read.
     /// Resampling (targetFPS): decoded frames never shown.
     public var droppedFrames: Int { core.dropped }
@@ -194,7 +197,7 @@ public final class VideoReader {
             if due > now { Thread.sleep(forTimeInterval: due - now) }
         }
         guard let t = slot.take(into: frame) else {
-            if !liveEndReported, let msg = slot.endMessage { core.warn(msg) }
+            if !liveEndReported, let msg = slot.endMessage { core.warn(msg); endReason = msg }
             liveEndReported = true
             return nil
         }
@@ -605,7 +608,9 @@ final class DecoderCore {
                     // The natural end.
                 } else if interrupt.isAborted {
                     // close() asked us to stop.
-                } else if interrupt.timedOut || rr == averrorETIMEDOUT {
+                } else if interrupt.timedOut || rr == averrorETIMEDOUT || rr == averrorEXIT {
+                    // (EXIT without an abort is our deadline too: the demuxer keeps the error of
+                    // a read the deadline interrupted and returns it after a re-arm.)
                     stopReason = "\(input): no data for \(formatTimeout(readTimeout ?? 0)) at \(formatSeconds(lastTime)): the stream stopped (check the source, or raise --timeout)"
                 } else {
                     consecutiveErrors += 1

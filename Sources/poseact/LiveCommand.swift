@@ -3,15 +3,33 @@ import Classifier
 import Dataset
 import Foundation
 import Live
+import LiveView
 import Media
 import Pose
 
-/// The pipeline that Ctrl-C stops (the summary is still printed).
-nonisolated(unsafe) var runningLive: LivePipeline?
+/// Ctrl-C and SIGTERM, taken on a dispatch queue (not in a signal handler): they stop the
+/// live pipeline (whose summary is still printed) and end the wait after the input.
+enum Interrupt {
+    nonisolated(unsafe) static var pipeline: LivePipeline?
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var received = false
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
-func onInterrupt() {
-    signal(SIGINT) { _ in runningLive?.stop() }
-    signal(SIGTERM) { _ in runningLive?.stop() }
+    static var happened: Bool { lock.lock(); defer { lock.unlock() }; return received }
+
+    static func install(stopping live: LivePipeline) {
+        pipeline = live
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                lock.lock(); received = true; lock.unlock()
+                pipeline?.stop()
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
 }
 
 func makeLivePipeline(model: String, models: String?, maxPeople: Int, threads: Int, minConfidence: Float,
@@ -39,7 +57,16 @@ struct LiveCommand: ParsableCommand {
             probability. A file plays at its own speed, as if live, unless \
             --as-fast-as-possible. --json prints one line per prediction and per change of \
             state; --record writes the video with the overlay. At the end (input over, \
-            Ctrl-C) a summary: seconds per action.
+            Ctrl-C) a summary: seconds per action. A stream that stops sending for --timeout \
+            seconds ends the run with one line saying so, the summary, and exit status 1.
+
+            --serve PORT serves a page at http://127.0.0.1:PORT/ with the video, the \
+            wireframes, the action and its confidence, the fps and the seconds per action, \
+            updated live (over a WebSocket; /state.json and /frame.jpg for scripts). \
+            --serve-host 0.0.0.0 serves it to the network. --window shows the same overlay \
+            in a window on the desktop (q or Esc closes it). When the input ends, the page or \
+            the window keeps the last frame and the summary until Ctrl-C (or the window is \
+            closed).
             """)
 
     @Option(help: "A weights file (.poseact.h5) or a run folder.") var model: String
@@ -53,6 +80,10 @@ struct LiveCommand: ParsableCommand {
     @Option(help: "People tracked per frame (the prominent one is classified).") var maxPeople = 4
     @Option(help: "Threads per inference.") var threads = 2
     @Option(help: "Folder with the .tflite files.") var models: String?
+    @Option(help: ArgumentHelp("Serve a live page on this port (0: any free port).", valueName: "port")) var serve: Int?
+    @Option(help: ArgumentHelp("The address --serve listens on (0.0.0.0: every network).", valueName: "address"))
+    var serveHost = "127.0.0.1"
+    @Flag(help: "Show the video with the overlay in a window (needs a desktop: $DISPLAY).") var window = false
     @Flag(help: "Print events as JSON Lines on stdout.") var json = false
 
     func run() throws {
@@ -61,11 +92,25 @@ struct LiveCommand: ParsableCommand {
                                         minConfidence: minConfidence, smooth: smooth)
         live.asFastAsPossible = asFastAsPossible
         live.timeout = timeout
-        live.drawOverlay = record != nil
+        live.drawOverlay = record != nil || serve != nil || window
+        // The viewers open before the input, so that a wrong port or a missing display is
+        // said at once.
+        let name = URL(fileURLWithPath: model).deletingPathExtension().deletingPathExtension().lastPathComponent
+        let board = LiveBoard(model: name)
+        let page = try serve.map { try BrowserView(board: board, host: serveHost, port: $0) }
+        if let page { note("live page: \(page.url)") }
+        var shown: LiveWindow?
+        if window {
+            shown = try LiveWindow(title: "poseact live: \(name)", width: 640, height: 480)
+        }
         var writer: VideoWriter?
-        runningLive = live
-        onInterrupt()
+        Interrupt.install(stopping: live)
         let stats = try live.run(input: source) { event in
+            if page != nil { board.handle(event) }
+            if let shown {
+                if case .frame(let image, _) = event { shown.show(image) } else { shown.pollEvents() }
+                if shown.closed { live.stop() }
+            }
             switch event {
             case .prediction(let p, let fps, let dropped):
                 if json {
@@ -99,8 +144,20 @@ struct LiveCommand: ParsableCommand {
             }
         }
         try writer?.finish()   // (VideoWriter writes to a .partial file and renames it when finished)
-        if let error = stats.error { note("the input stopped: \(error)") }
+        let ending = stats.error.map { "the input stopped: \($0)" } ?? (Interrupt.happened ? "stopped" : "the input ended")
+        if stats.error != nil { note(ending) }
         printSummary(stats)
+        board.finish(summary: stats.summary, message: ending)
+        // Whoever watches sees the end: the last frame and the summary stay until Ctrl-C.
+        if (page != nil || shown != nil) && !Interrupt.happened && !(shown?.closed ?? false) {
+            note("\(ending); \(page.map { "the page stays at \($0.url)" } ?? "the window stays open") until Ctrl-C")
+            while !Interrupt.happened && !(shown?.closed ?? false) {
+                shown?.pollEvents()
+                usleep(20_000)
+            }
+        }
+        page?.stop()
+        if stats.error != nil { throw ExitCode(1) }   // a stream that broke off: said above, summary printed
     }
 
     func printSummary(_ stats: LiveStats) {

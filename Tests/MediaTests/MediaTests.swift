@@ -168,6 +168,32 @@ final class MediaTests: XCTestCase {
         }
     }
 
+    /// JPEG (the live page's frames): decoded back by FFmpeg, the real picture is within a
+    /// few grey levels on average (quality 5, 4:2:0 chroma: the mean error of such JPEGs is
+    /// ~1–3 levels; 4 is the bound), at under a fifth of the RGB bytes; odd sizes work, and
+    /// one encoder serves pictures of different sizes in turn.
+    func testJPEGEncodesWhatFFmpegDecodes() throws {
+        let encoder = JPEGEncoder()
+        let real = try readImage(try sharedFile("fixtures/blazepose/images/pose.decoded.png"))
+        for (n, image) in [real, testPicture(width: 37, height: 23, t: 3), real].enumerated() {
+            let jpeg = try encoder.encode(image)
+            let path = temp("frame\(n).jpg")
+            try jpeg.write(to: URL(fileURLWithPath: path))
+            let back = try readImage(path)
+            XCTAssertEqual(back.width, image.width)
+            XCTAssertEqual(back.height, image.height)
+            var error = 0
+            for i in 0..<image.pixels.count { error += abs(Int(back.pixels[i]) - Int(image.pixels[i])) }
+            let mean = Double(error) / Double(image.pixels.count)
+            if image.width > 100 {
+                XCTAssertLessThan(mean, 4, "mean error \(mean) levels")
+                XCTAssertLessThan(jpeg.count, image.pixels.count / 5)
+            } else {
+                XCTAssertLessThan(mean, 12, "a 37×23 picture is mostly block edges: mean error \(mean)")
+            }
+        }
+    }
+
     /// Gray, gray+alpha, RGBA, palette and 16-bit PNGs all come out as the RGB they show
     /// (alpha is dropped, not blended).
     func testPNGPixelFormatsBecomeRGB() throws {

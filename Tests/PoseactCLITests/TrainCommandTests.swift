@@ -2,10 +2,9 @@ import Foundation
 import Media
 import XCTest
 
-/// `poseact train`, `export`, `evaluate`, `model inspect` and `bench train` as a user runs
-/// them, on a slice of Penn Action (real keypoints): 3 labels, 12 training and 6 test clips
-/// each, imported from the shared CSV.
-final class TrainCommandTests: PoseactCLITestCase {
+/// Tests on a slice of Penn Action (real keypoints): 3 labels, 12 training and 6 test clips
+/// each, imported from the shared CSV into a store once per test process.
+class PennSliceTestCase: PoseactCLITestCase {
     static let labels = ["jumping_jacks", "pullup", "squat"]
     static let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-train-cli-\(getpid())")
 
@@ -67,6 +66,18 @@ final class TrainCommandTests: PoseactCLITestCase {
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
     }
 
+    /// A small model trained on the slice (once per test process): its run folder.
+    func trainedRun() throws -> String {
+        let run = Self.dir.appendingPathComponent("run-shared").path
+        if FileManager.default.fileExists(atPath: run + "/model.poseact.h5") { return run }
+        let trained = try poseact(["train", "--config", try config(Self.small, name: "small"), "--data", try store(), "--output", run])
+        XCTAssertEqual(trained.status, 0, trained.stderr)
+        return run
+    }
+}
+
+/// `poseact train`, `export`, `evaluate`, `model inspect` and `bench train` as a user runs them.
+final class TrainCommandTests: PennSliceTestCase {
     /// Train → export → evaluate: the exported file gives the run's own numbers, and
     /// `model inspect` shows its metadata.
     func testTrainExportEvaluate() throws {
@@ -176,53 +187,5 @@ final class TrainCommandTests: PoseactCLITestCase {
         XCTAssertGreaterThan(j["seconds_per_epoch"] as? Double ?? 0, 0)
         XCTAssertGreaterThan(j["windows_per_second"] as? Double ?? 0, 0)
         XCTAssertEqual(j["epochs"] as? Int, 2)
-    }
-
-    /// A model trained on the slice, run over a real push-up video: `annotate` writes the
-    /// overlay video and the timeline, `live` (a file as fast as possible) prints JSON
-    /// events and a summary, `bench live` its JSON object.
-    func testAnnotateLiveAndBenchOnAVideo() throws {
-        _ = try model("pose_landmark_full.tflite")
-        let video = shared.appendingPathComponent("data/pushups/test/correct/correct39.mp4").path
-        guard FileManager.default.fileExists(atPath: video) else { throw XCTSkip("\(video) not found") }
-        let data = try store()
-        let run = Self.dir.appendingPathComponent("run-live-\(UUID().uuidString.prefix(6))").path
-        XCTAssertEqual(try poseact(["train", "--config", try config(Self.small), "--data", data, "--output", run]).status, 0)
-        let models = ["--models", PoseactCLITestCase.modelsDir.path]
-
-        let out = Self.dir.appendingPathComponent("annotated.mp4").path, timeline = Self.dir.appendingPathComponent("timeline.csv").path
-        let annotated = try poseact(["annotate", "--model", run, video, "--output", out, "--timeline", timeline, "--json"] + models)
-        XCTAssertEqual(annotated.status, 0, annotated.stderr)
-        let result = try json(annotated.stdout)
-        // correct39: 98 frames at 25 fps = 3.92 s → 117 frames at 30 fps, a prediction every 8.
-        XCTAssertEqual(Double(result["frames"] as? Int ?? 0), 117, accuracy: 2)
-        XCTAssertEqual(result["predictions"] as? Int, (result["frames"] as? Int ?? 0) / 8)
-        XCTAssertGreaterThan((result["timeline"] as? [[String: Any]])?.count ?? 0, 0)
-        XCTAssertTrue(try String(contentsOfFile: timeline, encoding: .utf8).hasPrefix("start,end,label,confidence\n"))
-        let written = try VideoReader(out)
-        var frames = 0
-        while try written.next() != nil { frames += 1 }
-        XCTAssertEqual(frames, result["frames"] as? Int)
-
-        let live = try poseact(["live", "--model", run, "--input", video, "--as-fast-as-possible", "--json"] + models)
-        XCTAssertEqual(live.status, 0, live.stderr)
-        let lines = try live.stdout.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-        XCTAssertEqual(lines.filter { $0["type"] as? String == "prediction" }.count, result["predictions"] as? Int, "every frame, none dropped")
-        XCTAssertGreaterThan(lines.filter { $0["type"] as? String == "state" }.count, 0)
-        let summary = try XCTUnwrap(lines.last)
-        XCTAssertEqual(summary["type"] as? String, "summary")
-        XCTAssertEqual(summary["dropped_frames"] as? Int, 0)
-
-        let bench = try poseact(["bench", "live", "--model", run, "--input", video, "--frames", "45"] + models)
-        XCTAssertEqual(bench.status, 0, bench.stderr)
-        let b = try json(bench.stdout)
-        for key in ["fps", "dropped_frames", "latency_ms_median", "latency_ms_p95"] { XCTAssertNotNil(b[key], key) }
-        XCTAssertEqual(b["frames"] as? Int, 45)
-        let two = try json(try poseact(["bench", "live", "--model", run, "--input", video, "--frames", "30", "--copies", "2"] + models).stdout)
-        XCTAssertGreaterThan(two["persons_per_frame"] as? Double ?? 0, 1.5, "two copies of one person: two people tracked")
-        try assertOneLineError(["live", "--model", run, "--input", Self.dir.appendingPathComponent("none.mp4").path] + models,
-                               mentions: ["none.mp4"])
-        try assertOneLineError(["live", "--model", run, "--input", "udp://127.0.0.1:9", "--timeout", "1"] + models,
-                               mentions: ["udp://127.0.0.1:9", "no answer within 1 s"])
     }
 }

@@ -1,0 +1,129 @@
+import Foundation
+import Live
+import Media
+
+/// What a viewer shows beside the picture: the prominent person's state, the rates, the
+/// seconds per action so far, and a message when the input has stopped.
+public struct BoardState: Codable, Equatable, Sendable {
+    public struct ActionTime: Codable, Equatable, Sendable {
+        public var label: String
+        public var seconds: Double
+    }
+
+    public var model = ""
+    /// "starting", "no person", "low confidence" or the action's label.
+    public var state = "starting"
+    /// The most likely action (also under "low confidence"); nil before the first prediction
+    /// and when there is no person.
+    public var label: String?
+    public var confidence: Double?
+    public var person: Int?
+    /// Input time of the newest frame, seconds.
+    public var time = 0.0
+    public var fps = 0.0
+    public var dropped = 0
+    public var summary: [ActionTime] = []
+    /// Set when the input has ended or stopped ("the input stopped: …").
+    public var message: String?
+}
+
+/// The newest overlay frame and state of a live run, shared between the live loop (which
+/// writes them) and the viewers (the browser page, which read them from other threads).
+/// Every change bumps `sequence`; a viewer asks for what is newer than what it has.
+public final class LiveBoard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sequence = 0
+    private var image: RGBImage?
+    private var imageSequence = 0
+    private var state = BoardState()
+    private var summary = ActionSummary()
+    // JPEG encoding happens outside `lock` (the live loop must not wait on it), under its own.
+    private let encoderLock = NSLock()
+    private var encoded: (sequence: Int, jpeg: Data)?
+    private let encoder = JPEGEncoder()
+    private let json = JSONEncoder()
+
+    public init(model: String) {
+        state.model = model
+        json.outputFormatting = [.sortedKeys]
+    }
+
+    /// Takes a live event: frames replace the picture, predictions the state.
+    public func handle(_ event: LiveEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        switch event {
+        case .frame(let image, let time):
+            self.image = image
+            imageSequence += 1
+            state.time = time
+        case .prediction(let p, let fps, let dropped):
+            summary.add(p)
+            state.state = p.state.name
+            switch p.state {
+            case .noPerson: state.label = nil; state.confidence = nil
+            case .lowConfidence(let label, let c), .action(let label, let c): state.label = label; state.confidence = Double(c)
+            }
+            state.person = p.personID
+            state.fps = (fps * 10).rounded() / 10
+            state.dropped = dropped
+            state.summary = summary.seconds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+                .map { BoardState.ActionTime(label: $0.key, seconds: ($0.value * 10).rounded() / 10) }
+        case .stateChange:
+            return
+        }
+        sequence += 1
+    }
+
+    /// The end of the input: the final seconds per action and why it ended.
+    public func finish(summary final: ActionSummary, message: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        state.summary = final.seconds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            .map { BoardState.ActionTime(label: $0.key, seconds: ($0.value * 10).rounded() / 10) }
+        state.message = message
+        sequence += 1
+    }
+
+    public var current: BoardState { lock.lock(); defer { lock.unlock() }; return state }
+
+    /// The newest picture as JPEG (encoded once per change, whoever asks first), or nil
+    /// before the first frame.
+    public func jpeg() -> Data? {
+        lock.lock()
+        let picture = image.map { ($0, imageSequence) }
+        lock.unlock()
+        return picture.flatMap { encode($0.0, sequence: $0.1) }
+    }
+
+    /// One message for the page, when something is newer than `after`: a 4-byte big-endian
+    /// length, the state as JSON, then the JPEG picture (absent before the first frame).
+    public func update(after seen: Int) -> (sequence: Int, payload: Data)? {
+        lock.lock()
+        guard sequence > seen else { lock.unlock(); return nil }
+        let stateJSON = (try? json.encode(state)) ?? Data("{}".utf8)
+        let current = sequence, picture = image.map { ($0, imageSequence) }
+        lock.unlock()
+        var payload = Data()
+        let n = UInt32(stateJSON.count)
+        payload.append(contentsOf: [UInt8(n >> 24), UInt8((n >> 16) & 255), UInt8((n >> 8) & 255), UInt8(n & 255)])
+        payload.append(stateJSON)
+        if let picture, let jpeg = encode(picture.0, sequence: picture.1) { payload.append(jpeg) }
+        return (current, payload)
+    }
+
+    public func stateJSON() -> Data {
+        lock.lock()
+        defer { lock.unlock() }
+        return (try? json.encode(state)) ?? Data("{}".utf8)
+    }
+
+    private func encode(_ image: RGBImage, sequence: Int) -> Data? {
+        encoderLock.lock()
+        defer { encoderLock.unlock() }
+        if let encoded, encoded.sequence == sequence { return encoded.jpeg }
+        guard let jpeg = try? encoder.encode(image) else { return nil }
+        encoded = (sequence, jpeg)
+        return jpeg
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Live
+import LiveView
+import Media
+import XCTest
+
+/// A tool the test needs that is not part of poseact (Xvfb): CI installs it (.ci/run sets
+/// POSEACT_REQUIRE_TOOLS=1, so there a missing one fails the test); elsewhere the test is
+/// skipped with a line saying what to install.
+private func tool(_ name: String, install: String) throws -> String {
+    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+    where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") { return "\(dir)/\(name)" }
+    let why = "\(name) not found: apt-get install \(install)"
+    if ProcessInfo.processInfo.environment["POSEACT_REQUIRE_TOOLS"] != nil { XCTFail(why) }
+    throw XCTSkip(why)
+}
+
+/// Gradients with a white square: every pixel differs from its neighbours.
+private func picture(width: Int, height: Int) -> RGBImage {
+    var image = RGBImage(width: width, height: height)
+    for y in 0..<height {
+        for x in 0..<width {
+            let i = 3 * (y * width + x)
+            image.pixels[i] = UInt8(x * 255 / (width - 1)); image.pixels[i + 1] = UInt8(y * 255 / (height - 1))
+            image.pixels[i + 2] = UInt8((x + y) % 256)
+            if x >= 10 && x < 30 && y >= 10 && y < 30 { image.pixels[i] = 255; image.pixels[i + 1] = 255; image.pixels[i + 2] = 255 }
+        }
+    }
+    return image
+}
+
+/// `live --window`: a real X server (Xvfb), a real window; what the window shows is read
+/// back from the server.
+final class LiveWindowTests: XCTestCase {
+    func testWindowShowsEachFrameExactly() throws {
+        let xvfb = try tool("Xvfb", install: "xvfb")
+        let display = ":\(100 + Int(getpid()) % 400)"
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: xvfb)
+        server.arguments = [display, "-screen", "0", "800x600x24", "-nolisten", "tcp"]
+        server.standardOutput = FileHandle.nullDevice; server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        let socket = "/tmp/.X11-unix/X\(display.dropFirst())"
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
+
+        let window = try LiveWindow(title: "poseact test", width: 320, height: 240, display: display)
+        // 24-bit true colour is lossless: the window holds exactly the frame's pixels.
+        for (w, h) in [(320, 240), (200, 120)] {
+            let frame = picture(width: w, height: h)
+            window.show(frame)
+            XCTAssertEqual(window.screenshot(), frame, "\(w)×\(h)")
+        }
+        XCTAssertFalse(window.closed)
+    }
+
+    func testNoDisplayIsOneClearError() {
+        XCTAssertThrowsError(try LiveWindow(title: "t", width: 10, height: 10, display: ":987")) { error in
+            XCTAssertTrue("\(error)".contains("cannot open the display :987"), "\(error)")
+        }
+    }
+}
+
+/// `live --serve`'s server, in process: the state and the newest frame over HTTP, and a
+/// port already taken refused with one line. (The page itself is tested in a real browser
+/// in LiveCommandTests.)
+final class BrowserViewTests: XCTestCase {
+    func testStateAndFrameOverHTTP() throws {
+        let board = LiveBoard(model: "pushups")
+        let frame = picture(width: 320, height: 240)
+        board.handle(.frame(frame, time: 1.5))
+        board.handle(.prediction(Prediction(time: 1.5, frame: 45, personID: 3, state: .action(label: "correct", confidence: 0.875),
+                                            probabilities: [0.875, 0.125]), fps: 29.94, dropped: 2))
+        let view = try BrowserView(board: board, port: 0)
+        defer { view.stop() }
+        XCTAssertTrue(view.url.hasPrefix("http://127.0.0.1:"))
+
+        let state = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(string: view.url + "state.json")!)) as? [String: Any])
+        XCTAssertEqual(state["state"] as? String, "correct")
+        XCTAssertEqual(state["label"] as? String, "correct")
+        XCTAssertEqual(state["confidence"] as? Double, 0.875)
+        XCTAssertEqual(state["person"] as? Int, 3)
+        XCTAssertEqual(state["fps"] as? Double, 29.9)
+        XCTAssertEqual(state["dropped"] as? Int, 2)
+        XCTAssertEqual(state["time"] as? Double, 1.5)
+
+        let jpeg = try Data(contentsOf: URL(string: view.url + "frame.jpg")!)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-frame-\(getpid()).jpg").path
+        try jpeg.write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        let back = try XCTUnwrap(try VideoReader(path).next()?.image)
+        XCTAssertEqual(back.width, 320)
+        XCTAssertEqual(back.height, 240)
+        var error = 0
+        for i in 0..<frame.pixels.count { error += abs(Int(back.pixels[i]) - Int(frame.pixels[i])) }
+        XCTAssertLessThan(Double(error) / Double(frame.pixels.count), 4, "the frame, as JPEG (mean error in levels)")
+
+        let page = String(decoding: try Data(contentsOf: URL(string: view.url)!), as: UTF8.self)
+        XCTAssertTrue(page.contains("new WebSocket"), "the page")
+
+        board.finish(summary: ActionSummary(), message: "the input ended")
+        let ended = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(string: view.url + "state.json")!)) as? [String: Any])
+        XCTAssertEqual(ended["message"] as? String, "the input ended")
+
+        XCTAssertThrowsError(try BrowserView(board: board, port: view.port)) { error in
+            XCTAssertTrue("\(error)".contains("is the port in use"), "\(error)")
+        }
+    }
+}

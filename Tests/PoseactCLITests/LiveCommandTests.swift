@@ -1,0 +1,253 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Media
+import XCTest
+
+/// `poseact annotate`, `live` (its JSON events, the browser page, a stream that stops) and
+/// `bench live`, with a model trained on the Penn Action slice, on real push-up videos.
+final class LiveCommandTests: PennSliceTestCase {
+    var models: [String] { ["--models", PoseactCLITestCase.modelsDir.path] }
+
+    /// A model trained on the slice, run over a real push-up video: `annotate` writes the
+    /// overlay video and the timeline, `live` (a file as fast as possible) prints JSON
+    /// events and a summary, `bench live` its JSON object.
+    func testAnnotateLiveAndBenchOnAVideo() throws {
+        _ = try model("pose_landmark_full.tflite")
+        let video = shared.appendingPathComponent("data/pushups/test/correct/correct39.mp4").path
+        guard FileManager.default.fileExists(atPath: video) else { throw XCTSkip("\(video) not found") }
+        let run = try trainedRun()
+
+        let out = Self.dir.appendingPathComponent("annotated.mp4").path, timeline = Self.dir.appendingPathComponent("timeline.csv").path
+        let annotated = try poseact(["annotate", "--model", run, video, "--output", out, "--timeline", timeline, "--json"] + models)
+        XCTAssertEqual(annotated.status, 0, annotated.stderr)
+        let result = try json(annotated.stdout)
+        // correct39: 98 frames at 25 fps = 3.92 s → 117 frames at 30 fps, a prediction every 8.
+        XCTAssertEqual(Double(result["frames"] as? Int ?? 0), 117, accuracy: 2)
+        XCTAssertEqual(result["predictions"] as? Int, (result["frames"] as? Int ?? 0) / 8)
+        XCTAssertGreaterThan((result["timeline"] as? [[String: Any]])?.count ?? 0, 0)
+        XCTAssertTrue(try String(contentsOfFile: timeline, encoding: .utf8).hasPrefix("start,end,label,confidence\n"))
+        let written = try VideoReader(out)
+        var frames = 0
+        while try written.next() != nil { frames += 1 }
+        XCTAssertEqual(frames, result["frames"] as? Int)
+
+        let live = try poseact(["live", "--model", run, "--input", video, "--as-fast-as-possible", "--json"] + models)
+        XCTAssertEqual(live.status, 0, live.stderr)
+        let lines = try live.stdout.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(lines.filter { $0["type"] as? String == "prediction" }.count, result["predictions"] as? Int, "every frame, none dropped")
+        XCTAssertGreaterThan(lines.filter { $0["type"] as? String == "state" }.count, 0)
+        let summary = try XCTUnwrap(lines.last)
+        XCTAssertEqual(summary["type"] as? String, "summary")
+        XCTAssertEqual(summary["dropped_frames"] as? Int, 0)
+
+        let bench = try poseact(["bench", "live", "--model", run, "--input", video, "--frames", "45"] + models)
+        XCTAssertEqual(bench.status, 0, bench.stderr)
+        let b = try json(bench.stdout)
+        for key in ["fps", "dropped_frames", "latency_ms_median", "latency_ms_p95"] { XCTAssertNotNil(b[key], key) }
+        XCTAssertEqual(b["frames"] as? Int, 45)
+        let two = try json(try poseact(["bench", "live", "--model", run, "--input", video, "--frames", "30", "--copies", "2"] + models).stdout)
+        XCTAssertGreaterThan(two["persons_per_frame"] as? Double ?? 0, 1.5, "two copies of one person: two people tracked")
+        try assertOneLineError(["live", "--model", run, "--input", Self.dir.appendingPathComponent("none.mp4").path] + models,
+                               mentions: ["none.mp4"])
+        try assertOneLineError(["live", "--model", run, "--input", "udp://127.0.0.1:9", "--timeout", "1"] + models,
+                               mentions: ["udp://127.0.0.1:9", "no answer within 1 s"])
+    }
+
+    var pushup: String { shared.appendingPathComponent("data/pushups/test/correct/correct39.mp4").path }
+
+    /// `poseact ARGS` started in the background, its stdout and stderr going to files.
+    func start(_ arguments: [String]) throws -> (process: Process, stdout: String, stderr: String) {
+        try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
+        let tag = UUID().uuidString.prefix(6)
+        let out = Self.dir.appendingPathComponent("bg-\(tag).out").path, err = Self.dir.appendingPathComponent("bg-\(tag).err").path
+        FileManager.default.createFile(atPath: out, contents: nil)
+        FileManager.default.createFile(atPath: err, contents: nil)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.standardOutput = FileHandle(forWritingAtPath: out)
+        process.standardError = FileHandle(forWritingAtPath: err)
+        try process.run()
+        return (process, out, err)
+    }
+
+    /// Waits (up to `seconds`) until the file holds `text`; its contents.
+    func wait(for text: String, in path: String, seconds: Double) -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        var contents = ""
+        while Date() < deadline {
+            contents = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            if contents.contains(text) { break }
+            usleep(50_000)
+        }
+        return contents
+    }
+
+    /// A tool the test needs that is not part of poseact (chromium, Xvfb): CI installs it
+    /// (.ci/run sets POSEACT_REQUIRE_TOOLS=1, so there a missing one fails the test);
+    /// elsewhere the test is skipped with a line saying what to install.
+    func tool(_ names: [String], install: String) throws -> String {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+        for name in names {
+            for dir in dirs where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") { return "\(dir)/\(name)" }
+        }
+        let why = "\(names[0]) not found: apt-get install \(install)"
+        if ProcessInfo.processInfo.environment["POSEACT_REQUIRE_TOOLS"] != nil { XCTFail(why) }
+        throw XCTSkip(why)
+    }
+
+    /// `live --serve`: the page, opened in a real headless browser (chromium), shows the
+    /// video with the wireframe drawn on it, the label, and at the end of the input the
+    /// summary and "the input ended"; the page stays until Ctrl-C, which ends the run with
+    /// the summary.
+    func testServedPageInAHeadlessBrowser() throws {
+        let chromium = try tool(["chromium", "chromium-browser", "google-chrome"], install: "chromium")
+        _ = try model("pose_landmark_full.tflite")
+        guard FileManager.default.fileExists(atPath: pushup) else { throw XCTSkip("\(pushup) not found") }
+        let run = try trainedRun()
+        let live = try start(["live", "--model", run, "--input", pushup, "--serve", "0"] + models)
+        defer { if live.process.isRunning { live.process.terminate() } }
+        let stderr = wait(for: "until Ctrl-C", in: live.stderr, seconds: 60)
+        let url = try XCTUnwrap(stderr.split(separator: "\n").first { $0.hasPrefix("live page: ") }?.dropFirst(11), stderr)
+        XCTAssertTrue(url.hasPrefix("http://127.0.0.1:"), String(url))
+        XCTAssertTrue(stderr.contains("the input ended"), stderr)
+
+        let state = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(string: url + "state.json")!)) as? [String: Any])
+        XCTAssertEqual(state["message"] as? String, "the input ended")
+        XCTAssertEqual(state["model"] as? String, "run-shared")
+        XCTAssertGreaterThan((state["summary"] as? [Any])?.count ?? 0, 0)
+
+        let profile = Self.dir.appendingPathComponent("chromium-\(UUID().uuidString.prefix(6))").path
+        let shot = Self.dir.appendingPathComponent("page.png").path
+        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=\(profile)",
+                     "--window-size=1100,420", "--virtual-time-budget=4000"]
+        func browse(_ extra: [String]) throws -> String {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: chromium)
+            p.arguments = flags + extra + [String(url)]
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let dom = try browse(["--dump-dom"])
+        XCTAssertTrue(dom.contains("<p id=\"label\""), dom)
+        let labelText = dom.components(separatedBy: "<p id=\"label\"").last?.components(separatedBy: "</p>").first ?? ""
+        XCTAssertTrue((Self.labels + ["no person", "low confidence"]).contains { labelText.contains($0) }, "label shown: \(labelText)")
+        XCTAssertTrue(dom.contains("the input ended"), "end message on the page")
+        XCTAssertTrue(dom.contains("fps"), "rates on the page")
+        XCTAssertTrue(dom.contains("<td>"), "seconds per action on the page")
+
+        _ = try browse(["--screenshot=\(shot)"])
+        let picture = try XCTUnwrap(try VideoReader(shot).next()?.image, "screenshot")
+        // The video sits at the top left (16 px margin, 640×360 for this 320×240 clip's
+        // frames at their size or less); the prominent person's wireframe is bright green
+        // (0, 255, 64), which nothing else on the page or in this video is: count the
+        // pixels near it (JPEG moves colours by a few levels).
+        var green = 0
+        for y in 0..<min(picture.height, 400) {
+            for x in 0..<min(picture.width, 660) {
+                let (r, g, b) = picture.pixel(x, y)
+                if g > 200 && r < 110 && b < 150 { green += 1 }
+            }
+        }
+        XCTAssertGreaterThan(green, 150, "the wireframe is drawn on the video in the page")
+
+        kill(live.process.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(10)
+        while live.process.isRunning && Date() < deadline { usleep(50_000) }
+        XCTAssertFalse(live.process.isRunning, "Ctrl-C ends the wait")
+        XCTAssertEqual(live.process.terminationStatus, 0)
+        XCTAssertTrue(try String(contentsOfFile: live.stdout, encoding: .utf8).contains("summary:"))
+    }
+
+    /// A network stream that stops sending mid-run (a TCP server that sends 60 % of an
+    /// MPEG-TS of the push-up clip at about its pace, then nothing): after --timeout, one line says the
+    /// input stopped, the summary is still printed, and the exit status is 1.
+    func testStreamThatStopsMidRun() throws {
+        _ = try model("pose_landmark_full.tflite")
+        guard FileManager.default.fileExists(atPath: pushup) else { throw XCTSkip("\(pushup) not found") }
+        let run = try trainedRun()
+        let ts = Self.dir.appendingPathComponent("stream.ts").path
+        let reader = try VideoReader(pushup)
+        let writer = try VideoWriter(path: ts, width: reader.info.width, height: reader.info.height, fps: 25)
+        while let frame = try reader.next() { try writer.write(frame.image) }
+        try writer.finish()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: ts))
+
+        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(server, 0)
+        defer { close(server) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
+                XCTAssertEqual(bind(server, a, length), 0)
+                XCTAssertEqual(listen(server, 1), 0)
+                XCTAssertEqual(getsockname(server, a, &length), 0)
+            }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let sent = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        Thread {
+            let client = accept(server, nil, nil)
+            guard client >= 0 else { sent.signal(); return }
+            // 60 % of the stream at about its own pace (25 chunks, 90 ms apart: ~2.3 s of
+            // the 3.9 s clip), then silence.
+            let part = bytes.prefix(bytes.count * 6 / 10), chunk = (part.count + 24) / 25
+            var offset = part.startIndex
+            while offset < part.endIndex {
+                let piece = part[offset..<min(offset + chunk, part.endIndex)]
+                _ = piece.withUnsafeBytes { send(client, $0.baseAddress, piece.count, Int32(MSG_NOSIGNAL)) }
+                offset += piece.count
+                usleep(90_000)
+            }
+            sent.signal()
+            _ = release.wait(timeout: .now() + 60)   // the connection stays open, silent
+            close(client)
+        }.start()
+        defer { release.signal() }
+
+        let started = Date()
+        let live = try poseact(["live", "--model", run, "--input", "tcp://127.0.0.1:\(port)", "--timeout", "2", "--json"] + models)
+        XCTAssertEqual(sent.wait(timeout: .now() + 5), .success)
+        XCTAssertEqual(live.status, 1, live.stderr)
+        let lines = live.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, live.stderr)
+        XCTAssertTrue(live.stderr.contains("the input stopped") && live.stderr.contains("no data for 2 s"), live.stderr)
+        XCTAssertTrue(live.stderr.contains("tcp://127.0.0.1:\(port)"), live.stderr)
+        let summary = try json(live.stdout)
+        XCTAssertEqual(summary["type"] as? String, "summary")
+        XCTAssertGreaterThan(summary["frames"] as? Int ?? 0, 10, "the frames before the stop were processed")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30)
+    }
+
+    /// --window with no display: one line saying so and what to use instead.
+    func testWindowWithoutADisplay() throws {
+        _ = try model("pose_landmark_full.tflite")
+        let run = try trainedRun()
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["live", "--model", run, "--input", pushup, "--window"] + models
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = nil
+        process.environment = environment
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1)
+        XCTAssertEqual(text.split(separator: "\n").count, 1, text)
+        XCTAssertTrue(text.contains("no display") && text.contains("--serve"), text)
+    }
+}
