@@ -13,9 +13,13 @@ public struct Architecture: Codable, Equatable, Sendable {
     public var kernel: Int
     public var dropout: Double
     public var pooling: TCN.Pooling
+    /// Whether a prediction averages the window's probabilities with its mirror image's
+    /// (false in files written before this key existed).
+    public var flipAverage: Bool
 
     enum CodingKeys: String, CodingKey {
         case type, inputChannels = "input_channels", frames, classes, channels, dilations, kernel, dropout, pooling
+        case flipAverage = "flip_average"
     }
 
     public init(from decoder: Decoder) throws {
@@ -29,6 +33,7 @@ public struct Architecture: Codable, Equatable, Sendable {
         kernel = try c.decode(Int.self, forKey: .kernel)
         dropout = try c.decode(Double.self, forKey: .dropout)
         pooling = try c.decodeIfPresent(TCN.Pooling.self, forKey: .pooling) ?? .mean
+        flipAverage = try c.decodeIfPresent(Bool.self, forKey: .flipAverage) ?? false
     }
 
     public init(config: TrainingConfig, classes: Int) {
@@ -41,6 +46,7 @@ public struct Architecture: Codable, Equatable, Sendable {
         kernel = config.model.kernel
         dropout = config.model.dropout
         pooling = config.model.pooling
+        flipAverage = config.model.flipAverage
     }
 
     /// The TCN of this architecture, for batches of up to `maxBatch` windows.
@@ -84,8 +90,19 @@ public final class ActionClassifier {
         self.model = model ?? architecture.tcn(maxBatch: Self.inferenceBatch, seed: 0)
     }
 
-    /// Class probabilities of each window (values: window × channels; mask: window).
+    /// Class probabilities of each window (values: frames × channels, mask: frames); with
+    /// `architecture.flipAverage`, the mean of the window's and its mirror image's (the
+    /// model learnt both sides with flip augmentation; asking it both ways evens out its
+    /// left/right bias: +0.4 points of clip accuracy on Penn Action).
     public func probabilities(values: [[Float]], masks: [[Float]]) -> [[Float]] {
+        let plain = rawProbabilities(values: values, masks: masks)
+        guard architecture.flipAverage else { return plain }
+        let mirrored = rawProbabilities(values: values.map { AugmentationSpec.flipped($0, layout: spec.joints, features: spec.features) },
+                                        masks: masks)
+        return zip(plain, mirrored).map { a, b in zip(a, b).map { ($0 + $1) / 2 } }
+    }
+
+    private func rawProbabilities(values: [[Float]], masks: [[Float]]) -> [[Float]] {
         precondition(values.count == masks.count)
         let w = architecture.frames, c = architecture.inputChannels, k = architecture.classes
         let batch = model.config.maxBatch

@@ -36,6 +36,12 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         public var kernel = 5
         public var dropout = 0.1
         public var pooling: TCN.Pooling = .mean
+        /// Predictions average each window with its mirror image (left and right swapped).
+        public var flipAverage = true
+
+        enum CodingKeys: String, CodingKey {
+            case type, channels, dilations, kernel, dropout, pooling, flipAverage = "flip_average"
+        }
     }
 
     public enum OptimizerName: String, Codable, Sendable, CaseIterable { case adamw, adam }
@@ -173,13 +179,15 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
             c.preprocessing = p
         }
         if let s = sections["model"] {
-            let m = try r.mapping(s, path: "model", keys: ["type", "channels", "dilations", "kernel", "dropout", "pooling"])
+            let m = try r.mapping(s, path: "model", keys: ["type", "channels", "dilations", "kernel", "dropout", "pooling",
+                                                                      "flip_average"])
             if let v = m["type"] { c.model.type = try r.string(v, "model.type") }
             if let v = m["channels"] { c.model.channels = try r.int(v, "model.channels") }
             if let v = m["dilations"] { c.model.dilations = try r.list(v, "model.dilations") { try r.int($0, "model.dilations") } }
             if let v = m["kernel"] { c.model.kernel = try r.int(v, "model.kernel") }
             if let v = m["dropout"] { c.model.dropout = try r.double(v, "model.dropout") }
             if let v = m["pooling"] { c.model.pooling = try r.choice(v, "model.pooling") }
+            if let v = m["flip_average"] { c.model.flipAverage = try r.bool(v, "model.flip_average") }
         }
         if let s = sections["optimizer"] {
             let m = try r.mapping(s, path: "optimizer", keys: ["name", "learning_rate", "min_learning_rate", "warmup_epochs",
@@ -255,6 +263,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
               kernel: \(model.kernel)
               dropout: \(model.dropout)
               pooling: \(model.pooling.rawValue)
+              flip_average: \(model.flipAverage)
             optimizer:
               name: \(optimizer.name.rawValue)
               learning_rate: \(optimizer.learningRate)

@@ -37,20 +37,25 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
     /// Flips a window (x → −x, velocity too, left/right joints swapped); flipping twice
     /// gives the window back. Joints whose partner is not in the layout stay in place.
     public static func flip(_ w: inout Window, layout: [String], features: [Feature]) {
+        w.values = flipped(w.values, layout: layout, features: features)
+    }
+
+    /// A window's values (frames × joints × features) mirrored: see `flip`.
+    public static func flipped(_ values: [Float], layout: [String], features: [Feature]) -> [Float] {
         let n = layout.count, fpj = features.reduce(0) { $0 + $1.width }
-        guard n > 0, fpj > 0, w.values.count % (n * fpj) == 0 else { return }
+        guard n > 0, fpj > 0, values.count % (n * fpj) == 0 else { return values }
         let perm = Skeleton.mirrorPermutation(of: layout).enumerated().map { $0.element ?? $0.offset }
         let xOffsets = xChannels(features)
-        let frames = w.values.count / (n * fpj)
-        var out = w.values
+        let frames = values.count / (n * fpj)
+        var out = values
         for t in 0..<frames {
             for j in 0..<n {
                 let src = (t * n + perm[j]) * fpj, dst = (t * n + j) * fpj
-                for c in 0..<fpj { out[dst + c] = w.values[src + c] }
+                for c in 0..<fpj { out[dst + c] = values[src + c] }
                 for x in xOffsets { out[dst + x] = -out[dst + x] }
             }
         }
-        w.values = out
+        return out
     }
 
     /// Offsets of the x channels (position, velocity) within a joint's features.

@@ -32,7 +32,7 @@ final class ConfigTests: XCTestCase {
         }
         let file = try String(contentsOfFile: Self.repository.appendingPathComponent("configs/penn-action.yaml").path, encoding: .utf8)
         XCTAssertEqual(keys(file), keys(TrainingConfig().yaml()))
-        XCTAssertEqual(keys(file).count, 42, "5 data, 9 preprocessing, 6 model, 7 optimizer, 8 training, 7 augmentation")
+        XCTAssertEqual(keys(file).count, 43, "5 data, 9 preprocessing, 7 model, 7 optimizer, 8 training, 7 augmentation")
     }
 
     func testYAMLRoundTrip() throws {
@@ -43,6 +43,7 @@ final class ConfigTests: XCTestCase {
         c.preprocessing.features = [.position, .velocity]
         c.model.dilations = [1, 3]
         c.model.pooling = .meanMax
+        c.model.flipAverage = false
         c.training.windowWeighting = .clip
         c.training.labelSmoothing = 0.1
         c.optimizer.name = .adam
@@ -61,7 +62,7 @@ final class ConfigTests: XCTestCase {
 
     func testClearErrors() {
         assertError("model:\n  chanels: 64\n",
-                    "c.yaml:2: unknown key 'model.chanels' (did you mean 'channels'?); known keys here: type, channels, dilations, kernel, dropout, pooling")
+                    "c.yaml:2: unknown key 'model.chanels' (did you mean 'channels'?); known keys here: type, channels, dilations, kernel, dropout, pooling, flip_average")
         assertError("modle:\n  channels: 64\n",
                     "c.yaml:1: unknown key 'modle' (did you mean 'model'?); known keys here: data, preprocessing, model, optimizer, training, augmentation")
         assertError("preprocessing:\n  window: abc\n", "c.yaml:2: preprocessing.window must be a whole number, not 'abc'")
@@ -73,7 +74,7 @@ final class ConfigTests: XCTestCase {
         assertError("preprocessing:\n  joints: [nose, tail]\n", "c.yaml:2: preprocessing.joints: unknown joint 'tail' (known: "
                     + Skeleton.allNames.joined(separator: ", ") + ")")
         assertError("augmentation:\n  scale: [1.2, 0.8]\n", "c.yaml:2: augmentation.scale must be [low, high] with low ≤ high")
-        assertError("model: 3\n", "c.yaml:1: model must be a mapping of keys (type, channels, dilations, kernel, dropout, pooling), not '3'")
+        assertError("model: 3\n", "c.yaml:1: model must be a mapping of keys (type, channels, dilations, kernel, dropout, pooling, flip_average), not '3'")
         assertError("model:\n  channels: 64\nmodel:\n  kernel: 3\n",
                     "c.yaml: not valid YAML (Parser: expected all keys to be unique but found the following duplicated key(s): 'model'.)")
         XCTAssertThrowsError(try TrainingConfig.parse("model: [1, 2\n", file: "c.yaml")) {

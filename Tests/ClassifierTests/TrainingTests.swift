@@ -147,6 +147,35 @@ final class TrainingTests: XCTestCase {
         XCTAssertEqual(back.probabilities(data.test), t.classifier.probabilities(data.test))
     }
 
+    /// flip_average: a prediction is the mean of the window's and its mirror image's raw
+    /// probabilities, so a window and its mirror get the same prediction (exactly: a + b
+    /// and b + a are the same float); without it they differ (a random model is not
+    /// symmetric).
+    func testFlipAverageMakesMirrorImagesAgree() throws {
+        let path = temp("flip.h5")
+        try PennSlice.store(at: path)
+        var config = PennSlice.config(epochs: 1)
+        let data = try TrainingData.load(path: path, config: config)
+        let windows = Array(data.test.prefix(6))
+        let mirrored = windows.map { w -> Window in
+            var m = w
+            AugmentationSpec.flip(&m, layout: data.spec.joints, features: data.spec.features)
+            return m
+        }
+        config.model.flipAverage = false
+        let plain = ActionClassifier(labels: data.labels, spec: data.spec, architecture: Architecture(config: config, classes: 3))
+        XCTAssertNotEqual(plain.probabilities(windows), plain.probabilities(mirrored))
+        var both = Architecture(config: config, classes: 3)
+        both.flipAverage = true
+        let averaged = ActionClassifier(labels: data.labels, spec: data.spec, architecture: both)
+        XCTAssertEqual(averaged.model.state.map(\.buffer.array), plain.model.state.map(\.buffer.array), "same seed, same weights")
+        XCTAssertEqual(averaged.probabilities(windows), averaged.probabilities(mirrored))
+        let a = plain.probabilities(windows), b = plain.probabilities(mirrored)
+        for (i, p) in averaged.probabilities(windows).enumerated() {
+            for c in 0..<3 { XCTAssertEqual(p[c], (a[i][c] + b[i][c]) / 2, accuracy: 1e-6) }
+        }
+    }
+
     func testBadWeightsFiles() throws {
         let text = temp("text.poseact.h5")
         try "hello".write(toFile: text, atomically: true, encoding: .utf8)
