@@ -89,7 +89,8 @@ struct ModelCommand: ParsableCommand {
                   + "stride \(s.stride), \(s.normalization.rawValue) normalisation, features \(s.features.map(\.rawValue).joined(separator: "+")), "
                   + "min pose share \(s.minPoseShare)")
             print("  model: \(a.type), \(a.inputChannels) input channels × \(a.frames) frames, \(a.channels) channels, dilations \(a.dilations), "
-                  + "kernel \(a.kernel), dropout \(a.dropout); \(c.model.parameterCount) parameters")
+                  + "kernel \(a.kernel), dropout \(a.dropout), \(a.pooling.rawValue) pooling"
+                  + (a.flipAverage ? ", predictions averaged with the mirror image" : "") + "; \(c.model.parameterCount) parameters")
             if let e = record["epochs"] as? Int {
                 let best = record["best_epoch"] as? Int ?? 0
                 var line = "  training: \(e) epochs, the model is epoch \(record["kept_epoch"] as? Int ?? best)"
