@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Push-ups, end to end from the videos: extract BlazePose keypoints from the shared push-up
 # clips (correct vs wrong form, in train/ and test/ folders), train with
-# configs/penn-action.yaml (the default config, unchanged), export, and evaluate on test/.
+# configs/pushups.yaml (the default config with the changes chosen by cross-validation on the
+# train clips, see its header), export, and evaluate on test/.
 # The last line on stdout is the `poseact evaluate --json` object.
+# notebooks-free-scripts/montage.sh then measures the model on the three montage videos.
 #
 #   notebooks-free-scripts/pushups.sh [WORK]          (default WORK: out/pushups)
 #
-# Extraction and training are resumable: running it again goes on where it stopped.
+# Extraction and training are resumable: running it again goes on where it stopped (a WORK/run
+# trained with another config is refused: delete it, or give another WORK).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${POSEACT_SHARED:-../shared}
@@ -24,6 +27,6 @@ ln -sfn "$(realpath "$DATA/train")" "$WORK/videos/train"
 ln -sfn "$(realpath "$DATA/test")" "$WORK/videos/test"
 [ -f "$WORK/pushups.h5" ] || "$BIN" extract "$WORK/videos" --output "$WORK/pushups.h5" >&2
 "$BIN" dataset inspect "$WORK/pushups.h5" >&2
-"$BIN" train --config configs/penn-action.yaml --data "$WORK/pushups.h5" --output "$WORK/run"
+"$BIN" train --config configs/pushups.yaml --data "$WORK/pushups.h5" --output "$WORK/run"
 "$BIN" export "$WORK/run" --output "$WORK/pushups.poseact.h5"
 "$BIN" evaluate "$WORK/pushups.poseact.h5" --data "$WORK/pushups.h5" --split test --report "$WORK/report" --json

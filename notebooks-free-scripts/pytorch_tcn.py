@@ -113,7 +113,7 @@ DEFAULTS = {
                       "min_confidence": 0.2, "min_joint_share": 0.25, "normalization": "root_torso",
                       "features": ["position", "confidence", "velocity"]},
     "model": {"type": "tcn", "channels": 128, "dilations": [1, 2, 4, 8], "kernel": 5, "dropout": 0.1,
-              "pooling": "mean"},
+              "pooling": "mean", "flip_average": True},
     "optimizer": {"name": "adamw", "learning_rate": 0.001, "min_learning_rate": 0.00001, "warmup_epochs": 1,
                   "weight_decay": 0.01, "gradient_clip": 5, "batch_size": 32},
     "training": {"epochs": 40, "patience": 0, "keep": "last", "class_weighting": "none", "window_weighting": "window",
@@ -440,18 +440,25 @@ def epoch_seed(seed, epoch):
 
 
 @torch.no_grad()
-def probabilities(model, side, batch):
+def probabilities(model, side, batch, mirror=None):
+    """Softmax of each window; with `mirror` (an Augmenter: model.flip_average), the mean
+    of the window's and its mirror image's, as poseact's ActionClassifier.probabilities."""
     model.eval()
     out = []
     for s in range(0, len(side["y"]), batch):
-        out.append(torch.softmax(model(side["x"][s:s + batch], side["mask"][s:s + batch]), dim=1))
+        x, m = side["x"][s:s + batch], side["mask"][s:s + batch]
+        p = torch.softmax(model(x, m), dim=1)
+        if mirror is not None:
+            flipped = mirror.flip_batch(x, torch.ones(len(x), dtype=torch.bool))
+            p = (p + torch.softmax(model(flipped, m), dim=1)) / 2
+        out.append(p)
     return torch.cat(out) if out else torch.zeros(0, model.head.out_features)
 
 
-def loss_and_accuracy(model, side, batch):
+def loss_and_accuracy(model, side, batch, mirror=None):
     if len(side["y"]) == 0:
         return float("nan"), float("nan")
-    p = probabilities(model, side, batch)
+    p = probabilities(model, side, batch, mirror)
     pt = p[torch.arange(len(side["y"])), side["y"]].double().clamp_min(1e-12)
     return float(-pt.log().mean()), float((p.argmax(1) == side["y"]).double().mean())
 
@@ -523,6 +530,8 @@ def main():
     base_lr, min_lr = float(opt_cfg["learning_rate"]), float(opt_cfg["min_learning_rate"])
     clip = float(opt_cfg["gradient_clip"])
     augmenter = Augmenter(cfg["augmentation"], spec)
+    # flip_average needs the mirror permutation, which the Augmenter holds even with flip off.
+    mirror = augmenter if cfg["model"]["flip_average"] else None
 
     print(f"torch {torch.__version__}, {threads} threads; {n} train / {len(val['y'])} validation / "
           f"{len(test['y'])} test windows, {K} classes, {T}×{C} input, {parameters} parameters", flush=True)
@@ -559,7 +568,7 @@ def main():
             seen += len(y)
             correct += int((logits.argmax(1) == y).sum())
         seconds = time.perf_counter() - start
-        vl, va = loss_and_accuracy(model, val, bs)
+        vl, va = loss_and_accuracy(model, val, bs, mirror)
         # As poseact: the best epoch has the highest validation accuracy (ties: lower loss);
         # the model is the last epoch unless training.keep is best.
         if len(val["y"]) == 0:
@@ -576,7 +585,7 @@ def main():
             break
 
     model.load_state_dict(best_state)
-    probs = probabilities(model, test, bs)
+    probs = probabilities(model, test, bs, mirror)
     window_acc = float((probs.argmax(1) == test["y"]).double().mean()) if len(test["y"]) else float("nan")
     clip_acc, test_clips = clip_accuracy(probs, test)
     spe = statistics.median(history)
