@@ -136,10 +136,13 @@ public struct ActionSummary: Sendable {
         last = nil
     }
 
-    /// "label  12.3 s" lines, longest first.
-    public var lines: [String] {
-        seconds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { String(format: "%@  %.1f s", $0.key, $0.value) }
+    /// (state, seconds), longest first (ties by name).
+    public var longestFirst: [(label: String, seconds: Double)] {
+        seconds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { ($0.key, $0.value) }
     }
+
+    /// "label  12.3 s" lines, longest first.
+    public var lines: [String] { longestFirst.map { String(format: "%@  %.1f s", $0.label, $0.seconds) } }
 }
 
 /// Label ranges of a prediction timeline: consecutive predictions with the same state name

@@ -25,6 +25,10 @@ public struct BoardState: Codable, Equatable, Sendable {
     public var summary: [ActionTime] = []
     /// Set when the input has ended or stopped ("the input stopped: …").
     public var message: String?
+
+    static func rows(_ summary: ActionSummary) -> [ActionTime] {
+        summary.longestFirst.map { ActionTime(label: $0.label, seconds: ($0.seconds * 10).rounded() / 10) }
+    }
 }
 
 /// The newest overlay frame and state of a live run, shared between the live loop (which
@@ -67,8 +71,7 @@ public final class LiveBoard: @unchecked Sendable {
             state.person = p.personID
             state.fps = (fps * 10).rounded() / 10
             state.dropped = dropped
-            state.summary = summary.seconds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-                .map { BoardState.ActionTime(label: $0.key, seconds: ($0.value * 10).rounded() / 10) }
+            state.summary = BoardState.rows(summary)
         case .stateChange:
             return
         }
@@ -79,8 +82,7 @@ public final class LiveBoard: @unchecked Sendable {
     public func finish(summary final: ActionSummary, message: String) {
         lock.lock()
         defer { lock.unlock() }
-        state.summary = final.seconds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-            .map { BoardState.ActionTime(label: $0.key, seconds: ($0.value * 10).rounded() / 10) }
+        state.summary = BoardState.rows(final)
         state.message = message
         sequence += 1
     }
