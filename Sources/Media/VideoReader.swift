@@ -291,7 +291,8 @@ func monotonicSeconds() -> Double {
 }
 
 /// The cameras this machine has, e.g. ["/dev/video0", "/dev/video1"].
-func listCameras() -> [String] {
+/// The V4L2 devices (/dev/videoN), in number order.
+public func listCameras() -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []
     return names.filter { $0.hasPrefix("video") }
         .sorted { (Int($0.dropFirst(5)) ?? Int.max, $0) < (Int($1.dropFirst(5)) ?? Int.max, $1) }

@@ -70,7 +70,7 @@ struct LiveCommand: ParsableCommand {
             """)
 
     @Option(help: "A weights file (.poseact.h5) or a run folder.") var model: String
-    @Option(help: "A V4L2 camera (default: /dev/video0 when no --input).") var camera: String?
+    @Option(help: "A V4L2 camera (default: the first, /dev/video0 usually, when no --input).") var camera: String?
     @Option(help: "A file or a stream URL (rtsp://, http://, udp://).") var input: String?
     @Flag(help: "Read a file as fast as it can be processed, not at its own speed.") var asFastAsPossible = false
     @Option(help: "Seconds to wait for a stream or camera before giving up.") var timeout = 5.0
@@ -87,7 +87,7 @@ struct LiveCommand: ParsableCommand {
     @Flag(help: "Print events as JSON Lines on stdout.") var json = false
 
     func run() throws {
-        let source = input ?? camera ?? "/dev/video0"
+        let source = input ?? camera ?? listCameras().first ?? "/dev/video0"   // (absent: says there is no camera)
         let live = try makeLivePipeline(model: model, models: models, maxPeople: maxPeople, threads: threads,
                                         minConfidence: minConfidence, smooth: smooth)
         live.asFastAsPossible = asFastAsPossible
