@@ -10,7 +10,7 @@ public struct ViewError: Error, CustomStringConvertible {
 /// `live --serve`: a web page with the live video and its overlay, the action and its
 /// confidence, the fps and the seconds per action, on a small HTTP server (FlyingFox).
 ///
-///   GET /            the page (HTML + a little JavaScript, no other files)
+///   GET /            the page (HTML + a little JavaScript, with the state of the moment)
 ///   GET /ws          a WebSocket: the page sends "next", the server answers with the first
 ///                    update newer than the last one it sent (state JSON + JPEG, see
 ///                    LiveBoard.update). One update in flight per page, so a slow browser
@@ -47,8 +47,11 @@ public final class BrowserView: @unchecked Sendable {
             await server.appendRoute("GET /ws", to: .webSocket(BoardFeed(board: board)))
             // Last: "/" matches every path FlyingFox has no other route for.
             await server.appendRoute("GET /") { _ in
-                HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                             body: Data(livePage.utf8))
+                // The state of the moment, inline ("<" escaped: a label cannot end the script).
+                let state = String(decoding: board.stateJSON(), as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+                let page = livePage.replacingOccurrences(of: initialState, with: state)
+                return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                                    body: Data(page.utf8))
             }
         }
         let failure = Box<Error>()

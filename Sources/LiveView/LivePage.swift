@@ -1,7 +1,11 @@
 /// The page `live --serve` serves: the video with its overlay on the left; the action, its
-/// confidence, the rates and the seconds per action on the right. Everything comes over
-/// one WebSocket (see BrowserView); the page asks for the next update when it has shown
-/// the last one.
+/// confidence, the rates and the seconds per action on the right. It arrives with the
+/// state and the newest frame of the moment (`initialState` is replaced by the state's
+/// JSON, the picture is /frame.jpg), so it shows them at once; then every update comes
+/// over one WebSocket (see BrowserView), and the page asks for the next one when it has
+/// shown the last.
+let initialState = "/*INITIAL_STATE*/null"
+
 let livePage = """
 <!doctype html>
 <html lang="en">
@@ -27,7 +31,7 @@ let livePage = """
 </head>
 <body>
 <main>
-  <img id="video" alt="live video">
+  <img id="video" alt="live video" src="/frame.jpg" onerror="this.removeAttribute('src')">
   <aside>
     <div class="dim" id="model"></div>
     <p id="label">starting…</p>
@@ -85,6 +89,8 @@ function connect() {
     $("message").textContent = "poseact stopped serving this page.";
   };
 }
+const initial = /*INITIAL_STATE*/null;
+if (initial) show(initial);
 connect();
 </script>
 </body>

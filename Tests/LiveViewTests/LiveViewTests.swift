@@ -110,4 +110,70 @@ final class BrowserViewTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("is the port in use"), "\(error)")
         }
     }
+
+    /// The page's WebSocket, from a minimal client written here (RFC 6455): the handshake,
+    /// "next" answered by one update (4-byte length, state JSON, JPEG), and a new update
+    /// only when something changed.
+    func testWebSocketSendsAnUpdatePerNext() throws {
+        let board = LiveBoard(model: "m")
+        board.handle(.frame(picture(width: 320, height: 240), time: 0.5))
+        board.handle(.prediction(Prediction(time: 0.5, frame: 15, personID: 1, state: .noPerson, probabilities: []), fps: 30, dropped: 0))
+        let view = try BrowserView(board: board, port: 0)
+        defer { view.stop() }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(view.port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(connected, 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        func write(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) } }
+        func read(_ n: Int) throws -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: n), got = 0
+            while got < n {
+                let r = out.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + got, n - got, 0) }
+                guard r > 0 else { throw ViewError("connection closed or timed out after \(got) of \(n) bytes") }
+                got += r
+            }
+            return out
+        }
+        write(Array("GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n".utf8)
+              + Array("Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".utf8))
+        var head: [UInt8] = []
+        while !head.suffix(4).elementsEqual([13, 10, 13, 10]) { head += try read(1) }
+        let response = String(decoding: head, as: UTF8.self)
+        XCTAssertTrue(response.hasPrefix("HTTP/1.1 101"), response)
+        XCTAssertTrue(response.contains("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), "RFC 6455's example accept key: \(response)")
+
+        func next() {   // a masked text frame, as browsers send
+            let mask: [UInt8] = [1, 2, 3, 4]
+            write([0x81, 0x80 | 4] + mask + Array("next".utf8).enumerated().map { $0.element ^ mask[$0.offset % 4] })
+        }
+        func message() throws -> (state: [String: Any], jpeg: [UInt8]) {
+            var payload: [UInt8] = [], fin = false
+            while !fin {   // a message may come in several frames
+                let h = try read(2)
+                fin = h[0] & 0x80 != 0
+                var n = Int(h[1] & 0x7f)
+                if n == 126 { n = try read(2).reduce(0) { $0 << 8 | Int($1) } } else if n == 127 { n = try read(8).reduce(0) { $0 << 8 | Int($1) } }
+                payload += try read(n)
+            }
+            let n = payload.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            let state = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(payload[4..<(4 + n)])) as? [String: Any])
+            return (state, Array(payload[(4 + n)...]))
+        }
+        next()
+        let first = try message()
+        XCTAssertEqual(first.state["state"] as? String, "no person")
+        XCTAssertEqual(Array(first.jpeg.prefix(2)), [0xFF, 0xD8], "a JPEG follows the state")
+        board.handle(.prediction(Prediction(time: 0.8, frame: 23, personID: 1, state: .action(label: "wave", confidence: 0.9),
+                                            probabilities: [0.9, 0.1]), fps: 30, dropped: 0))
+        next()
+        XCTAssertEqual(try message().state["state"] as? String, "wave", "the next update is the newer state")
+    }
 }

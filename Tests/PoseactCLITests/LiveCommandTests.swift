@@ -101,7 +101,9 @@ final class LiveCommandTests: PennSliceTestCase {
     /// `live --serve`: the page, opened in a real headless browser (chromium), shows the
     /// video with the wireframe drawn on it, the label, and at the end of the input the
     /// summary and "the input ended"; the page stays until Ctrl-C, which ends the run with
-    /// the summary.
+    /// the summary. (The page opens with the state and frame of the moment, then follows
+    /// the WebSocket; a headless browser's dump may come before the first WebSocket
+    /// message, so the live updates are tested with a WebSocket client in LiveViewTests.)
     func testServedPageInAHeadlessBrowser() throws {
         let chromium = try tool(["chromium", "chromium-browser", "google-chrome"], install: "chromium")
         _ = try model("pose_landmark_full.tflite")
