@@ -13,9 +13,14 @@ extension ActionClassifier {
         let probs = probabilities(windows)
         let predicted = probs.map { Evaluation.argmax($0) }
         let clips = ClipVote.aggregate(clipIDs: windows.map(\.clipID), truth: truth, probabilities: probs)
+        let wrong = clips.clipIDs.indices.filter { clips.truth[$0] != clips.predicted[$0] }
+            .map { MisclassifiedClip(clip: clips.clipIDs[$0], label: labels[clips.truth[$0]], predicted: labels[clips.predicted[$0]],
+                                     confidence: clips.confidence[$0], windows: clips.windows[$0]) }
+            .sorted { ($0.confidence, $1.clip) > ($1.confidence, $0.clip) }
         return EvaluationReport(model: modelPath, data: dataPath, split: split,
                                 windows: ClassificationMetrics(labels: labels, truth: truth, predicted: predicted),
-                                clips: ClassificationMetrics(labels: labels, truth: clips.truth, predicted: clips.predicted))
+                                clips: ClassificationMetrics(labels: labels, truth: clips.truth, predicted: clips.predicted),
+                                misclassified: wrong)
     }
 
     /// The windows of a keypoint store (or windows file) under this model's preprocessing,

@@ -62,7 +62,7 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
     static func xChannels(_ features: [Feature]) -> [Int] {
         var o = 0, xs: [Int] = []
         for f in features {
-            if f == .position || f == .velocity { xs.append(o) }
+            if f == .position || f == .velocity || f == .bone { xs.append(o) }
             o += f.width
         }
         return xs
@@ -116,6 +116,7 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
         if spec.flip && rng.uniform() < 0.5 { flip(&w, layout: layout, features: features) }
 
         let pos = offset(of: .position, in: features), vel = offset(of: .velocity, in: features)
+        let bone = offset(of: .bone, in: features)
         var presence = [Bool](repeating: false, count: frames * n)
         for t in 0..<frames { for j in 0..<n { presence[t * n + j] = present(t, j) } }
         // Rotation and scale (a linear map of positions and velocities).
@@ -128,7 +129,7 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
             for t in 0..<frames {
                 for j in 0..<n where presence[t * n + j] {
                     let o = (t * n + j) * fpj
-                    for (off, shift) in [(pos, true), (vel, false)] {
+                    for (off, shift) in [(pos, true), (vel, false), (bone, false)] {
                         guard let off else { continue }
                         let x = w.values[o + off], y = w.values[o + off + 1]
                         w.values[o + off] = c * x - s * y + (shift ? Float(dx) : 0)

@@ -14,8 +14,10 @@ public enum ClipVote {
     /// Mean of the window probability vectors of each clip, argmax (ties → lowest index).
     /// Averaging probabilities (soft voting) rather than counting window argmaxes lets a
     /// few confident windows outweigh many undecided ones. A clip's truth is that of its
-    /// first window (all windows of a clip share it). Returns clips in first-appearance order.
-    public static func aggregate(clipIDs: [String], truth: [Int], probabilities: [[Float]]) -> (clipIDs: [String], truth: [Int], predicted: [Int]) {
+    /// first window (all windows of a clip share it). Returns clips in first-appearance order,
+    /// with the mean probability of each clip's predicted class and its number of windows.
+    public static func aggregate(clipIDs: [String], truth: [Int], probabilities: [[Float]])
+        -> (clipIDs: [String], truth: [Int], predicted: [Int], confidence: [Double], windows: [Int]) {
         precondition(clipIDs.count == truth.count && truth.count == probabilities.count,
                      "ClipVote: \(clipIDs.count) clip ids, \(truth.count) truths, \(probabilities.count) probability vectors")
         var order: [String] = [], clipTruth: [Int] = []
@@ -37,7 +39,8 @@ public enum ClipVote {
             counts[s] += 1
         }
         // Dividing by the count does not move the argmax; kept so the numbers are the means.
-        let predicted = sums.indices.map { s in argmaxIndex(sums[s].map { $0 / Double(counts[s]) }) }
-        return (order, clipTruth, predicted)
+        let means = sums.indices.map { s in sums[s].map { $0 / Double(counts[s]) } }
+        let predicted = means.map { argmaxIndex($0) }
+        return (order, clipTruth, predicted, zip(means, predicted).map { $0[$1] }, counts)
     }
 }

@@ -10,9 +10,13 @@ public struct EvaluationReport: Codable, Sendable {
     public var split: String?
     public var windows: ClassificationMetrics
     public var clips: ClassificationMetrics
+    /// The clips given a wrong label, worst first (nil in reports written before it existed).
+    public var misclassified: [MisclassifiedClip]?
 
-    public init(model: String, data: String, split: String?, windows: ClassificationMetrics, clips: ClassificationMetrics) {
+    public init(model: String, data: String, split: String?, windows: ClassificationMetrics, clips: ClassificationMetrics,
+                misclassified: [MisclassifiedClip]? = nil) {
         self.model = model; self.data = data; self.split = split; self.windows = windows; self.clips = clips
+        self.misclassified = misclassified
     }
 
     /// A flat JSON object for scripts. Unqualified names ("per_class", "confusion",
@@ -30,6 +34,9 @@ public struct EvaluationReport: Codable, Sendable {
             "macro_f1": clips.macroF1, "window_macro_f1": windows.macroF1,
             "per_class": classes(clips), "window_per_class": classes(windows),
             "confusion": clips.confusion, "window_confusion": windows.confusion,
+            "misclassified": (misclassified ?? []).map {
+                ["clip": $0.clip, "label": $0.label, "predicted": $0.predicted, "confidence": $0.confidence, "windows": $0.windows] as [String: Any]
+            },
         ]
     }
 
@@ -81,6 +88,31 @@ public struct EvaluationReport: Codable, Sendable {
         if let confusionPicture {
             md += ["", "![Confusion matrix](\(confusionPicture))"]
         }
+        if let misclassified, !misclassified.isEmpty {
+            // The clips to look at first: worth a check for a wrong label or a bad pose track.
+            let shown = misclassified.prefix(100)
+            md += ["", "## Misclassified clips", "",
+                   "\(misclassified.count) of \(clips.count) clips, the most confident mistakes first"
+                   + (misclassified.count > shown.count ? " (the first \(shown.count) listed)" : "") + ".", "",
+                   "| Clip | Label | Predicted | Confidence | Windows |", "|---|---|---|---:|---:|"]
+            for m in shown {
+                md.append("| \(cell(m.clip)) | \(cell(m.label)) | \(cell(m.predicted)) | \(LabelText.percent(m.confidence)) | \(m.windows) |")
+            }
+        }
         return md.joined(separator: "\n") + "\n"
+    }
+}
+
+/// A clip the model labels wrongly: its id, true label, the predicted label, the mean
+/// probability of that label over the clip's windows, and how many windows it has.
+public struct MisclassifiedClip: Codable, Equatable, Sendable {
+    public var clip: String
+    public var label: String
+    public var predicted: String
+    public var confidence: Double
+    public var windows: Int
+
+    public init(clip: String, label: String, predicted: String, confidence: Double, windows: Int) {
+        self.clip = clip; self.label = label; self.predicted = predicted; self.confidence = confidence; self.windows = windows
     }
 }

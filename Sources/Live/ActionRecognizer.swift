@@ -89,8 +89,15 @@ public final class ActionRecognizer {
         while times.count > 2 && times[1] <= time - span + 1e-6 { frames.removeFirst(); times.removeFirst() }
         frameCount += 1
         let period = Double(spec.stride) / spec.fps
-        // The first prediction with the stride-th frame (half a frame of slack for jittery times).
-        if nextPrediction == nil { nextPrediction = time + period - 1.5 / spec.fps }
+        // The first prediction on the stride grid once enough frames have come for a window to
+        // pass the pose-share rule: an earlier one would say "no person" whatever the frames
+        // hold (with 32-frame windows and 60 %: the 24th frame). Half a frame of slack for
+        // jittery times.
+        if nextPrediction == nil {
+            let needed = max(1, Int((Double(spec.window) * spec.minPoseShare - 1e-9).rounded(.up)))
+            let strides = max(1, (needed + spec.stride - 1) / spec.stride)
+            nextPrediction = time + Double(strides) * period - 1.5 / spec.fps
+        }
         guard let next = nextPrediction, time >= next else { return nil }
         nextPrediction = next + period * max(1, ((time - next) / period).rounded(.down) + 1)
         return predict(time: time, personID: person?.id)
@@ -156,10 +163,14 @@ public struct TimelineRange: Codable, Equatable, Sendable {
 
     /// `shift` moves every prediction's time (annotate, which has the whole video, places a
     /// prediction at the middle of its window: −window/fps/2; live cannot look ahead: 0).
-    public static func ranges(_ predictions: [Prediction], end: Double, shift: Double = 0) -> [TimelineRange] {
+    /// `start`, when given, is where the first range begins (annotate: the start of the first
+    /// prediction's window, since that prediction speaks for those frames); else at its
+    /// prediction.
+    public static func ranges(_ predictions: [Prediction], end: Double, shift: Double = 0, start: Double? = nil) -> [TimelineRange] {
         var out: [TimelineRange] = [], sums: [(Double, Int)] = []
-        for var p in predictions {
+        for (i, var p) in predictions.enumerated() {
             p.time = max(0, p.time + shift)
+            if i == 0, let start { p.time = min(p.time, max(0, start)) }
             if let last = out.last, last.label == p.state.name {
                 if let c = p.state.confidence { sums[sums.count - 1].0 += Double(c); sums[sums.count - 1].1 += 1 }
                 continue

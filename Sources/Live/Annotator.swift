@@ -97,7 +97,9 @@ public final class Annotator {
         try writer?.finish()
         let duration = Double(n) / fps
         summary.finish(at: duration)
+        let window = Double(recognizer.spec.window) / fps
         return Result(predictions: predictions, summary: summary, frames: n, duration: duration,
-                      timeline: TimelineRange.ranges(predictions, end: duration, shift: -Double(recognizer.spec.window) / fps / 2))
+                      timeline: TimelineRange.ranges(predictions, end: duration, shift: -window / 2,
+                                                     start: predictions.first.map { $0.time - window }))
     }
 }

@@ -101,6 +101,38 @@ public enum Skeleton {
         return out
     }
 
+    /// Each joint's parent in a tree rooted at `root` (mid-hips): the spine through `neck`,
+    /// the head from the neck, limbs outwards from the torso, hands and feet from the wrists
+    /// and ankles. `root` has none. For the `bone` feature (a joint minus its parent).
+    static let parentNames: [String: String] = [
+        "neck": "root", "head": "neck", "nose": "neck",
+        "left_eye_inner": "nose", "left_eye": "nose", "left_eye_outer": "left_eye", "left_ear": "left_eye",
+        "right_eye_inner": "nose", "right_eye": "nose", "right_eye_outer": "right_eye", "right_ear": "right_eye",
+        "mouth_left": "nose", "mouth_right": "nose",
+        "left_shoulder": "neck", "left_elbow": "left_shoulder", "left_wrist": "left_elbow",
+        "left_pinky": "left_wrist", "left_index": "left_wrist", "left_thumb": "left_wrist",
+        "right_shoulder": "neck", "right_elbow": "right_shoulder", "right_wrist": "right_elbow",
+        "right_pinky": "right_wrist", "right_index": "right_wrist", "right_thumb": "right_wrist",
+        "left_hip": "root", "left_knee": "left_hip", "left_ankle": "left_knee",
+        "left_heel": "left_ankle", "left_foot_index": "left_ankle",
+        "right_hip": "root", "right_knee": "right_hip", "right_ankle": "right_knee",
+        "right_heel": "right_ankle", "right_foot_index": "right_ankle",
+    ]
+
+    /// For each position of `layout`, the position of its parent joint (`parentNames`);
+    /// when the parent is not in the layout, its parent, and so on up to `root`. Nil for
+    /// `root`, for names outside poseact's vocabulary, and where no ancestor is in the layout.
+    public static func parentPositions(of layout: [String]) -> [Int?] {
+        layout.map { name in
+            var p = parentNames[canonicalName(name)]
+            while let q = p {
+                if let i = index(of: q, in: layout) { return i }
+                p = parentNames[q]
+            }
+            return nil
+        }
+    }
+
     /// The left/right partner of a joint name (`left_wrist` ↔ `right_wrist`,
     /// `mouth_left` ↔ `mouth_right`), the name itself for centre joints (`nose`, `head`,
     /// `neck`, `root`). Works on any snake-case name by swapping whole `left`/`right`

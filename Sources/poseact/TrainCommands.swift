@@ -127,9 +127,10 @@ struct Evaluate: ParsableCommand {
             Cuts the clips of --split with the model's own preprocessing (from its file), and \
             reports window-level and clip-level accuracy (a clip's label is the argmax of the \
             mean of its windows' probabilities), per-class precision, recall and F1, and the \
-            confusion matrix. --report FOLDER writes evaluation.json, evaluation.md and \
-            evaluation-confusion.png there. Clips of labels the model does not know are left \
-            out, with a warning.
+            confusion matrix, then the misclassified clips, the surest mistakes first (worth a \
+            look for a wrong label or a bad pose track). --report FOLDER writes evaluation.json, \
+            evaluation.md and evaluation-confusion.png there. Clips of labels the model does not \
+            know are left out, with a warning.
             """)
 
     @Argument(help: "A weights file (.poseact.h5) or a run folder.") var model: String
@@ -176,6 +177,15 @@ struct Evaluate: ParsableCommand {
         print("confusion (clips; rows: true label, columns: predicted, in the order above):")
         for (label, row) in zip(classifier.labels, result.clips.confusion) {
             print(label.padding(toLength: width, withPad: " ", startingAt: 0) + row.map { String(format: "%5d", $0) }.joined())
+        }
+        // The clips worth a look first (a wrong label, a bad pose track): the surest mistakes.
+        let wrong = result.misclassified ?? []
+        if !wrong.isEmpty {
+            let shown = wrong.prefix(10)
+            print("misclassified clips (\(wrong.count); the surest first\(wrong.count > shown.count ? ", all of them in --report or --json" : "")):")
+            for m in shown {
+                print(String(format: "  %@  %@ taken for %@ (%.0f%%, %d windows)", m.clip, m.label, m.predicted, m.confidence * 100, m.windows))
+            }
         }
     }
 }

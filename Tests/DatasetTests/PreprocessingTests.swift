@@ -100,7 +100,9 @@ final class PreprocessingTests: XCTestCase {
         XCTAssertEqual(wa.count, wb.count)
         for (x, y) in zip(wa, wb) {
             XCTAssertEqual(x.mask, y.mask)
-            for (u, v) in zip(x.values, y.values) { XCTAssertEqual(u, v, accuracy: 1e-5) }
+            // Positions agree to float rounding (~1e-6); velocities are differences of them
+            // times 30 fps, so up to ~30× that.
+            for (u, v) in zip(x.values, y.values) { XCTAssertEqual(u, v, accuracy: 1e-4) }
         }
         // Centred on the root, torso length 1.
         let w = wa[0]
@@ -187,11 +189,73 @@ final class PreprocessingTests: XCTestCase {
         }
     }
 
+    /// Velocity: the change from the previous frame (normalised) times the frame rate; per
+    /// frame for a spec from an older file.
+    func testVelocityIsPerSecond() throws {
+        var spec = PreprocessingSpec(fps: 25, features: [.position, .velocity])
+        let c = Self.clip(Self.pennNames, frames: 40, fps: 25)
+        let w = try XCTUnwrap(Preprocessing.windows(of: c, spec: spec).first)
+        spec.velocityUnit = .perFrame
+        let perFrame = try XCTUnwrap(Preprocessing.windows(of: c, spec: spec).first)
+        let n = spec.joints.count, k = spec.joints.firstIndex(of: "left_wrist")!
+        for t in [1, 13] {
+            let o = (t * n + k) * 4, prev = ((t - 1) * n + k) * 4
+            XCTAssertEqual(perFrame.values[o + 2], w.values[o] - w.values[prev], accuracy: 1e-6)
+            XCTAssertEqual(perFrame.values[o + 3], w.values[o + 1] - w.values[prev + 1], accuracy: 1e-6)
+            XCTAssertEqual(w.values[o + 2], 25 * perFrame.values[o + 2], accuracy: 1e-5)
+            XCTAssertEqual(w.values[o + 3], 25 * perFrame.values[o + 3], accuracy: 1e-5)
+            XCTAssertNotEqual(w.values[o + 2], 0)
+        }
+        XCTAssertEqual(Array(w.values[(k * 4 + 2)..<(k * 4 + 4)]), [0, 0], "no velocity at the first frame")
+    }
+
+    /// The bone feature: each joint minus its parent in the skeleton tree, after
+    /// normalisation; 0 where the parent is missing and at the root. A parent outside the
+    /// layout is replaced by the nearest ancestor in it.
+    func testBoneIsJointMinusParent() throws {
+        let vision = Skeleton.visionLayout
+        let parents = Skeleton.parentPositions(of: vision)
+        func parent(_ name: String) -> String? { parents[vision.firstIndex(of: name)!].map { vision[$0] } }
+        XCTAssertEqual(parent("left_wrist"), "left_elbow")
+        XCTAssertEqual(parent("right_knee"), "right_hip")
+        XCTAssertEqual(parent("nose"), "neck")
+        XCTAssertEqual(parent("left_ear"), "left_eye")
+        XCTAssertNil(parent("neck"), "vision has no root joint: the neck's parent is not in the layout")
+        XCTAssertEqual(Skeleton.parentPositions(of: ["root", "leftShoulder", "left_elbow", "tail"]), [nil, 0, 1, nil],
+                       "the shoulder's parent (neck) is missing: its grandparent, root; unknown names have none")
+
+        let spec = PreprocessingSpec(features: [.position, .bone])
+        let w = try XCTUnwrap(Preprocessing.windows(of: Self.clip(Self.pennNames, frames: 32), spec: spec).first)
+        let n = spec.joints.count
+        func values(_ name: String, t: Int) -> [Float] {
+            let o = (t * n + spec.joints.firstIndex(of: name)!) * 4
+            return Array(w.values[o..<(o + 4)])
+        }
+        for t in [0, 20] {
+            let wrist = values("left_wrist", t: t), elbow = values("left_elbow", t: t)
+            XCTAssertEqual(wrist[2], wrist[0] - elbow[0], accuracy: 1e-6)
+            XCTAssertEqual(wrist[3], wrist[1] - elbow[1], accuracy: 1e-6)
+            XCTAssertNotEqual(wrist[2], 0)
+            XCTAssertEqual(Array(values("left_eye", t: t)), [0, 0, 0, 0], "Penn Action has no eyes: missing, all 0")
+            XCTAssertEqual(Array(values("left_ear", t: t)[2...]), [0, 0], "missing joint: no bone")
+        }
+
+        // Mirroring swaps the bones of the two sides and negates their x.
+        var flipped = w
+        AugmentationSpec.flip(&flipped, layout: spec.joints, features: spec.features)
+        let o = (7 * n + spec.joints.firstIndex(of: "left_wrist")!) * 4
+        let r = values("right_wrist", t: 7)
+        XCTAssertEqual(Array(flipped.values[o..<(o + 4)]), [-r[0], r[1], -r[2], r[3]])
+    }
+
     func testSpecJSONRoundTripAndDefaults() throws {
         let spec = PreprocessingSpec(joints: Skeleton.allNames, fps: 25, window: 16, stride: 4, features: [.position, .velocity])
         XCTAssertEqual(try PreprocessingSpec.fromJSON(spec.json()), spec)
         XCTAssertEqual(try PreprocessingSpec.fromJSON("{\"window\": 20}").window, 20)
-        XCTAssertEqual(try PreprocessingSpec.fromJSON("{}"), PreprocessingSpec())
+        var old = PreprocessingSpec()
+        old.velocityUnit = .perFrame
+        XCTAssertEqual(try PreprocessingSpec.fromJSON("{}"), old, "a file from before velocity_unit: per frame")
+        XCTAssertEqual(try PreprocessingSpec.fromJSON(PreprocessingSpec().json()).velocityUnit, .perSecond)
         XCTAssertEqual(spec.channels, 36 * 4)
     }
 

@@ -84,6 +84,8 @@ final class ClipVoteTests: XCTestCase {
         XCTAssertEqual(r.clipIDs, ["b", "a", "c"])             // first-appearance order
         XCTAssertEqual(r.truth, [1, 1, 0])
         XCTAssertEqual(r.predicted, [1, 1, 0])                 // "c" ties 0.5/0.5 → lowest index
+        XCTAssertEqual(r.windows, [2, 3, 1])
+        for (c, want) in zip(r.confidence, [0.75, 0.6, 0.5]) { XCTAssertEqual(c, want, accuracy: 1e-6) }   // mean of the predicted class
     }
 }
 
@@ -91,7 +93,8 @@ final class ReportTests: XCTestCase {
     func report(split: String? = "test") -> EvaluationReport {
         let clips = ClassificationMetrics(labels: exampleLabels, truth: exampleTruth, predicted: examplePredicted)
         let windows = ClassificationMetrics(labels: exampleLabels, truth: [0, 0, 1, 1, 2, 2], predicted: [0, 1, 1, 1, 2, 0])
-        return EvaluationReport(model: "runs/a/model.weights", data: "data/penn.h5", split: split, windows: windows, clips: clips)
+        return EvaluationReport(model: "runs/a/model.weights", data: "data/penn.h5", split: split, windows: windows, clips: clips,
+                                misclassified: [MisclassifiedClip(clip: "0042", label: "A", predicted: "B|C", confidence: 0.91, windows: 3)])
     }
 
     func testJSONKeysAndValues() throws {
@@ -119,12 +122,19 @@ final class ReportTests: XCTestCase {
         let noSplit = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(report(split: nil).json().utf8)) as? [String: Any])
         XCTAssertTrue(noSplit["split"] is NSNull)
 
+        let wrong = try XCTUnwrap((obj["misclassified"] as? [[String: Any]])?.first)
+        XCTAssertEqual(wrong["clip"] as? String, "0042")
+        XCTAssertEqual(wrong["predicted"] as? String, "B|C")
+        XCTAssertEqual(wrong["windows"] as? Int, 3)
+        XCTAssertTrue(report().markdown(confusionPicture: nil).contains("| 0042 | A | B\\|C | 91.0% | 3 |"), "the misclassified table")
+
         // The Codable form round-trips too.
         let r = report()
         let back = try JSONDecoder().decode(EvaluationReport.self, from: JSONEncoder().encode(r))
         XCTAssertEqual(back.clips, r.clips)
         XCTAssertEqual(back.windows, r.windows)
         XCTAssertEqual(back.split, "test")
+        XCTAssertEqual(back.misclassified, r.misclassified)
     }
 
     func testMarkdownTables() {

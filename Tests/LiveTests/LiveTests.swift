@@ -21,6 +21,11 @@ final class LiveTests: XCTestCase {
         XCTAssertEqual(r[1].confidence!, 0.7, accuracy: 1e-6, "mean of 0.8 and 0.6")
         XCTAssertNil(r[0].confidence)
         XCTAssertEqual(TimelineRange.ranges(ps, end: 5, shift: -0.5).map(\.start), [0.5, 1.5, 3.5])
+        // Given a start (annotate: the first prediction's window's first frame), the first
+        // range begins there; never after its own prediction, never before 0.
+        XCTAssertEqual(TimelineRange.ranges(ps, end: 5, shift: -0.5, start: -0.2).map(\.start), [0, 1.5, 3.5])
+        XCTAssertEqual(TimelineRange.ranges(ps, end: 5, shift: -0.5, start: 0.3).map(\.start), [0.3, 1.5, 3.5])
+        XCTAssertEqual(TimelineRange.ranges(ps, end: 5, shift: -0.5, start: 0.8).map(\.start), [0.5, 1.5, 3.5])
         XCTAssertEqual(TimelineRange.csv(r).split(separator: "\n").first, "start,end,label,confidence")
     }
 
@@ -46,7 +51,8 @@ final class LiveTests: XCTestCase {
         XCTAssertEqual(TimelineAgreement.compute(wrong, annotations: annotations).agreement, 0.5, accuracy: 0.01)
     }
 
-    /// A stand-in model (random weights, 2 labels): predictions come every `stride` frames,
+    /// A stand-in model (random weights, 2 labels): predictions come every `stride` frames
+    /// from the first that can pass the pose-share rule (60 % of 32 frames: the 24th),
     /// "no person" without people, a label or "low confidence" with one.
     func testRecognizerStates() {
         var config = TrainingConfig()
@@ -57,7 +63,7 @@ final class LiveTests: XCTestCase {
         let recognizer = ActionRecognizer(classifier: classifier, minConfidence: 0.6)
         var out: [Prediction] = []
         for i in 1...40 { if let p = recognizer.push(persons: [], width: 640, height: 480, time: Double(i) / 30) { out.append(p) } }
-        XCTAssertEqual(out.map(\.frame), [7, 15, 23, 31, 39], "every 8th frame")
+        XCTAssertEqual(out.map(\.frame), [23, 31, 39], "every 8th frame from the 24th")
         XCTAssertTrue(out.allSatisfy { $0.state == .noPerson })
 
         let landmarks = (0..<33).map { j in Landmark(x: 300 + Float(j % 5) * 10, y: 100 + Float(j) * 8, visibility: 0.9) }
@@ -66,15 +72,19 @@ final class LiveTests: XCTestCase {
         recognizer.reset()
         out = []
         for i in 1...32 { if let p = recognizer.push(persons: [person], width: 640, height: 480, time: Double(i) / 30) { out.append(p) } }
-        XCTAssertEqual(out.count, 4)
+        XCTAssertEqual(out.count, 2, "frames 24 and 32")
         let last = out.last!
         XCTAssertEqual(last.personID, 3)
         XCTAssertEqual(last.probabilities.reduce(0, +), 1, accuracy: 1e-5)
         let top = last.probabilities.max()!
         let label = last.probabilities[0] >= last.probabilities[1] ? "a" : "b"
         XCTAssertEqual(last.state, top < 0.6 ? .lowConfidence(label: label, confidence: top) : .action(label: label, confidence: top))
-        // The first predictions had too few frames with a pose for a window (60 %).
-        XCTAssertEqual(out.first?.state, .noPerson, "8 of 32 frames")
+        // The first prediction already has a window: 24 of 32 frames hold a pose.
+        XCTAssertNotEqual(out.first?.state, .noPerson, "24 of 32 frames")
+        // A person who leaves: "no person" once fewer than 60 % of the window's frames hold one.
+        out = []
+        for i in 33...56 { if let p = recognizer.push(persons: [], width: 640, height: 480, time: Double(i) / 30) { out.append(p) } }
+        XCTAssertEqual(out.map { $0.state == .noPerson }, [false, true, true], "24, 16 and 8 of 32 frames with a pose")
         recognizer.minConfidence = 1.01
         recognizer.reset()
         var lastState: ActionState?
