@@ -72,7 +72,8 @@ struct ModelCommand: ParsableCommand {
             let test = record["test"] as? [String: Any]
             if json {
                 var object: [String: Any] = ["file": path, "format": ActionClassifier.format, "labels": c.labels,
-                                             "preprocessing": spec, "architecture": arch, "parameters": c.model.parameterCount]
+                                             "preprocessing": spec, "architecture": arch, "parameters": c.parameterCount,
+                                             "members": c.members.count]
                 for key in ["epochs", "best_epoch", "kept_epoch", "validation_accuracy", "validation_loss", "data"] { object[key] = record[key] }
                 if let test {
                     object["test"] = ["clip_accuracy": test["clip_accuracy"] ?? NSNull(), "window_accuracy": test["window_accuracy"] ?? NSNull(),
@@ -83,14 +84,24 @@ struct ModelCommand: ParsableCommand {
                 return
             }
             let s = c.spec, a = c.architecture
-            print("\(path): poseact weights file, format \(ActionClassifier.version)")
+            print("\(path): poseact weights file" + (c.members.count > 1 ? ", an ensemble of \(c.members.count) nets (their probabilities averaged)" : ""))
             print("  labels (\(c.labels.count)): \(c.labels.joined(separator: ", "))")
             print("  preprocessing: \(s.joints.count) joints (\(s.joints.joined(separator: ", "))), \(s.fps) fps, window \(s.window), "
                   + "stride \(s.stride), \(s.normalization.rawValue) normalisation, features \(s.features.map(\.rawValue).joined(separator: "+")), "
                   + "min pose share \(s.minPoseShare)")
             print("  model: \(a.type), \(a.inputChannels) input channels × \(a.frames) frames, \(a.channels) channels, dilations \(a.dilations), "
                   + "kernel \(a.kernel), dropout \(a.dropout), \(a.pooling.rawValue) pooling"
-                  + (a.flipAverage ? ", predictions averaged with the mirror image" : "") + "; \(c.model.parameterCount) parameters")
+                  + (a.flipAverage ? ", predictions averaged with the mirror image" : "") + "; \(c.parameterCount) parameters"
+                  + (c.members.count > 1 ? " (\(c.model.parameterCount) per net)" : ""))
+            if let members = record["members"] as? [[String: Any]] {
+                for (i, m) in members.enumerated() {
+                    let seed = ((m["config"] as? [String: Any])?["training"] as? [String: Any])?["seed"]
+                    let t = m["test"] as? [String: Any]
+                    var line = "  member \(i + 1): " + (seed.map { "seed \($0)" } ?? "seed unknown")
+                    if let t, let ca = t["clip_accuracy"] as? Double { line += String(format: ", its test clip accuracy %.2f%%", ca * 100) }
+                    print(line)
+                }
+            }
             if let e = record["epochs"] as? Int {
                 let best = record["best_epoch"] as? Int ?? 0
                 var line = "  training: \(e) epochs, the model is epoch \(record["kept_epoch"] as? Int ?? best)"

@@ -192,32 +192,54 @@ struct Evaluate: ParsableCommand {
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write a run's best model as a self-contained weights file.",
+        abstract: "Write a run's model as a self-contained weights file; several runs make an ensemble.",
         discussion: """
             The weights file (HDF5) carries everything `evaluate` and `live` need: labels, \
             joint layout, frame rate, window, stride, normalisation, architecture, the weights, \
             and the run's record (config, data, metrics). `poseact model inspect FILE` shows \
             it; h5py or h5dump read it without poseact. Written to a temp file and renamed.
+
+            Given several runs (the same config trained with different --seed), it writes an \
+            ensemble: every window goes through each net and their probabilities are averaged. \
+            On a small dataset, where one net's result depends much on its seed, that is steadier \
+            than any one of them; it costs one forward pass per net. The runs must share labels, \
+            preprocessing and architecture.
             """)
 
-    @Argument(help: "A run folder (poseact train --output) or a weights file.") var source: String
+    @Argument(help: "Run folders (poseact train --output) or weights files; two or more make an ensemble.") var sources: [String]
     @Option(name: .shortAndLong, help: "The weights file to write (NAME.poseact.h5).") var output: String
 
+    func validate() throws {
+        guard !sources.isEmpty else { throw ValidationError("give a run folder or a weights file to export") }
+    }
+
     func run() throws {
-        let path = modelPath(source)
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ConfigError("\(source): no model.poseact.h5 in it yet (train until one epoch has finished)")
+        var classifiers: [ActionClassifier] = []
+        for source in sources {
+            let path = modelPath(source)
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ConfigError("\(source): no model.poseact.h5 in it yet (train until one epoch has finished)")
+            }
+            classifiers.append(try ActionClassifier.load(path: path))
         }
-        let classifier = try ActionClassifier.load(path: path)
+        let classifier: ActionClassifier
+        do {
+            classifier = classifiers.count == 1 ? classifiers[0] : try ActionClassifier(ensemble: classifiers)
+        } catch let e as ModelFileError {
+            throw ConfigError("\(sources.joined(separator: ", ")): not one ensemble: \(e.message)")
+        }
         try classifier.save(to: output)
         // Check what was written reads back to the same tensors.
         let back = try ActionClassifier.load(path: output)
-        for (a, b) in zip(classifier.model.state, back.model.state) where a.buffer.array != b.buffer.array {
-            unlink(output)
-            throw ConfigError("\(output): \(a.name) did not read back the same; nothing written")
+        for (x, y) in zip(classifier.members, back.members) {
+            for (a, b) in zip(x.state, y.state) where a.buffer.array != b.buffer.array {
+                unlink(output)
+                throw ConfigError("\(output): \(a.name) did not read back the same; nothing written")
+            }
         }
-        note("\(output): \(classifier.labels.count) labels (\(classifier.labels.joined(separator: ", "))), "
-             + "\(classifier.model.parameterCount) parameters, window \(classifier.spec.window) frames at \(classifier.spec.fps) fps")
+        let nets = classifier.members.count > 1 ? "an ensemble of \(classifier.members.count) nets, " : ""
+        note("\(output): \(classifier.labels.count) labels (\(classifier.labels.joined(separator: ", "))), \(nets)"
+             + "\(classifier.parameterCount) parameters, window \(classifier.spec.window) frames at \(classifier.spec.fps) fps")
     }
 }
 

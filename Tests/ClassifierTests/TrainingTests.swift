@@ -176,6 +176,50 @@ final class TrainingTests: XCTestCase {
         }
     }
 
+    /// An ensemble: its probabilities are the mean of its members' (flip averaging inside
+    /// each); its weights file (format 2, `members`, `weights.1/`) reads back to the same nets,
+    /// while a single net's file stays format 1; members that disagree are refused.
+    func testEnsembleAveragesItsMembers() throws {
+        let path = temp("ens.h5")
+        try PennSlice.store(at: path)
+        var config = PennSlice.config(epochs: 1)
+        let data = try TrainingData.load(path: path, config: config)
+        let windows = Array(data.test.prefix(5))
+        let arch = Architecture(config: config, classes: 3)
+        let members = (1...3).map { seed in
+            ActionClassifier(labels: data.labels, spec: data.spec, architecture: arch, model: arch.tcn(maxBatch: 64, seed: UInt64(seed)))
+        }
+        let ensemble = try ActionClassifier(ensemble: members)
+        XCTAssertEqual(ensemble.members.count, 3)
+        XCTAssertEqual(ensemble.parameterCount, 3 * members[0].model.parameterCount)
+        let each = members.map { $0.probabilities(windows) }
+        XCTAssertNotEqual(each[0], each[1], "different seeds, different nets")
+        for (i, p) in ensemble.probabilities(windows).enumerated() {
+            for c in 0..<3 { XCTAssertEqual(p[c], (each[0][i][c] + each[1][i][c] + each[2][i][c]) / 3, accuracy: 1e-6) }
+        }
+
+        let file = temp("ens.poseact.h5"), single = temp("one.poseact.h5")
+        try ensemble.save(to: file)
+        try members[0].save(to: single)
+        let back = try ActionClassifier.load(path: file)
+        XCTAssertEqual(back.members.count, 3)
+        for (a, b) in zip(back.members, ensemble.members) { XCTAssertEqual(a.state.map(\.buffer.array), b.state.map(\.buffer.array)) }
+        XCTAssertEqual(back.probabilities(windows), ensemble.probabilities(windows))
+        XCTAssertEqual(try HDF5File.open(file).root().intAttribute("format_version"), 2)
+        XCTAssertEqual(try HDF5File.open(single).root().intAttribute("format_version"), 1, "one net: readable by an older poseact")
+        XCTAssertEqual(try ActionClassifier.load(path: single).members.count, 1)
+
+        config.model.channels = 8
+        let other = ActionClassifier(labels: data.labels, spec: data.spec, architecture: Architecture(config: config, classes: 3))
+        XCTAssertThrowsError(try ActionClassifier(ensemble: [members[0], other])) {
+            XCTAssertTrue("\($0)".contains("member 2 has another architecture"), "\($0)")
+        }
+        let relabelled = ActionClassifier(labels: ["a", "b", "c"], spec: data.spec, architecture: arch)
+        XCTAssertThrowsError(try ActionClassifier(ensemble: [members[0], relabelled])) {
+            XCTAssertTrue("\($0)".contains("member 2 has other labels"), "\($0)")
+        }
+    }
+
     func testBadWeightsFiles() throws {
         let text = temp("text.poseact.h5")
         try "hello".write(toFile: text, atomically: true, encoding: .utf8)

@@ -118,6 +118,17 @@ final class TrainCommandTests: PennSliceTestCase {
         XCTAssertEqual(pre["fps"] as? Double, 30)
         XCTAssertEqual((meta["test"] as? [String: Any])?["clip_accuracy"] as? NSNumber, own["clip_accuracy"] as? NSNumber)
 
+        // Two runs (here the same one twice) export as an ensemble of two nets.
+        let pair = Self.dir.appendingPathComponent("pair.poseact.h5").path
+        let ensemble = try poseact(["export", run, exported, "--output", pair])
+        XCTAssertEqual(ensemble.status, 0, ensemble.stderr)
+        XCTAssertTrue(ensemble.stderr.contains("an ensemble of 2 nets"), ensemble.stderr)
+        let pairMeta = try json(try poseact(["model", "inspect", pair, "--json"]).stdout)
+        XCTAssertEqual(pairMeta["members"] as? Int, 2)
+        XCTAssertEqual(pairMeta["parameters"] as? Int, 2 * (meta["parameters"] as? Int ?? -1))
+        let pairScore = try json(try poseact(["evaluate", pair, "--data", data, "--split", "test", "--json"]).stdout)
+        XCTAssertEqual(pairScore["clip_accuracy"] as? NSNumber, own["clip_accuracy"] as? NSNumber, "two copies of one net: the same predictions")
+
         let text = try poseact(["evaluate", run, "--data", data, "--report", run + "/again"])
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdout.contains("clip accuracy"), text.stdout)
