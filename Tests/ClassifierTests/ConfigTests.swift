@@ -17,6 +17,21 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(TrainingConfig().problems, [])
     }
 
+    /// Every shipped config loads with no problems; the push-up config is the default with
+    /// the keys it marks CHANGED (the bone feature among them).
+    func testEveryShippedConfigLoads() throws {
+        let folder = Self.repository.appendingPathComponent("configs")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }.sorted()
+        XCTAssertTrue(files.contains("pushups.yaml"), "\(files)")
+        for f in files {
+            let c = try TrainingConfig.load(path: folder.appendingPathComponent(f).path)
+            XCTAssertEqual(c.problems, [], f)
+        }
+        let pushups = try TrainingConfig.load(path: folder.appendingPathComponent("pushups.yaml").path)
+        XCTAssertEqual(pushups.preprocessing.features, [.position, .confidence, .velocity, .bone])
+        XCTAssertEqual(pushups.model.channels, 64)
+    }
+
     /// Every key the file documents is a key the parser knows, and the other way round:
     /// yaml() writes every key, and the shipped file names the same keys.
     func testShippedConfigDocumentsEveryKey() throws {
