@@ -12,12 +12,14 @@ struct Annotate: ParsableCommand {
             The video is read at the model's frame rate and goes through the pose pipeline and \
             the model exactly as in `live` (the same preprocessing as training, from the weights \
             file): a prediction every `stride` frames on the last `window` frames of the \
-            prominent person, "no person" when fewer than 60 % of those frames hold a pose, \
+            prominent person, from the first frame that can fill 60 % of a window (the 24th of \
+            32), "no person" when fewer than 60 % of those frames hold a pose, \
             "low confidence" under --min-confidence. --output writes the video with every \
             person's wireframe and the action banner (as live shows it, so the banner trails \
             the action by about half a window); --timeline writes the label ranges (JSON or \
             CSV by extension), as Create ML's preview shows them, each prediction placed at \
-            the middle of its window; --compare takes an \
+            the middle of its window and the first range starting with the video; --compare \
+            takes an \
             annotation file (video,label,start,end) and prints the share of annotated time the \
             timeline agrees with, leaving out 1 s on each side of every change of label.
             """)
