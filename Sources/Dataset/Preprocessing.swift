@@ -66,6 +66,8 @@ public struct PreprocessingSpec: Codable, Sendable, Equatable {
     public var velocityUnit: VelocityUnit = .perSecond
 
     public var featuresPerJoint: Int { features.reduce(0) { $0 + $1.width } }
+    /// The fewest real poses a window needs (`minPoseShare` of `window`, at least 1).
+    public var minPoseFrames: Int { max(1, Int((Double(window) * minPoseShare - 1e-9).rounded(.up))) }
     public var channels: Int { joints.count * featuresPerJoint }
 
     public init(joints: [String] = Skeleton.visionLayout, fps: Double = 30, window: Int = 32, stride: Int = 8,
@@ -190,10 +192,11 @@ public enum Preprocessing {
         // 3. mark missing
         markMissing(&frames, provided: mapper.providedCount, spec: spec)
         // 4. cut, 5. keep, 6. normalise, 7. format
+        let parents = boneParents(spec)
         return cut(frames.count, spec: spec).compactMap { start in
             let w = slice(frames, start: start, spec: spec)
             guard keep(w, spec: spec) else { return nil }
-            let values = format(normalize(w, width: clip.width, height: clip.height, spec: spec), spec: spec)
+            let values = format(normalize(w, width: clip.width, height: clip.height, spec: spec), spec: spec, parents: parents)
             return Window(clipID: clip.id, label: clip.label, split: clip.split, start: start, values: values,
                           mask: w.map { $0.real ? 1 : 0 })
         }
@@ -222,7 +225,7 @@ public enum Preprocessing {
         // 5. keep
         guard keep(w, spec: spec) else { return nil }
         // 6. normalise, 7. format
-        let values = format(normalize(w, width: width, height: height, spec: spec), spec: spec)
+        let values = format(normalize(w, width: width, height: height, spec: spec), spec: spec, parents: boneParents(spec))
         return Window(clipID: "live", label: "", split: nil, start: start, values: values, mask: w.map { $0.real ? 1 : 0 })
     }
 
@@ -369,8 +372,7 @@ public enum Preprocessing {
     // MARK: 5. keep
 
     static func keep(_ window: [Frame], spec: PreprocessingSpec) -> Bool {
-        let real = window.filter(\.real).count
-        return real > 0 && Double(real) / Double(window.count) >= spec.minPoseShare - 1e-9
+        window.filter(\.real).count >= spec.minPoseFrames
     }
 
     // MARK: 6. normalise
@@ -413,10 +415,15 @@ public enum Preprocessing {
 
     // MARK: 7. format
 
-    static func format(_ window: [Frame], spec: PreprocessingSpec) -> [Float] {
+    /// Each layout joint's parent for the `bone` feature (empty when the spec has none).
+    static func boneParents(_ spec: PreprocessingSpec) -> [Int?] {
+        spec.features.contains(.bone) ? Skeleton.parentPositions(of: spec.joints) : []
+    }
+
+    /// `parents`: `boneParents(spec)`, looked up once per clip rather than per window.
+    static func format(_ window: [Frame], spec: PreprocessingSpec, parents: [Int?]) -> [Float] {
         let n = spec.joints.count, fpj = spec.featuresPerJoint
         var out = [Float](repeating: 0, count: window.count * n * fpj)
-        let parents = spec.features.contains(.bone) ? Skeleton.parentPositions(of: spec.joints) : []
         let velScale: Float = spec.velocityUnit == .perSecond ? Float(spec.fps) : 1
         for (t, f) in window.enumerated() where f.real {
             for j in 0..<n where f.joints[j * 3 + 2] > 0 {

@@ -94,8 +94,7 @@ public final class ActionRecognizer {
         // hold (with 32-frame windows and 60 %: the 24th frame). Half a frame of slack for
         // jittery times.
         if nextPrediction == nil {
-            let needed = max(1, Int((Double(spec.window) * spec.minPoseShare - 1e-9).rounded(.up)))
-            let strides = max(1, (needed + spec.stride - 1) / spec.stride)
+            let strides = max(1, (spec.minPoseFrames + spec.stride - 1) / spec.stride)
             nextPrediction = time + Double(strides) * period - 1.5 / spec.fps
         }
         guard let next = nextPrediction, time >= next else { return nil }

@@ -147,15 +147,20 @@ final class TrainingTests: XCTestCase {
         XCTAssertEqual(back.probabilities(data.test), t.classifier.probabilities(data.test))
     }
 
+    /// The Penn slice in a store named `name`, and its data under a one-epoch config.
+    func oneEpochSlice(_ name: String) throws -> (TrainingConfig, TrainingData) {
+        let path = temp(name)
+        try PennSlice.store(at: path)
+        let config = PennSlice.config(epochs: 1)
+        return (config, try TrainingData.load(path: path, config: config))
+    }
+
     /// flip_average: a prediction is the mean of the window's and its mirror image's raw
     /// probabilities, so a window and its mirror get the same prediction (exactly: a + b
     /// and b + a are the same float); without it they differ (a random model is not
     /// symmetric).
     func testFlipAverageMakesMirrorImagesAgree() throws {
-        let path = temp("flip.h5")
-        try PennSlice.store(at: path)
-        var config = PennSlice.config(epochs: 1)
-        let data = try TrainingData.load(path: path, config: config)
+        var (config, data) = try oneEpochSlice("flip.h5")
         let windows = Array(data.test.prefix(6))
         let mirrored = windows.map { w -> Window in
             var m = w
@@ -180,10 +185,7 @@ final class TrainingTests: XCTestCase {
     /// each); its weights file (format 2, `members`, `weights.1/`) reads back to the same nets,
     /// while a single net's file stays format 1; members that disagree are refused.
     func testEnsembleAveragesItsMembers() throws {
-        let path = temp("ens.h5")
-        try PennSlice.store(at: path)
-        var config = PennSlice.config(epochs: 1)
-        let data = try TrainingData.load(path: path, config: config)
+        var (config, data) = try oneEpochSlice("ens.h5")
         let windows = Array(data.test.prefix(5))
         let arch = Architecture(config: config, classes: 3)
         let members = (1...3).map { seed in
