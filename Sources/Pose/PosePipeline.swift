@@ -12,6 +12,9 @@ public struct PipelineOptions: Sendable {
     public var detectEvery: Int = 10
     /// Below this pose presence the person is lost and their track ends.
     public var minPresence: Float = 0.5
+    /// A hard cut (`ShotChangeDetector`) drops every track: the people after it are found
+    /// by the detector afresh, as at the start of a video.
+    public var resetOnCut: Bool = true
     /// One-Euro smoothing of landmarks over time (MediaPipe's settings); off by default.
     public var smoothing: Bool = false
     /// Threads per model inference.
@@ -26,6 +29,8 @@ public struct PipelineOptions: Sendable {
 /// Time spent per stage, summed over the frames processed.
 public struct StageTimes: Sendable {
     public var detectorRuns = 0, landmarkRuns = 0, frames = 0
+    /// Hard cuts that dropped the tracks.
+    public var cuts = 0
     public var detectSeconds = 0.0, landmarkSeconds = 0.0
 }
 
@@ -43,6 +48,7 @@ public final class PosePipeline {
     private var tracks: [Track] = []
     private var framesSinceDetection = Int.max
     private let tracker = PersonTracker()
+    private var shots = ShotChangeDetector()
     private var smoothers: [Int: LandmarkSmoother] = [:]
 
     public init(detectorPath: String, landmarkPath: String, options: PipelineOptions = .init()) throws {
@@ -53,7 +59,7 @@ public final class PosePipeline {
 
     /// Forgets all tracks (a new video).
     public func reset() {
-        tracks = []; framesSinceDetection = .max; tracker.reset(); smoothers = [:]
+        tracks = []; framesSinceDetection = .max; tracker.reset(); smoothers = [:]; shots.reset()
     }
 
     /// A still image: detection, then landmarks for every detected person, no tracking.
@@ -75,6 +81,14 @@ public final class PosePipeline {
         let image = frame.image
         times.frames += 1
         framesSinceDetection = framesSinceDetection == .max ? .max : framesSinceDetection + 1
+        // Tracking carries each ROI over from the last frame. Across a hard cut it lands on
+        // whoever is there now and, if they lie the other way, stays locked on an upside-down
+        // body with full confidence (montage 1 of the push-ups, correct121 → wrong102), so a
+        // cut starts over as a new video does.
+        if options.resetOnCut, shots.isCut(image) {
+            tracks = []; framesSinceDetection = .max; tracker.reset(); smoothers = [:]
+            times.cuts += 1
+        }
         if tracks.isEmpty || (tracks.count < options.maxPeople && framesSinceDetection >= options.detectEvery) {
             let known = tracks.map { axisBox($0.roi) }
             for roi in detect(image) where tracks.count < options.maxPeople {

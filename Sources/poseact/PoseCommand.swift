@@ -42,7 +42,8 @@ struct PoseCommand: ParsableCommand {
 
             INPUT is an image (png, jpg, …), a video file FFmpeg reads, a camera (/dev/video0) or a \
             stream URL (rtsp://, http://, udp://). Videos are tracked from frame to frame: the \
-            detector runs only to find people, the landmark model follows them, and ids stay stable.
+            detector runs only to find people, the landmark model follows them, and ids stay \
+            stable; a hard cut (an edited video, a montage) starts the tracking afresh.
             """)
 
     @Argument(help: "Images, videos, cameras or stream URLs.") var inputs: [String]

@@ -740,3 +740,38 @@ final class MediaTests: XCTestCase {
         }
     }
 }
+
+/// Hard cuts on real video: the shared push-up montages join test clips back to back, and
+/// `segments.csv` gives the first frame of each.
+final class ShotChangeTests: XCTestCase {
+    /// Every cut of montage 1 is found, on its frame, and no other frame is called one.
+    func testMontageCutsAreFoundOnTheirFrames() throws {
+        let dir = try sharedFile("data/pushups/montage")
+        let segments = try String(contentsOfFile: dir + "/segments.csv", encoding: .utf8)
+            .split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+            .filter { $0[0] == "montage_01.mp4" }.map { Int($0[5])! }
+        XCTAssertEqual(segments.count, 6)
+        var detector = ShotChangeDetector()
+        let reader = try VideoReader(dir + "/montage_01.mp4")
+        var cuts: [Int] = [], quietest = Float.infinity, loudestInside: Float = 0
+        while let frame = try reader.next() {
+            let score = detector.score(frame.image)
+            if score >= detector.threshold { cuts.append(frame.index) }
+            if segments.dropFirst().contains(frame.index) { quietest = min(quietest, score) } else { loudestInside = max(loudestInside, score) }
+        }
+        print("montage 1: cuts at \(cuts); weakest cut \(quietest), strongest other frame \(loudestInside)")
+        XCTAssertEqual(cuts, Array(segments.dropFirst()))
+    }
+
+    /// Clips of one shot (a person moving close to the camera, a 320×240 clip with burnt-in
+    /// bars, a 1080p clip) have no cut.
+    func testSingleShotClipsHaveNoCut() throws {
+        for clip in ["test/correct/correct127.mp4", "test/wrong/wrong102.mp4", "test/wrong/wrong111.mp4"] {
+            var detector = ShotChangeDetector()
+            let reader = try VideoReader(try sharedFile("data/pushups/" + clip))
+            var loudest: Float = 0
+            while let frame = try reader.next() { loudest = max(loudest, detector.score(frame.image)) }
+            XCTAssertLessThan(loudest, detector.threshold, clip)
+        }
+    }
+}

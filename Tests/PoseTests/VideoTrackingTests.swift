@@ -33,4 +33,46 @@ final class VideoTrackingTests: XCTestCase {
         // Tracking mode: the detector ran only to (re)acquire, not on every frame.
         XCTAssertLessThan(pipeline.times.detectorRuns, 10)
     }
+
+    /// A hard cut from a person lying head right to one lying head left (montage 1 of the
+    /// shared push-up data, frame 528: correct121 then wrong102). Carried over, the tracked
+    /// ROI is turned 180° and the landmark model stays confident on an upside-down body
+    /// (1.86 torso lengths from the truth, measured with `resetOnCut` off). The cut must be
+    /// seen and the tracks started afresh: the landmarks after it must match those of the
+    /// same frames tracked as a video of their own, within 0.05 torso lengths on average
+    /// (the two runs then share their ROIs; any gap is from the ROI's history alone).
+    func testAHardCutToSomeoneLyingTheOtherWayIsFollowed() throws {
+        let fixtures = FixturePipelineTests.fixtures
+        let montage = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("data/pushups/montage/montage_01.mp4")
+        let det = FixturePipelineTests.modelsDir.appendingPathComponent("pose_detection.tflite")
+        let lm = FixturePipelineTests.modelsDir.appendingPathComponent("pose_landmark_full.tflite")
+        for url in [montage, det, lm] where !FileManager.default.fileExists(atPath: url.path) { throw XCTSkip("\(url.path) not found") }
+        let pipeline = try PosePipeline(detectorPath: det.path, landmarkPath: lm.path, options: .init(maxPeople: 1))
+        // The montage tracked from its start, as `annotate` does (whether the old ROI locks
+        // upside down depends on its history); the frames from the cut on are kept.
+        let cut = 528, end = 588
+        var kept: [Frame] = [], through: [[Landmark]?] = []
+        let reader = try VideoReader(montage.path)
+        for i in 0..<end {
+            guard let frame = try reader.next() else { break }
+            let p = pipeline.process(frame: frame).first(where: \.isProminent)
+            if i >= cut { kept.append(frame); through.append(p?.landmarks) }
+        }
+        XCTAssertEqual(kept.count, end - cut)
+        XCTAssertEqual(pipeline.times.cuts, 5, "montage 1 joins six clips")
+        // From scratch: the same frames as a video of their own.
+        pipeline.reset()
+        let fresh = kept.map { pipeline.process(frame: $0).first(where: \.isProminent)?.landmarks }
+
+        var distances: [Float] = []
+        for k in kept.indices {
+            guard let a = through[k], let b = fresh[k] else { XCTFail("frame \(cut + k): no person"); continue }
+            let torso = hypotf(b[11].x - b[23].x, b[11].y - b[23].y)
+            let mean = zip(a, b).map { hypotf($0.x - $1.x, $0.y - $1.y) }.reduce(0, +) / Float(a.count)
+            distances.append(mean / torso)
+        }
+        let average = distances.reduce(0, +) / Float(max(1, distances.count))
+        print("after the cut: mean landmark distance to a fresh start \(average) torso lengths")
+        XCTAssertLessThan(average, 0.05)
+    }
 }
