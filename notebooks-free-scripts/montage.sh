@@ -3,7 +3,8 @@
 # videos of the shared push-up dataset (montage/montage_0{1,2,3}.mp4, each six test clips of
 # alternating label joined back to back) against montage/annotations.csv, and print one line
 # per montage with its agreement (the share of annotated time the timeline agrees with,
-# leaving out 1 s around every change of label), then their mean (unweighted).
+# leaving out 1 s around every change of label), then their mean (unweighted) and the share
+# of all the compared time of the three (pooled).
 #
 #   notebooks-free-scripts/montage.sh [MODEL]   (default MODEL: out/pushups/pushups.poseact.h5,
 #                                                as notebooks-free-scripts/pushups.sh makes it)
@@ -25,7 +26,7 @@ else
     swift build -c release --product poseact >&2
     BIN=.build/release/poseact
 fi
-sum=0
+sum=0; agreed=0; total=0
 for v in montage_01 montage_02 montage_03; do
     # The last line of the text output: "agreement with FILE: 88.2% of 11.9 s (...)".
     line=$("$BIN" annotate --model "$MODEL" "$DIR/$v.mp4" --compare "$DIR/annotations.csv" --models models | grep '^agreement with ' | tail -1)
@@ -34,5 +35,8 @@ for v in montage_01 montage_02 montage_03; do
     [[ $pct =~ ^[0-9.]+$ ]] || { echo "montage.sh: no agreement line for $v: $line" >&2; exit 1; }
     printf '%s  agreement %5.1f %%  (of %s s compared)\n' "$v" "$pct" "$secs"
     sum=$(awk -v a="$sum" -v b="$pct" 'BEGIN { print a + b }')
+    agreed=$(awk -v a="$agreed" -v p="$pct" -v t="$secs" 'BEGIN { print a + p * t / 100 }')
+    total=$(awk -v a="$total" -v t="$secs" 'BEGIN { print a + t }')
 done
 awk -v s="$sum" 'BEGIN { printf "mean        agreement %5.1f %%\n", s / 3 }'
+awk -v a="$agreed" -v t="$total" 'BEGIN { printf "pooled      agreement %5.1f %%  (of %.1f s compared)\n", 100 * a / t, t }'
