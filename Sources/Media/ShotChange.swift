@@ -6,7 +6,7 @@
 /// resolution); a frame is a cut when the mean absolute difference of its grid from the
 /// previous frame's is at least `threshold` grey levels (of 255).
 ///
-/// The threshold, 30, is from the shared push-up videos: the 17 cuts of the three montages
+/// The threshold, 30, is from the shared push-up videos: the 15 cuts of the three montages
 /// score 45–116; inside the 222 clips no frame scores above 26 except one jump cut in a
 /// clip (correct96, frame 13: 38), which is a cut as well. Motion of a person, even close
 /// to the camera, moves a few cells, not the whole grid.
