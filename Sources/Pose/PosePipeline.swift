@@ -59,7 +59,12 @@ public final class PosePipeline {
 
     /// Forgets all tracks (a new video).
     public func reset() {
-        tracks = []; framesSinceDetection = .max; tracker.reset(); smoothers = [:]; shots.reset()
+        dropTracks(); shots.reset()
+    }
+
+    /// Forgets the people followed (tracks, ids, smoothing): the next frame detects afresh.
+    private func dropTracks() {
+        tracks = []; framesSinceDetection = .max; tracker.reset(); smoothers = [:]
     }
 
     /// A still image: detection, then landmarks for every detected person, no tracking.
@@ -86,7 +91,7 @@ public final class PosePipeline {
         // body with full confidence (montage 1 of the push-ups, correct121 → wrong102), so a
         // cut starts over as a new video does.
         if options.resetOnCut, shots.isCut(image) {
-            tracks = []; framesSinceDetection = .max; tracker.reset(); smoothers = [:]
+            dropTracks()
             times.cuts += 1
         }
         if tracks.isEmpty || (tracks.count < options.maxPeople && framesSinceDetection >= options.detectEvery) {
