@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "LiveTests", dependencies: ["Live", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["LiveView", "Live", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Media"], swiftSettings: commonSettings),
-        .testTarget(name: "PoseactCLITests", dependencies: ["poseact", "TFLite", "Media"], swiftSettings: commonSettings),
+        .testTarget(name: "PoseactCLITests", dependencies: ["poseact", "TFLite", "Media", "Dataset"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
                     swiftSettings: commonSettings),
     ]

@@ -46,7 +46,9 @@ extension ActionClassifier {
                 throw ConfigError("\(path): no clips of split '\(split ?? "")' (splits: \(splits)); use --split")
             }
             for e in entries {
-                let ws = Preprocessing.windows(of: try store.read(e.id), spec: spec)
+                let clip = try store.read(e.id)
+                if let p = Preprocessing.problem(with: clip, spec: spec) { throw ConfigError("\(path): \(p)") }
+                let ws = Preprocessing.windows(of: clip, spec: spec)
                 if ws.isEmpty && labels.contains(e.label) { unscored.append(e.id) }
                 all += ws
             }

@@ -56,7 +56,9 @@ public struct TrainingData: Sendable {
                 let ranged = entry.start != nil || entry.end != nil
                 groupOf[entry.id] = config.data.validationGroup == .source && ranged && !entry.source.isEmpty ? entry.source : entry.id
                 clipsOfSplit[entry.split ?? "", default: 0] += 1
-                all += Preprocessing.windows(of: try store.read(entry.id), spec: spec)
+                let clip = try store.read(entry.id)
+                if let p = Preprocessing.problem(with: clip, spec: spec) { throw ConfigError("\(path): \(p)") }
+                all += Preprocessing.windows(of: clip, spec: spec)
             }
         }
         let splits = Set(all.map { $0.split ?? "" })

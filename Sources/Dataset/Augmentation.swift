@@ -58,11 +58,12 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
         return out
     }
 
-    /// Offsets of the x channels (position, velocity) within a joint's features.
+    /// Offsets of the x channels (position, velocity, bone, world) within a joint's features.
     static func xChannels(_ features: [Feature]) -> [Int] {
         var o = 0, xs: [Int] = []
         for f in features {
-            if f == .position || f == .velocity || f == .bone { xs.append(o) }
+            // `world`'s first channel is across the hips: mirrored, it changes sign too.
+            if f == .position || f == .velocity || f == .bone || f == .world { xs.append(o) }
             o += f.width
         }
         return xs

@@ -47,6 +47,10 @@ public struct ClipKeypoints: Sendable, Equatable {
     public var keypoints: [Float]
     /// Time of each frame, seconds from the start of the clip.
     public var times: [Double]
+    /// frames × joints × 3, or nil: the pose model's 3-D "world" landmarks (BlazePose:
+    /// metres, origin between the hips, axes as the image's: x right, y down, z away from
+    /// the camera); NaN × 3 where the frame has no person. Nil for imported keypoints.
+    public var world: [Float]?
     /// What produced the keypoints ("blazepose-full mediapipe-0.10.14", "import").
     public var estimator: String
     /// sha256 of the pose model files, when an estimator made them.
@@ -54,10 +58,11 @@ public struct ClipKeypoints: Sendable, Equatable {
 
     public init(id: String, label: String, split: String?, source: String, start: Double?, end: Double?, fps: Double,
                 width: Int, height: Int, jointNames: [String], keypoints: [Float], times: [Double], estimator: String,
-                modelHash: String? = nil) {
+                modelHash: String? = nil, world: [Float]? = nil) {
         self.id = id; self.label = label; self.split = split; self.source = source; self.start = start; self.end = end
         self.fps = fps; self.width = width; self.height = height; self.jointNames = jointNames; self.keypoints = keypoints
         self.times = times; self.estimator = estimator; self.modelHash = modelHash
+        self.world = world
     }
 
     public var frameCount: Int { times.count }
@@ -80,5 +85,13 @@ extension ClipKeypoints {
         out.reserveCapacity(joints * 3)
         for l in landmarks.prefix(joints) { out.append(l.x / w); out.append(l.y / h); out.append(l.visibility) }
         return out
+    }
+
+    /// The same frame's world landmarks (metres) as a row of `world`: NaN × 3 per joint when
+    /// there is no person, or the estimator gave none.
+    public static func worldRow(_ world: [SIMD3<Float>]?) -> [Float] {
+        let joints = Skeleton.blazePoseNames.count
+        guard let world, world.count >= joints else { return [Float](repeating: .nan, count: joints * 3) }
+        return world.prefix(joints).flatMap { [$0.x, $0.y, $0.z] }
     }
 }

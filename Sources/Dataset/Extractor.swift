@@ -195,20 +195,21 @@ public final class Extractor {
             warnings.append(String(format: "%@: the range ends at %.2f s, past the video's end (%.2f s): cut there", clip.id, end, duration))
         }
         let names = Skeleton.blazePoseNames, joints = names.count
-        var keypoints: [Float] = [], times: [Double] = []
+        var keypoints: [Float] = [], times: [Double] = [], world: [Float] = []
         if let frames = info.frameCount { keypoints.reserveCapacity(frames * joints * 3) }
         while let frame = try reader.next() {
             if let start = clip.start, frame.time < start - 1e-6 { continue }
             if let end = clip.end, frame.time >= end - 1e-6 { break }
             let persons = pipeline.process(frame: frame)
             times.append(Double(times.count) / options.fps)
-            keypoints += ClipKeypoints.row((persons.first(where: \.isProminent) ?? persons.first)?.landmarks,
-                                           width: info.width, height: info.height)
+            let person = persons.first(where: \.isProminent) ?? persons.first
+            keypoints += ClipKeypoints.row(person?.landmarks, width: info.width, height: info.height)
+            world += ClipKeypoints.worldRow(person?.worldLandmarks)
         }
         for warning in reader.warnings { warnings.append("\(clip.id): \(warning)") }
         return ClipKeypoints(id: clip.id, label: clip.label, split: clip.split, source: clip.video, start: clip.start, end: clip.end,
                              fps: options.fps, width: info.width, height: info.height, jointNames: names, keypoints: keypoints,
-                             times: times, estimator: Self.estimator, modelHash: modelHash)
+                             times: times, estimator: Self.estimator, modelHash: modelHash, world: world)
     }
 
     /// What the workers of one run share, behind one lock.

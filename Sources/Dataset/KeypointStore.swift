@@ -16,6 +16,11 @@
 //                           NaN, NaN, 0. Chunked, shuffled and gzip (level 4) compressed
 //                           when bigger than 4 KiB; frames may be 0.
 //   /clips/000000/times     float64 [frames]: seconds from the start of the clip
+//   /clips/000000/world     float32 [frames, joints, 3], optional (extracted clips, not
+//                           imported ones): the pose model's 3-D world landmarks, metres,
+//                           origin between the hips, x right, y down, z away from the
+//                           camera; NaN × 3 where the frame has no person. Compressed as
+//                           keypoints. A store from before it has none.
 //                 attributes (strings are variable-length UTF-8, h5py reads them as str):
 //                   id                  string   unique within the store, any characters
 //                   label               string
@@ -110,12 +115,16 @@ public final class KeypointStoreWriter {
         guard clip.keypoints.count == frames * joints * 3 else {
             throw StoreError("\(where_): \(clip.keypoints.count) keypoint values; \(frames) frames × \(joints) joints × 3 need \(frames * joints * 3)")
         }
+        if let world = clip.world, world.count != frames * joints * 3 {
+            throw StoreError("\(where_): \(world.count) world landmark values; \(frames) frames × \(joints) joints × 3 need \(frames * joints * 3)")
+        }
         let index = ids.count
         try storeCall {
             let g = try clips.createGroup("pending-\(index)")
             defer { g.close() }
             try g.write("keypoints", clip.keypoints, shape: [frames, joints, 3]).close()
             try g.write("times", clip.times, shape: [frames]).close()
+            if let world = clip.world { try g.write("world", world, shape: [frames, joints, 3]).close() }
             try g.setAttribute("id", clip.id)
             try g.setAttribute("label", clip.label)
             try g.setAttribute("split", clip.split ?? "")
@@ -260,6 +269,14 @@ public final class KeypointStore: @unchecked Sendable {
             guard keypoints.shape == [frames, jointNames.count, 3] else {
                 throw StoreError("\(path): /clips/\(name): keypoints have shape \(keypoints.shape); \(frames) times and \(jointNames.count) joint names need [\(frames), \(jointNames.count), 3]")
             }
+            var world: [Float]?
+            if try g.has("world") {
+                let w = try g.read("world", as: Float.self)
+                guard w.shape == keypoints.shape else {
+                    throw StoreError("\(path): /clips/\(name): world landmarks have shape \(w.shape); the keypoints have \(keypoints.shape)")
+                }
+                world = w.values
+            }
             let split = try g.stringAttribute("split"), hash = try g.stringAttribute("model_hash")
             let start = try g.doubleAttribute("start"), end = try g.doubleAttribute("end")
             return ClipKeypoints(
@@ -267,7 +284,7 @@ public final class KeypointStore: @unchecked Sendable {
                 source: try g.stringAttribute("source"), start: start.isNaN ? nil : start, end: end.isNaN ? nil : end,
                 fps: try g.doubleAttribute("fps"), width: try g.intAttribute("width"), height: try g.intAttribute("height"),
                 jointNames: jointNames, keypoints: keypoints.values, times: times.values,
-                estimator: try g.stringAttribute("estimator"), modelHash: hash.isEmpty ? nil : hash)
+                estimator: try g.stringAttribute("estimator"), modelHash: hash.isEmpty ? nil : hash, world: world)
         }
     }
 
@@ -322,5 +339,7 @@ extension ClipKeypoints {
             && keypoints.count == other.keypoints.count && times.count == other.times.count
             && keypoints.withUnsafeBytes { a in other.keypoints.withUnsafeBytes { b in a.elementsEqual(b) } }
             && times.withUnsafeBytes { a in other.times.withUnsafeBytes { b in a.elementsEqual(b) } }
+            && (world == nil) == (other.world == nil)
+            && (world ?? []).withUnsafeBytes { a in (other.world ?? []).withUnsafeBytes { b in a.elementsEqual(b) } }
     }
 }

@@ -24,11 +24,20 @@ public enum Feature: String, Codable, Sendable, CaseIterable {
     /// from shoulder, knee from hip, …), normalised units: the limbs' directions and
     /// lengths, whatever the body's position. 0 for `root` and where either is missing.
     case bone
+    /// The joint in 3-D, in the body's own frame, from the pose model's world landmarks
+    /// (`ClipKeypoints.world`): origin between the hips; axes: across the hips (left → right),
+    /// up the spine (hips → shoulders), and their cross product; divided by the 3-D torso
+    /// length (hips to shoulders). The same posture gives the same values from any camera
+    /// angle (side, front, diagonal, above) and at any distance, which the 2-D channels
+    /// cannot. 0 where the joint is missing in 2-D, or the frame has no world landmarks.
+    /// Needs a store made by `poseact extract` (imported keypoints have no world landmarks).
+    case world
 
     public var width: Int {
         switch self {
         case .position, .velocity, .bone: return 2
         case .confidence: return 1
+        case .world: return 3
         }
     }
 }
@@ -173,10 +182,25 @@ public enum Preprocessing {
         var torso: Float?
         var shoulderWidth: Float?
         var real = true
+        /// joints × 3: each present joint in the body frame (the `world` feature); empty when
+        /// the source has no world landmarks or the body frame cannot be built.
+        var world: [Float] = []
 
         static func missing(_ count: Int) -> Frame {
             Frame(joints: [Float](repeating: 0, count: count * 3), root: nil, torso: nil, shoulderWidth: nil, real: false)
         }
+    }
+
+    /// What keeps `clip` from giving the input `spec` asks for, as one line; nil when nothing.
+    /// (`windows(of:)` itself never fails: a clip without world landmarks would give the
+    /// `world` feature as zeros, which must not pass silently.)
+    public static func problem(with clip: ClipKeypoints, spec: PreprocessingSpec) -> String? {
+        if spec.features.contains(.world) && clip.world == nil {
+            return "clip '\(clip.id)' has no world landmarks, which the 'world' feature needs (imported keypoints, "
+                + "or a store extracted before poseact kept them): extract it again with poseact extract, "
+                + "or leave 'world' out of preprocessing.features"
+        }
+        return nil
     }
 
     /// The windows of a clip that are used for training (see the steps above).
@@ -184,9 +208,13 @@ public enum Preprocessing {
         guard spec.problems.isEmpty, !clip.jointNames.isEmpty else { return [] }
         let j = clip.jointNames.count
         let sourceFrames = (0..<clip.frameCount).map { Array(clip.keypoints[($0 * j * 3)..<(($0 + 1) * j * 3)]) }
+        let worldFrames: [[Float]?] = (0..<clip.frameCount).map { f in
+            guard spec.features.contains(.world), let w = clip.world, w.count == clip.keypoints.count else { return nil }
+            return Array(w[(f * j * 3)..<((f + 1) * j * 3)])
+        }
         // 1. map joints
         let mapper = JointMapper(source: clip.jointNames, layout: spec.joints, spec: spec)
-        var frames = sourceFrames.map { mapper.map($0, width: clip.width, height: clip.height) }
+        var frames = zip(sourceFrames, worldFrames).map { mapper.map($0, world: $1, width: clip.width, height: clip.height) }
         // 2. resample
         frames = resample(frames, times: clip.times, sourceFPS: clip.fps, fps: spec.fps, layoutCount: spec.joints.count)
         // 3. mark missing
@@ -206,13 +234,18 @@ public enum Preprocessing {
     /// [joints × 3] arrays for `jointNames` in the clip's units (x, y 0–1 of a `width` ×
     /// `height` frame, confidence), at `spec.fps` unless `times` are given (then resampled).
     /// Uses the last `window` frames (fewer: padded at the end, as a short clip); nil when
-    /// the window has too few real poses.
+    /// the window has too few real poses. `world`: the frames' world landmarks, as
+    /// `ClipKeypoints.world` rows (for the `world` feature).
     public static func window(frames: [[Float]], width: Int, height: Int, jointNames: [String], spec: PreprocessingSpec,
-                              times: [Double]? = nil) -> Window? {
+                              times: [Double]? = nil, world: [[Float]]? = nil) -> Window? {
         guard spec.problems.isEmpty, !jointNames.isEmpty, frames.allSatisfy({ $0.count == jointNames.count * 3 }) else { return nil }
         // 1. map joints
         let mapper = JointMapper(source: jointNames, layout: spec.joints, spec: spec)
-        var mapped = frames.map { mapper.map($0, width: width, height: height) }
+        let worldRows: [[Float]?] = frames.indices.map { f in
+            guard spec.features.contains(.world), let world, world.count == frames.count, world[f].count == frames[f].count else { return nil }
+            return world[f]
+        }
+        var mapped = zip(frames, worldRows).map { mapper.map($0, world: $1, width: width, height: height) }
         // 2. resample (only when the frames come with times)
         if let times, times.count == frames.count {
             mapped = resample(mapped, times: times, sourceFPS: 0, fps: spec.fps, layoutCount: spec.joints.count)
@@ -281,7 +314,8 @@ public enum Preprocessing {
             return (x / n, y / n, c)
         }
 
-        func map(_ f: [Float], width: Int, height: Int) -> Frame {
+        /// `world`: the frame's world landmarks in the source layout (joints × 3), if any.
+        func map(_ f: [Float], world: [Float]? = nil, width: Int, height: Int) -> Frame {
             var out = [Float](repeating: 0, count: sources.count * 3)
             for (k, s) in sources.enumerated() {
                 var v: (Float, Float, Float)?
@@ -321,7 +355,51 @@ public enum Preprocessing {
             if let t = torso, !(t > 0) { torso = nil }
             var shoulders = dist(ls, rs)
             if let s = shoulders, !(s > 0) { shoulders = nil }
-            return Frame(joints: out, root: rootPoint, torso: torso, shoulderWidth: shoulders)
+            var frame = Frame(joints: out, root: rootPoint, torso: torso, shoulderWidth: shoulders)
+            if let world { frame.world = bodyFrame(world, present: out) }
+            return frame
+        }
+
+        /// The `world` feature of one frame: each layout joint present in `present` (the
+        /// mapped 2-D frame) in the body frame (see `Feature.world`); empty when the hips and
+        /// shoulders do not give one (no world landmarks, or a degenerate body).
+        func bodyFrame(_ w: [Float], present: [Float]) -> [Float] {
+            func point(_ i: Int?) -> SIMD3<Float>? {
+                guard let i, i * 3 + 2 < w.count else { return nil }
+                let p = SIMD3(w[i * 3], w[i * 3 + 1], w[i * 3 + 2])
+                return p.x.isFinite && p.y.isFinite && p.z.isFinite ? p : nil
+            }
+            guard let lh = point(leftHip), let rh = point(rightHip), let ls = point(leftShoulder), let rs = point(rightShoulder)
+            else { return [] }
+            func length(_ v: SIMD3<Float>) -> Float { (v * v).sum().squareRoot() }
+            let origin = (lh + rh) / 2
+            var up = (ls + rs) / 2 - origin
+            let torso = length(up)
+            guard torso > 1e-4 else { return [] }
+            up /= torso
+            var across = rh - lh
+            across -= (across * up).sum() * up
+            let width = length(across)
+            guard width > 1e-4 else { return [] }
+            across /= width
+            // up × across: towards the front or the back, the same for every frame of a body.
+            let depth = SIMD3(up.y * across.z - up.z * across.y, up.z * across.x - up.x * across.z, up.x * across.y - up.y * across.x)
+            var out = [Float](repeating: 0, count: sources.count * 3)
+            for (k, s) in sources.enumerated() where present[k * 3 + 2] > 0 {
+                let parts: [Int]
+                switch s {
+                case .index(let i): parts = [i]
+                case .mean(let p), .headMean(let p): parts = p
+                case .none: continue
+                }
+                let points = parts.compactMap { point($0) }
+                guard points.count == parts.count, !points.isEmpty else { continue }
+                let d = points.reduce(SIMD3<Float>(repeating: 0), +) / Float(points.count) - origin
+                out[k * 3] = (d * across).sum() / torso
+                out[k * 3 + 1] = (d * up).sum() / torso
+                out[k * 3 + 2] = (d * depth).sum() / torso
+            }
+            return out
         }
     }
 
@@ -443,6 +521,10 @@ public enum Preprocessing {
                         if let p = parents[j], f.joints[p * 3 + 2] > 0 {
                             out[o] = f.joints[j * 3] - f.joints[p * 3]
                             out[o + 1] = f.joints[j * 3 + 1] - f.joints[p * 3 + 1]
+                        }
+                    case .world:
+                        if !f.world.isEmpty {
+                            out[o] = f.world[j * 3]; out[o + 1] = f.world[j * 3 + 1]; out[o + 2] = f.world[j * 3 + 2]
                         }
                     }
                     o += feature.width

@@ -36,6 +36,7 @@ public struct TrainingSet: Sendable {
         var report: [String: [String: Int]] = [:]
         for entry in store.entries {
             let clip = try store.read(entry.id)
+            if let p = Preprocessing.problem(with: clip, spec: spec) { throw DatasetError("\(store.path): \(p)") }
             let ws = Preprocessing.windows(of: clip, spec: spec)
             report[clip.label, default: [:]][clip.split ?? "none", default: 0] += ws.count
             windows += ws

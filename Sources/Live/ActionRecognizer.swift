@@ -57,6 +57,8 @@ public final class ActionRecognizer {
     /// no person; and their times (seconds). Frames dropped by a live source leave gaps in
     /// time, which the preprocessing's resampling fills (nearest earlier frame).
     private var frames: [[Float]] = []
+    /// The same frames' world landmarks (`ClipKeypoints.worldRow`), for the `world` feature.
+    private var world: [[Float]] = []
     private var times: [Double] = []
     private var recent: [[Float]] = []
     private var frameCount = 0
@@ -70,7 +72,7 @@ public final class ActionRecognizer {
     }
 
     public func reset() {
-        frames = []; times = []; recent = []; frameCount = 0; nextPrediction = nil
+        frames = []; world = []; times = []; recent = []; frameCount = 0; nextPrediction = nil
     }
 
     /// Adds one frame with the people found in it, `time` in seconds (frames come at the
@@ -83,10 +85,14 @@ public final class ActionRecognizer {
         self.width = width; self.height = height
         let person = persons.first(where: \.isProminent) ?? persons.first
         frames.append(ClipKeypoints.row(person?.landmarks, width: width, height: height))
+        if spec.features.contains(.world) { world.append(ClipKeypoints.worldRow(person?.worldLandmarks)) }
         times.append(time)
         // Keep one window of time (and a frame before it, for the resampling).
         let span = Double(spec.window) / spec.fps
-        while times.count > 2 && times[1] <= time - span + 1e-6 { frames.removeFirst(); times.removeFirst() }
+        while times.count > 2 && times[1] <= time - span + 1e-6 {
+            frames.removeFirst(); times.removeFirst()
+            if !world.isEmpty { world.removeFirst() }
+        }
         frameCount += 1
         let period = Double(spec.stride) / spec.fps
         // The first prediction on the stride grid once enough frames have come for a window to
@@ -104,7 +110,8 @@ public final class ActionRecognizer {
 
     func predict(time: Double, personID: Int?) -> Prediction {
         guard let w = Preprocessing.window(frames: frames, width: width, height: height,
-                                           jointNames: Skeleton.blazePoseNames, spec: spec, times: times) else {
+                                           jointNames: Skeleton.blazePoseNames, spec: spec, times: times,
+                                           world: world.isEmpty ? nil : world) else {
             recent = []
             return Prediction(time: time, frame: frameCount - 1, personID: nil, state: .noPerson, probabilities: [])
         }

@@ -58,6 +58,7 @@ final class KeypointStoreTests: XCTestCase {
         XCTAssertEqual(a.modelHash, b.modelHash, file: file, line: line)
         XCTAssertEqual(a.keypoints.map(\.bitPattern), b.keypoints.map(\.bitPattern), file: file, line: line)
         XCTAssertEqual(a.times.map(\.bitPattern), b.times.map(\.bitPattern), file: file, line: line)
+        XCTAssertEqual(a.world?.map(\.bitPattern), b.world?.map(\.bitPattern), file: file, line: line)
     }
 
     private func write(_ clips: [ClipKeypoints], to name: String, attributes: [String: String] = [:]) throws -> String {
@@ -105,7 +106,9 @@ final class KeypointStoreTests: XCTestCase {
         withNaNs.keypoints[4] = -0.0                              // signed zero survives
         withNaNs.keypoints[7] = Float(bitPattern: 0x7FC0_1234)    // so does a NaN payload
         let empty = clip("nothing decoded@3.00-4.00", frames: 0, estimator: "blazepose-full mediapipe-0.10.14")
-        let plain = clip("zz/plain", label: "squat", split: nil, frames: 120, seed: 0.1, modelHash: nil)
+        var plain = clip("zz/plain", label: "squat", split: nil, frames: 120, seed: 0.1, modelHash: nil)
+        // World landmarks, with the NaN rows of a frame without a person.
+        plain.world = (0..<plain.keypoints.count).map { $0 / (KeypointStoreTests.joints.count * 3) == 7 ? .nan : Float($0) * 1e-3 - 0.2 }
         let noJoints = ClipKeypoints(id: "no joints", label: "squat", split: "train", source: "x.csv", start: nil, end: nil,
                                      fps: 25, width: 0, height: 0, jointNames: [], keypoints: [], times: [0, 0.04],
                                      estimator: "import")

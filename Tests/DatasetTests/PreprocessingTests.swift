@@ -186,7 +186,100 @@ final class PreprocessingTests: XCTestCase {
             XCTAssertEqual(live.values, training.values, "\(frames) frames")
             XCTAssertEqual(live.mask, training.mask)
             XCTAssertEqual(live.start, training.start)
+        }        // With world landmarks (`world` feature), as ActionRecognizer passes them.
+        let worldSpec = PreprocessingSpec(features: [.position, .world])
+        let c = Self.worldClip(frames: 40)
+        let rows = (0..<40).map { Array(c.keypoints[($0 * names.count * 3)..<(($0 + 1) * names.count * 3)]) }
+        let worldRows = (0..<40).map { Array(c.world![($0 * names.count * 3)..<(($0 + 1) * names.count * 3)]) }
+        let training = try XCTUnwrap(Preprocessing.windows(of: c, spec: worldSpec).last)
+        let live = try XCTUnwrap(Preprocessing.window(frames: Array(rows.suffix(32)), width: c.width, height: c.height,
+                                                      jointNames: names, spec: worldSpec, world: Array(worldRows.suffix(32))))
+        XCTAssertEqual(live.values, training.values)
+        XCTAssertNotEqual(live.values.filter { $0 != 0 }.count, 0)
+    }
+
+    /// A BlazePose clip with world landmarks: the 2-D pose of `pose(_:t:)` and, in 3-D, the
+    /// same points (metres, about the hips) with depth by side, each moved by `transform`.
+    static func worldClip(frames: Int, transform: (SIMD3<Float>) -> SIMD3<Float> = { $0 },
+                          bend: Float = 0) -> ClipKeypoints {
+        let names = Skeleton.blazePoseNames
+        var c = clip(names, frames: frames)
+        var world: [Float] = []
+        for t in 0..<frames {
+            let p = pose(names, t: t)
+            for (i, n) in names.enumerated() {
+                let side: Float = n.hasPrefix("left") ? 1 : (n.hasPrefix("right") ? -1 : 0)
+                var q = SIMD3(p[i * 3] - 0.5, p[i * 3 + 1] - 0.55, 0.08 * side + 0.01 * Float(i % 5))
+                if n == "left_knee" { q.z += bend }
+                q = transform(q)
+                world += [q.x, q.y, q.z]
+            }
         }
+        c.world = world
+        return c
+    }
+
+    /// The `world` feature is in the body's own frame: the same posture seen from another
+    /// camera angle (rotated in 3-D), by a bigger person (scaled) and elsewhere (shifted)
+    /// gives the same values (to float rounding: 1e-5 of a torso length); another posture
+    /// does not. A clip without world landmarks is refused with one line.
+    func testWorldFeatureIsTheSameFromAnyCameraAngle() throws {
+        let spec = PreprocessingSpec(joints: Skeleton.visionLayout + ["root"], features: [.world])
+        let a = try XCTUnwrap(Preprocessing.windows(of: Self.worldClip(frames: 32), spec: spec).first)
+        // Yaw 70°, pitch 25°, scale 1.3, shift.
+        let yaw: Float = 70 * .pi / 180, pitch: Float = 25 * .pi / 180
+        let turned = Self.worldClip(frames: 32) { q in
+            let y = SIMD3(cos(yaw) * q.x + sin(yaw) * q.z, q.y, -sin(yaw) * q.x + cos(yaw) * q.z)
+            let r = SIMD3(y.x, cos(pitch) * y.y - sin(pitch) * y.z, sin(pitch) * y.y + cos(pitch) * y.z)
+            return 1.3 * r + SIMD3(0.2, -0.1, 0.5)
+        }
+        let b = try XCTUnwrap(Preprocessing.windows(of: turned, spec: spec).first)
+        XCTAssertEqual(a.values.count, 32 * 19 * 3)
+        for (x, y) in zip(a.values, b.values) { XCTAssertEqual(x, y, accuracy: 1e-5) }
+        XCTAssertGreaterThan(a.values.map(abs).max() ?? 0, 0.5, "not all zero")
+        // Up the spine: the neck is 1 torso length above the root, which is the origin.
+        let n = spec.joints.count
+        let neck = spec.joints.firstIndex(of: "neck")!, root = spec.joints.firstIndex(of: "root")!
+        XCTAssertEqual(Array(a.values[(neck * 3)..<(neck * 3 + 3)]).map { ($0 * 1e4).rounded() / 1e4 }, [0, 1, 0])
+        XCTAssertEqual(Array(a.values[(root * 3)..<(root * 3 + 3)]), [0, 0, 0])
+        // Another posture: the left knee moved forward 10 cm.
+        let bent = try XCTUnwrap(Preprocessing.windows(of: Self.worldClip(frames: 32, bend: 0.1), spec: spec).first)
+        let knee = spec.joints.firstIndex(of: "left_knee")!
+        XCTAssertGreaterThan(abs(bent.values[(5 * n + knee) * 3 + 2] - a.values[(5 * n + knee) * 3 + 2]), 0.1)
+        XCTAssertNil(Preprocessing.problem(with: Self.worldClip(frames: 32), spec: spec))
+        let problem = try XCTUnwrap(Preprocessing.problem(with: Self.clip(Skeleton.blazePoseNames, frames: 32), spec: spec))
+        XCTAssertTrue(problem.contains("no world landmarks"), problem)
+        XCTAssertNil(Preprocessing.problem(with: Self.clip(Skeleton.blazePoseNames, frames: 32), spec: PreprocessingSpec()))
+    }
+
+    /// Mirroring the video (x → 1 − x in the picture, x → −x in the world landmarks, left and
+    /// right swapped by the pose model) gives the window `AugmentationSpec.flipped` makes of
+    /// the original, every feature included: so flip augmentation and `flip_average` show the
+    /// net the inputs a mirrored camera would (tolerance 1e-4: float rounding of 1 − x,
+    /// which the velocity multiplies by the frame rate, 30).
+    func testFlipIsTheMirroredVideo() throws {
+        let names = Skeleton.blazePoseNames
+        let spec = PreprocessingSpec(features: [.position, .confidence, .velocity, .bone, .world])
+        let original = Self.worldClip(frames: 32)
+        var mirrored = original
+        let j = names.count
+        let partner = names.map { Skeleton.index(of: Skeleton.mirror($0), in: names)! }
+        for f in 0..<original.frameCount {
+            for k in 0..<j {
+                let src = (f * j + partner[k]) * 3, dst = (f * j + k) * 3
+                mirrored.keypoints[dst] = 1 - original.keypoints[src]
+                mirrored.keypoints[dst + 1] = original.keypoints[src + 1]
+                mirrored.keypoints[dst + 2] = original.keypoints[src + 2]
+                mirrored.world![dst] = -original.world![src]
+                mirrored.world![dst + 1] = original.world![src + 1]
+                mirrored.world![dst + 2] = original.world![src + 2]
+            }
+        }
+        let w = try XCTUnwrap(Preprocessing.windows(of: original, spec: spec).first)
+        let m = try XCTUnwrap(Preprocessing.windows(of: mirrored, spec: spec).first)
+        let flipped = AugmentationSpec.flipped(w.values, layout: spec.joints, features: spec.features)
+        for (x, y) in zip(m.values, flipped) { XCTAssertEqual(x, y, accuracy: 1e-4) }
+        XCTAssertNotEqual(m.values, w.values)
     }
 
     /// Velocity: the change from the previous frame (normalised) times the frame rate; per

@@ -1,3 +1,4 @@
+import Dataset
 import Foundation
 import Media
 import TFLite
@@ -293,6 +294,25 @@ final class ExtractCommandTests: PoseactCLITestCase {
         let labels = try XCTUnwrap(report["labels"] as? [String: [String: Any]])
         XCTAssertEqual(labels["correct"]?["clips"] as? Int, 1)
         XCTAssertEqual(Double(labels["correct"]?["frames"] as? Int ?? 0), 3.92 * 15, accuracy: 1)
+        // The world landmarks are stored beside the keypoints: finite wherever there is a
+        // person, in metres (hips to shoulders 0.3–0.8 m: an adult's torso, with the pose
+        // model's error; BlazePose's world landmarks are scaled to a standard body).
+        let keypoints = try KeypointStore(path: store)
+        for entry in keypoints.entries {
+            let clip = try keypoints.read(entry.id)
+            let world = try XCTUnwrap(clip.world, entry.id)
+            XCTAssertEqual(world.count, clip.keypoints.count)
+            let j = clip.jointNames.count
+            var torsos: [Float] = []
+            for f in 0..<clip.frameCount where clip.keypoints[f * j * 3 + 2] > 0 {
+                func p(_ i: Int) -> SIMD3<Float> { SIMD3(world[(f * j + i) * 3], world[(f * j + i) * 3 + 1], world[(f * j + i) * 3 + 2]) }
+                let d = (p(11) + p(12)) / 2 - (p(23) + p(24)) / 2
+                torsos.append((d * d).sum().squareRoot())
+            }
+            XCTAssertGreaterThan(torsos.count, clip.frameCount / 2, entry.id)
+            let median = torsos.sorted()[torsos.count / 2]
+            XCTAssertTrue((0.3...0.8).contains(median), "\(entry.id): torso \(median) m")
+        }
     }
 
     /// kill -9 in the middle, then the same command again: it continues, and every clip is
