@@ -208,10 +208,8 @@ public enum Preprocessing {
         guard spec.problems.isEmpty, !clip.jointNames.isEmpty else { return [] }
         let j = clip.jointNames.count
         let sourceFrames = (0..<clip.frameCount).map { Array(clip.keypoints[($0 * j * 3)..<(($0 + 1) * j * 3)]) }
-        let worldFrames: [[Float]?] = (0..<clip.frameCount).map { f in
-            guard spec.features.contains(.world), let w = clip.world, w.count == clip.keypoints.count else { return nil }
-            return Array(w[(f * j * 3)..<((f + 1) * j * 3)])
-        }
+        let world = spec.features.contains(.world) && clip.world?.count == clip.keypoints.count ? clip.world : nil
+        let worldFrames = (0..<clip.frameCount).map { f in world.map { Array($0[(f * j * 3)..<((f + 1) * j * 3)]) } }
         // 1. map joints
         let mapper = JointMapper(source: clip.jointNames, layout: spec.joints, spec: spec)
         var frames = zip(sourceFrames, worldFrames).map { mapper.map($0, world: $1, width: clip.width, height: clip.height) }
@@ -241,10 +239,8 @@ public enum Preprocessing {
         guard spec.problems.isEmpty, !jointNames.isEmpty, frames.allSatisfy({ $0.count == jointNames.count * 3 }) else { return nil }
         // 1. map joints
         let mapper = JointMapper(source: jointNames, layout: spec.joints, spec: spec)
-        let worldRows: [[Float]?] = frames.indices.map { f in
-            guard spec.features.contains(.world), let world, world.count == frames.count, world[f].count == frames[f].count else { return nil }
-            return world[f]
-        }
+        let usable = spec.features.contains(.world) && world.map { zip($0, frames).allSatisfy { $0.count == $1.count } && $0.count == frames.count } == true
+        let worldRows: [[Float]?] = frames.indices.map { usable ? world?[$0] : nil }
         var mapped = zip(frames, worldRows).map { mapper.map($0, world: $1, width: width, height: height) }
         // 2. resample (only when the frames come with times)
         if let times, times.count == frames.count {
