@@ -239,7 +239,8 @@ public enum Preprocessing {
         guard spec.problems.isEmpty, !jointNames.isEmpty, frames.allSatisfy({ $0.count == jointNames.count * 3 }) else { return nil }
         // 1. map joints
         let mapper = JointMapper(source: jointNames, layout: spec.joints, spec: spec)
-        let usable = spec.features.contains(.world) && world.map { zip($0, frames).allSatisfy { $0.count == $1.count } && $0.count == frames.count } == true
+        let usable = spec.features.contains(.world) && world?.count == frames.count
+            && zip(world ?? [], frames).allSatisfy { $0.count == $1.count }
         let worldRows: [[Float]?] = frames.indices.map { usable ? world?[$0] : nil }
         var mapped = zip(frames, worldRows).map { mapper.map($0, world: $1, width: width, height: height) }
         // 2. resample (only when the frames come with times)
