@@ -131,6 +131,11 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         if a.scale.lowerBound <= 0 { p.append("augmentation.scale must be positive") }
         if a.timeStretch.lowerBound <= 0 { p.append("augmentation.time_stretch must be positive") }
         if !(0..<1).contains(a.dropFrames) { p.append("augmentation.drop_frames must be in [0, 1)") }
+        if !(0...1).contains(a.occlude) { p.append("augmentation.occlude must be in [0, 1]") }
+        if !(0...90).contains(a.turnDegrees) { p.append("augmentation.turn_degrees must be in 0…90") }
+        if a.turnDegrees > 0 && !preprocessing.features.contains(.position) {
+            p.append("augmentation.turn_degrees needs the position feature (it keeps the torso length)")
+        }
         return p
     }
 
@@ -165,7 +170,8 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         }
         if let s = sections["preprocessing"] {
             let m = try r.mapping(s, path: "preprocessing", keys: ["joints", "fps", "window", "stride", "min_pose_share",
-                                                                  "min_confidence", "min_joint_share", "normalization", "features"])
+                                                                  "min_confidence", "min_joint_share", "normalization", "features",
+                                                                  "outside_frame"])
             var p = c.preprocessing
             if let v = m["joints"] { p.joints = try r.joints(v, "preprocessing.joints") }
             if let v = m["fps"] { p.fps = try r.double(v, "preprocessing.fps") }
@@ -175,6 +181,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
             if let v = m["min_confidence"] { p.minConfidence = Float(try r.double(v, "preprocessing.min_confidence")) }
             if let v = m["min_joint_share"] { p.minJointShare = try r.double(v, "preprocessing.min_joint_share") }
             if let v = m["normalization"] { p.normalization = try r.choice(v, "preprocessing.normalization") }
+            if let v = m["outside_frame"] { p.outsideFrame = try r.choice(v, "preprocessing.outside_frame") }
             if let v = m["features"] { p.features = try r.list(v, "preprocessing.features") { try r.choice($0, "preprocessing.features") } }
             c.preprocessing = p
         }
@@ -217,7 +224,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         }
         if let s = sections["augmentation"] {
             let m = try r.mapping(s, path: "augmentation", keys: ["flip", "rotation_degrees", "scale", "translation", "jitter",
-                                                                 "time_stretch", "drop_frames"])
+                                                                 "time_stretch", "drop_frames", "occlude", "turn_degrees"])
             var a = c.augmentation
             if let v = m["flip"] { a.flip = try r.bool(v, "augmentation.flip") }
             if let v = m["rotation_degrees"] { a.rotationDegrees = try r.double(v, "augmentation.rotation_degrees") }
@@ -226,6 +233,8 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
             if let v = m["jitter"] { a.jitter = try r.double(v, "augmentation.jitter") }
             if let v = m["time_stretch"] { a.timeStretch = try r.range(v, "augmentation.time_stretch") }
             if let v = m["drop_frames"] { a.dropFrames = try r.double(v, "augmentation.drop_frames") }
+            if let v = m["occlude"] { a.occlude = try r.double(v, "augmentation.occlude") }
+            if let v = m["turn_degrees"] { a.turnDegrees = try r.double(v, "augmentation.turn_degrees") }
             c.augmentation = a
         }
         return c
@@ -255,6 +264,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
               min_confidence: \(p.minConfidence)
               min_joint_share: \(p.minJointShare)
               normalization: \(p.normalization.rawValue)
+              outside_frame: \(p.outsideFrame.rawValue)
               features: \(list(p.features.map(\.rawValue)))
             model:
               type: \(model.type)
@@ -289,6 +299,8 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
               jitter: \(a.jitter)
               time_stretch: \(range(a.timeStretch))
               drop_frames: \(a.dropFrames)
+              occlude: \(a.occlude)
+              turn_degrees: \(a.turnDegrees)
 
             """
     }

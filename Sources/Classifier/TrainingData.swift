@@ -31,6 +31,10 @@ public struct TrainingData: Sendable {
         var groupOf: [String: String] = [:]   // clip id → validation group
         var clipsOfSplit: [String: Int] = [:]
         if TrainingSet.isWindowsFile(path) {
+            if config.augmentation.turnDegrees > 0 {
+                throw ConfigError("\(path): a windows file has no depth, which augmentation.turn_degrees needs: train on the "
+                    + "keypoint store instead, or set turn_degrees to 0")
+            }
             let set = try TrainingSet.read(path: path)
             spec = set.spec   // the windows were cut already: their preprocessing is the one that counts
             all = set.windows
@@ -58,7 +62,13 @@ public struct TrainingData: Sendable {
                 clipsOfSplit[entry.split ?? "", default: 0] += 1
                 let clip = try store.read(entry.id)
                 if let p = Preprocessing.problem(with: clip, spec: spec) { throw ConfigError("\(path): \(p)") }
-                all += Preprocessing.windows(of: clip, spec: spec)
+                let turn = config.augmentation.turnDegrees > 0
+                if turn && clip.world == nil {
+                    throw ConfigError("\(path): clip '\(clip.id)' has no world landmarks, which augmentation.turn_degrees needs "
+                        + "(imported keypoints, or a store extracted before poseact kept them): extract it again with poseact "
+                        + "extract, or set turn_degrees to 0")
+                }
+                all += Preprocessing.windows(of: clip, spec: spec, depth: turn && clip.split == config.data.trainSplit)
             }
         }
         let splits = Set(all.map { $0.split ?? "" })
@@ -119,8 +129,13 @@ public struct TrainingData: Sendable {
         train.removeAll { validationGroups.contains(groupOf[$0.clipID] ?? $0.clipID) }
 
         func side(_ ws: [Window]) -> [String: AnyCodable] {
-            ["clips": AnyCodable(Set(ws.map(\.clipID)).count), "windows": AnyCodable(ws.count),
-             "windows_per_label": AnyCodable(Dictionary(grouping: ws, by: \.label).mapValues(\.count))]
+            var s: [String: AnyCodable] = [
+                "clips": AnyCodable(Set(ws.map(\.clipID)).count), "windows": AnyCodable(ws.count),
+                "windows_per_label": AnyCodable(Dictionary(grouping: ws, by: \.label).mapValues(\.count))]
+            // The turn augmentation skips a window without depth (a frame whose world
+            // landmarks gave none): how many it can turn.
+            if config.augmentation.turnDegrees > 0 { s["windows_with_depth"] = AnyCodable(ws.filter { $0.depth != nil }.count) }
+            return s
         }
         let summary: [String: AnyCodable] = [
             "path": AnyCodable(path), "train": AnyCodable(side(train)), "validation": AnyCodable(side(validation)),

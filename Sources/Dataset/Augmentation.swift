@@ -4,7 +4,8 @@ import Tensor
 
 /// Training-time augmentation of normalised windows; each kind is a switch (a zero
 /// magnitude or a 1…1 range turns it off). Deterministic for a seed. Applied in this
-/// order: time stretch, dropped frames, flip, rotation, scale, translation, jitter.
+/// order: turn, time stretch, dropped frames, flip, occlusion, rotation, scale, translation,
+/// jitter.
 public struct AugmentationSpec: Codable, Sendable, Equatable {
     /// Mirror horizontally with probability 0.5: x → −x, left/right joints swapped.
     public var flip: Bool = false
@@ -21,11 +22,53 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
     public var timeStretch: ClosedRange<Double> = 1...1
     /// Each real frame is dropped (zeros, mask 0) with this probability.
     public var dropFrames: Double = 0
+    /// With this probability a window loses one body part for its whole length (its joints
+    /// made missing), as when the framing cuts off the feet or the legs of a close-up, or
+    /// the head is out of the picture. The part is drawn uniformly from `occlusionParts`.
+    public var occlude: Double = 0
+    /// Turn the body about the picture's vertical axis, uniform in ±degrees, as a camera
+    /// moved round the person would see it (side view → diagonal → front): each x-y
+    /// channel's x mixes with its depth (`Window.depth`, from the world landmarks), then
+    /// the window is scaled back to a mean torso length of 1, as `root_torso` does.
+    public var turnDegrees: Double = 0
 
     public init(flip: Bool = false, rotationDegrees: Double = 0, scale: ClosedRange<Double> = 1...1, translation: Double = 0,
-                jitter: Double = 0, timeStretch: ClosedRange<Double> = 1...1, dropFrames: Double = 0) {
+                jitter: Double = 0, timeStretch: ClosedRange<Double> = 1...1, dropFrames: Double = 0, occlude: Double = 0,
+                turnDegrees: Double = 0) {
         self.flip = flip; self.rotationDegrees = rotationDegrees; self.scale = scale; self.translation = translation
-        self.jitter = jitter; self.timeStretch = timeStretch; self.dropFrames = dropFrames
+        self.jitter = jitter; self.timeStretch = timeStretch; self.dropFrames = dropFrames; self.occlude = occlude
+        self.turnDegrees = turnDegrees
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case flip, rotationDegrees, scale, translation, jitter, timeStretch, dropFrames, occlude, turnDegrees
+    }
+
+    /// Missing keys take their defaults, so a checkpoint from before a field still resumes.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = AugmentationSpec()
+        flip = try c.decodeIfPresent(Bool.self, forKey: .flip) ?? d.flip
+        rotationDegrees = try c.decodeIfPresent(Double.self, forKey: .rotationDegrees) ?? d.rotationDegrees
+        scale = try c.decodeIfPresent(ClosedRange<Double>.self, forKey: .scale) ?? d.scale
+        translation = try c.decodeIfPresent(Double.self, forKey: .translation) ?? d.translation
+        jitter = try c.decodeIfPresent(Double.self, forKey: .jitter) ?? d.jitter
+        timeStretch = try c.decodeIfPresent(ClosedRange<Double>.self, forKey: .timeStretch) ?? d.timeStretch
+        dropFrames = try c.decodeIfPresent(Double.self, forKey: .dropFrames) ?? d.dropFrames
+        occlude = try c.decodeIfPresent(Double.self, forKey: .occlude) ?? d.occlude
+        turnDegrees = try c.decodeIfPresent(Double.self, forKey: .turnDegrees) ?? d.turnDegrees
+    }
+
+    /// The body parts `occlude` hides, as joint indices of `layout`; a part the layout has
+    /// none of is left out. Each part holds the joints below it in the skeleton too (the
+    /// legs hold the feet), so no remaining joint's bone points at a hidden parent.
+    public static func occlusionParts(layout: [String]) -> [[Int]] {
+        let feet: Set = ["left_ankle", "right_ankle", "left_heel", "right_heel", "left_foot_index", "right_foot_index"]
+        let legs = feet.union(["left_knee", "right_knee"])
+        let head: Set = ["head", "nose", "left_eye_inner", "left_eye", "left_eye_outer", "right_eye_inner", "right_eye",
+                         "right_eye_outer", "left_ear", "right_ear", "mouth_left", "mouth_right"]
+        let names = layout.map(Skeleton.canonicalName)
+        return [feet, legs, head].map { part in names.indices.filter { part.contains(names[$0]) } }.filter { !$0.isEmpty }
     }
 
     /// No augmentation.
@@ -56,6 +99,59 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
             }
         }
         return out
+    }
+
+    /// Turns a window's values by `degrees` about the vertical axis: for each x-y channel
+    /// with depth, x → x·cos + depth·sin; then all of them are scaled so that the mean
+    /// torso length (neck to root, from the position channel, as `normalize` measures it)
+    /// is what it was. Joints without position are left as they are.
+    static func turn(_ values: inout [Float], depth: [Float], degrees: Double, frames: Int, layout: [String], features: [Feature]) {
+        let n = layout.count, fpj = features.reduce(0) { $0 + $1.width }
+        let xy = Preprocessing.depthFeatures(features), l = xy.count
+        guard l > 0, depth.count == frames * n * l, values.count == frames * n * fpj else { return }
+        let offsets = xy.map { offset(of: $0, in: features)! }
+        let before = meanTorso(values, frames: frames, layout: layout, features: features)
+        let c = Float(cos(degrees * .pi / 180)), s = Float(sin(degrees * .pi / 180))
+        for t in 0..<frames {
+            for j in 0..<n {
+                let o = (t * n + j) * fpj
+                for (i, off) in offsets.enumerated() {
+                    let x = values[o + off], z = depth[(t * n + j) * l + i]
+                    guard x != 0 || values[o + off + 1] != 0 || z != 0 else { continue }   // missing
+                    values[o + off] = c * x + s * z
+                }
+            }
+        }
+        guard let before, let after = meanTorso(values, frames: frames, layout: layout, features: features), after > 1e-6 else { return }
+        let k = before / after
+        for t in 0..<frames { for j in 0..<n { for off in offsets {
+            values[(t * n + j) * fpj + off] *= k; values[(t * n + j) * fpj + off + 1] *= k
+        } } }
+    }
+
+    /// The mean over frames of |neck − root| in the position channel (neck: the `neck` joint
+    /// or mid-shoulders; root: the `root` joint or mid-hips); nil when no frame has both.
+    static func meanTorso(_ values: [Float], frames: Int, layout: [String], features: [Feature]) -> Float? {
+        guard let pos = offset(of: .position, in: features) else { return nil }
+        let n = layout.count, fpj = features.reduce(0) { $0 + $1.width }
+        func idx(_ name: String) -> Int? { Skeleton.index(of: name, in: layout) }
+        let neck = idx("neck"), root = idx("root"), ls = idx("left_shoulder"), rs = idx("right_shoulder")
+        let lh = idx("left_hip"), rh = idx("right_hip")
+        var sum: Float = 0, count = 0
+        for t in 0..<frames {
+            func point(_ j: Int?) -> SIMD2<Float>? {
+                guard let j else { return nil }
+                let o = (t * n + j) * fpj
+                // A joint is present when any of its channels is non-zero.
+                guard (0..<fpj).contains(where: { values[o + $0] != 0 }) else { return nil }
+                return SIMD2(values[o + pos], values[o + pos + 1])
+            }
+            func mid(_ a: Int?, _ b: Int?) -> SIMD2<Float>? { point(a).flatMap { p in point(b).map { (p + $0) / 2 } } }
+            guard let a = point(neck) ?? mid(ls, rs), let b = point(root) ?? mid(lh, rh) else { continue }
+            let d = a - b
+            sum += (d * d).sum().squareRoot(); count += 1
+        }
+        return count > 0 ? sum / Float(count) : nil
     }
 
     /// Offsets of the x channels (position, velocity, bone, world) within a joint's features.
@@ -93,6 +189,11 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
             return (0..<fpj).contains { w.values[o + $0] != 0 }
         }
 
+        // Turn (first: it needs the window's depth, which the steps below do not carry along).
+        if spec.turnDegrees > 0, let depth = w.depth {
+            turn(&w.values, depth: depth, degrees: uniform(-spec.turnDegrees...spec.turnDegrees), frames: frames,
+                 layout: layout, features: features)
+        }
         // Time stretch.
         if spec.timeStretch.lowerBound != 1 || spec.timeStretch.upperBound != 1 {
             let s = uniform(spec.timeStretch)
@@ -115,6 +216,14 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
         }
         // Flip.
         if spec.flip && rng.uniform() < 0.5 { flip(&w, layout: layout, features: features) }
+        // Occlusion: one body part missing in every frame.
+        if spec.occlude > 0 && rng.uniform() < spec.occlude {
+            let parts = occlusionParts(layout: layout)
+            if !parts.isEmpty {
+                let part = parts[min(parts.count - 1, Int(rng.uniform() * Double(parts.count)))]
+                for t in 0..<frames { for j in part { for c in 0..<fpj { w.values[(t * n + j) * fpj + c] = 0 } } }
+            }
+        }
 
         let pos = offset(of: .position, in: features), vel = offset(of: .velocity, in: features)
         let bone = offset(of: .bone, in: features)

@@ -11,6 +11,16 @@ public enum Normalization: String, Codable, Sendable, CaseIterable {
     case rootTorso = "root_torso"
 }
 
+/// What a joint the pose model places outside the picture becomes. BlazePose guesses
+/// where a cut-off limb would be (a close-up's knees at the frame's edge, its ankles
+/// beyond it); Apple Vision gives no such joint.
+public enum OutsideFrame: String, Codable, Sendable, CaseIterable {
+    /// Kept where the pose model put it, as any other joint.
+    case keep
+    /// Missing, as a joint below `minConfidence`.
+    case missing
+}
+
 /// Per-joint channels of the model input, in this order within a joint.
 public enum Feature: String, Codable, Sendable, CaseIterable {
     /// x, y (normalised).
@@ -73,6 +83,8 @@ public struct PreprocessingSpec: Codable, Sendable, Equatable {
     /// Per-joint channels, in this order.
     public var features: [Feature] = [.position, .confidence]
     public var velocityUnit: VelocityUnit = .perSecond
+    /// Joints outside the picture (x or y outside 0…1 of the frame).
+    public var outsideFrame: OutsideFrame = .keep
 
     public var featuresPerJoint: Int { features.reduce(0) { $0 + $1.width } }
     /// The fewest real poses a window needs (`minPoseShare` of `window`, at least 1).
@@ -82,15 +94,17 @@ public struct PreprocessingSpec: Codable, Sendable, Equatable {
     public init(joints: [String] = Skeleton.visionLayout, fps: Double = 30, window: Int = 32, stride: Int = 8,
                 minPoseShare: Double = 0.6, minConfidence: Float = 0.2, minJointShare: Double = 0.5,
                 normalization: Normalization = .rootTorso, features: [Feature] = [.position, .confidence],
-                velocityUnit: VelocityUnit = .perSecond) {
+                velocityUnit: VelocityUnit = .perSecond, outsideFrame: OutsideFrame = .keep) {
         self.joints = joints; self.fps = fps; self.window = window; self.stride = stride
         self.minPoseShare = minPoseShare; self.minConfidence = minConfidence; self.minJointShare = minJointShare
         self.normalization = normalization; self.features = features; self.velocityUnit = velocityUnit
+        self.outsideFrame = outsideFrame
     }
 
     enum CodingKeys: String, CodingKey {
         case joints, fps, window, stride, minPoseShare = "min_pose_share", minConfidence = "min_confidence"
         case minJointShare = "min_joint_share", normalization, features, velocityUnit = "velocity_unit"
+        case outsideFrame = "outside_frame"
     }
 
     /// Missing keys take their defaults, so an older weights file still loads.
@@ -108,6 +122,7 @@ public struct PreprocessingSpec: Codable, Sendable, Equatable {
         features = try c.decodeIfPresent([Feature].self, forKey: .features) ?? d.features
         // Absent: a file from before the field, whose velocities were per frame.
         velocityUnit = try c.decodeIfPresent(VelocityUnit.self, forKey: .velocityUnit) ?? .perFrame
+        outsideFrame = try c.decodeIfPresent(OutsideFrame.self, forKey: .outsideFrame) ?? d.outsideFrame
     }
 
     /// Problems that make the spec unusable (empty when it is fine).
@@ -144,6 +159,11 @@ public struct Window: Sendable, Equatable {
     public var values: [Float]
     /// window: 1 real pose, 0 missing (its values are all 0).
     public var mask: [Float]
+    /// Only for the `turn` augmentation: window × joints × the x-y channels of `values`
+    /// (position, velocity, bone, as present, in that order), each channel's third
+    /// component: the depth towards the camera, in the same units, from the pose model's
+    /// world landmarks. nil when not asked for or not known for every real frame.
+    public var depth: [Float]?
 
     public init(clipID: String, label: String, split: String?, start: Int, values: [Float], mask: [Float]) {
         self.clipID = clipID; self.label = label; self.split = split; self.start = start; self.values = values; self.mask = mask
@@ -185,6 +205,9 @@ public enum Preprocessing {
         /// joints × 3: each present joint in the body frame (the `world` feature); empty when
         /// the source has no world landmarks or the body frame cannot be built.
         var world: [Float] = []
+        /// joints: each present joint's depth towards the camera relative to the hips, in
+        /// pixels (for the `turn` augmentation); empty when not asked for or not known.
+        var depth: [Float] = []
 
         static func missing(_ count: Int) -> Frame {
             Frame(joints: [Float](repeating: 0, count: count * 3), root: nil, torso: nil, shoulderWidth: nil, real: false)
@@ -204,14 +227,16 @@ public enum Preprocessing {
     }
 
     /// The windows of a clip that are used for training (see the steps above).
-    public static func windows(of clip: ClipKeypoints, spec: PreprocessingSpec) -> [Window] {
+    /// `depth`: also give each window its `depth` (for the `turn` augmentation), when the
+    /// clip has world landmarks.
+    public static func windows(of clip: ClipKeypoints, spec: PreprocessingSpec, depth: Bool = false) -> [Window] {
         guard spec.problems.isEmpty, !clip.jointNames.isEmpty else { return [] }
         let j = clip.jointNames.count
         let sourceFrames = (0..<clip.frameCount).map { Array(clip.keypoints[($0 * j * 3)..<(($0 + 1) * j * 3)]) }
-        let world = spec.features.contains(.world) && clip.world?.count == clip.keypoints.count ? clip.world : nil
+        let world = (spec.features.contains(.world) || depth) && clip.world?.count == clip.keypoints.count ? clip.world : nil
         let worldFrames = (0..<clip.frameCount).map { f in world.map { Array($0[(f * j * 3)..<((f + 1) * j * 3)]) } }
         // 1. map joints
-        let mapper = JointMapper(source: clip.jointNames, layout: spec.joints, spec: spec)
+        let mapper = JointMapper(source: clip.jointNames, layout: spec.joints, spec: spec, depth: depth)
         var frames = zip(sourceFrames, worldFrames).map { mapper.map($0, world: $1, width: clip.width, height: clip.height) }
         // 2. resample
         frames = resample(frames, times: clip.times, sourceFPS: clip.fps, fps: spec.fps, layoutCount: spec.joints.count)
@@ -222,9 +247,11 @@ public enum Preprocessing {
         return cut(frames.count, spec: spec).compactMap { start in
             let w = slice(frames, start: start, spec: spec)
             guard keep(w, spec: spec) else { return nil }
-            let values = format(normalize(w, width: clip.width, height: clip.height, spec: spec), spec: spec, parents: parents)
-            return Window(clipID: clip.id, label: clip.label, split: clip.split, start: start, values: values,
-                          mask: w.map { $0.real ? 1 : 0 })
+            let normalized = normalize(w, width: clip.width, height: clip.height, spec: spec)
+            var window = Window(clipID: clip.id, label: clip.label, split: clip.split, start: start,
+                                values: format(normalized, spec: spec, parents: parents), mask: w.map { $0.real ? 1 : 0 })
+            if depth { window.depth = formatDepth(normalized, spec: spec, parents: parents) }
+            return window
         }
     }
 
@@ -266,14 +293,19 @@ public enum Preprocessing {
         enum Source { case index(Int), mean([Int]), headMean([Int]), none }
         let sources: [Source]
         let minConfidence: Float
+        let keepOutsideFrame: Bool
+        /// Whether `map` gives frames their `world` feature and their `depth`.
+        let wantsWorld: Bool, wantsDepth: Bool
         /// Layout joints the source can provide.
         let providedCount: Int
         // Reference joints in the source.
         let root: Int?, neck: Int?, leftHip: Int?, rightHip: Int?, leftShoulder: Int?, rightShoulder: Int?
 
-        init(source names: [String], layout: [String], spec: PreprocessingSpec) {
+        init(source names: [String], layout: [String], spec: PreprocessingSpec, depth: Bool = false) {
+            wantsDepth = depth; wantsWorld = spec.features.contains(.world)
             func idx(_ n: String) -> Int? { Skeleton.index(of: n, in: names) }
             minConfidence = spec.minConfidence
+            keepOutsideFrame = spec.outsideFrame == .keep
             leftHip = idx("left_hip"); rightHip = idx("right_hip")
             leftShoulder = idx("left_shoulder"); rightShoulder = idx("right_shoulder")
             root = idx("root"); neck = idx("neck")
@@ -298,6 +330,7 @@ public enum Preprocessing {
 
         func present(_ f: [Float], _ i: Int) -> Bool {
             f[i * 3 + 2] >= minConfidence && f[i * 3].isFinite && f[i * 3 + 1].isFinite && f[i * 3 + 2] > 0
+                && (keepOutsideFrame || ((0...1).contains(f[i * 3]) && (0...1).contains(f[i * 3 + 1])))
         }
 
         /// Mean position and minimum confidence of `parts`, nil unless all are present.
@@ -353,8 +386,54 @@ public enum Preprocessing {
             var shoulders = dist(ls, rs)
             if let s = shoulders, !(s > 0) { shoulders = nil }
             var frame = Frame(joints: out, root: rootPoint, torso: torso, shoulderWidth: shoulders)
-            if let world { frame.world = bodyFrame(world, present: out) }
+            if let world, wantsWorld { frame.world = bodyFrame(world, present: out) }
+            if let world, wantsDepth, let r = rootPoint { frame.depth = cameraDepth(world, present: out, root: r, width: w, height: h) }
             return frame
+        }
+
+        /// The world landmark of each layout joint present in `present` (parts averaged as
+        /// in the 2-D mapping); nil where missing or not finite.
+        func layoutPoints(_ w: [Float], present: [Float]) -> [SIMD3<Float>?] {
+            func point(_ i: Int) -> SIMD3<Float>? {
+                guard i * 3 + 2 < w.count else { return nil }
+                let p = SIMD3(w[i * 3], w[i * 3 + 1], w[i * 3 + 2])
+                return p.x.isFinite && p.y.isFinite && p.z.isFinite ? p : nil
+            }
+            return sources.enumerated().map { k, s -> SIMD3<Float>? in
+                guard present[k * 3 + 2] > 0 else { return nil }
+                let parts: [Int]
+                switch s {
+                case .index(let i): parts = [i]
+                case .mean(let p), .headMean(let p): parts = p
+                case .none: return nil
+                }
+                let points = parts.compactMap(point)
+                guard points.count == parts.count, !points.isEmpty else { return nil }
+                return points.reduce(SIMD3<Float>(repeating: 0), +) / Float(points.count)
+            }
+        }
+
+        /// Each present joint's depth (world z relative to the hips) in pixels: world metres
+        /// to pixels by the least-squares scale between the joints' world x-y and their 2-D
+        /// offsets from `root` (weak perspective). Empty when the scale cannot be fitted.
+        func cameraDepth(_ w: [Float], present: [Float], root: (Float, Float), width: Float, height: Float) -> [Float] {
+            // Offsets from between the hips, in the world as in the picture.
+            func point(_ i: Int?) -> SIMD3<Float>? {
+                guard let i, i * 3 + 2 < w.count else { return nil }
+                let p = SIMD3(w[i * 3], w[i * 3 + 1], w[i * 3 + 2])
+                return p.x.isFinite && p.y.isFinite && p.z.isFinite ? p : nil
+            }
+            let origin = point(leftHip).flatMap { l in point(rightHip).map { (l + $0) / 2 } } ?? .zero
+            let points = layoutPoints(w, present: present).map { $0.map { $0 - origin } }
+            var num: Float = 0, den: Float = 0
+            for (k, p) in points.enumerated() {
+                guard let p else { continue }
+                num += (present[k * 3] * width - root.0) * p.x + (present[k * 3 + 1] * height - root.1) * p.y
+                den += p.x * p.x + p.y * p.y
+            }
+            guard den > 1e-8, num > 0 else { return [] }
+            let pixelsPerMetre = num / den
+            return points.map { ($0?.z ?? 0) * pixelsPerMetre }
         }
 
         /// The `world` feature of one frame: each layout joint present in `present` (the
@@ -382,16 +461,9 @@ public enum Preprocessing {
             // up × across: towards the front or the back, the same for every frame of a body.
             let depth = SIMD3(up.y * across.z - up.z * across.y, up.z * across.x - up.x * across.z, up.x * across.y - up.y * across.x)
             var out = [Float](repeating: 0, count: sources.count * 3)
-            for (k, s) in sources.enumerated() where present[k * 3 + 2] > 0 {
-                let parts: [Int]
-                switch s {
-                case .index(let i): parts = [i]
-                case .mean(let p), .headMean(let p): parts = p
-                case .none: continue
-                }
-                let points = parts.compactMap { point($0) }
-                guard points.count == parts.count, !points.isEmpty else { continue }
-                let d = points.reduce(SIMD3<Float>(repeating: 0), +) / Float(points.count) - origin
+            for (k, p) in layoutPoints(w, present: present).enumerated() {
+                guard let p else { continue }
+                let d = p - origin
                 out[k * 3] = (d * across).sum() / torso
                 out[k * 3 + 1] = (d * up).sum() / torso
                 out[k * 3 + 2] = (d * depth).sum() / torso
@@ -484,6 +556,7 @@ public enum Preprocessing {
                 g.joints[j * 3] = (f.joints[j * 3] * w - cx) / scale
                 g.joints[j * 3 + 1] = (f.joints[j * 3 + 1] * h - cy) / scale
             }
+            g.depth = f.depth.map { $0 / scale }
             return g
         }
     }
@@ -525,6 +598,38 @@ public enum Preprocessing {
                         }
                     }
                     o += feature.width
+                }
+            }
+        }
+        return out
+    }
+
+    /// The x-y features with a depth component (position, velocity, bone), in `features` order.
+    public static func depthFeatures(_ features: [Feature]) -> [Feature] {
+        features.filter { $0 == .position || $0 == .velocity || $0 == .bone }
+    }
+
+    /// `Window.depth` of a normalised window: the depth component of each x-y feature,
+    /// made as `format` makes its x and y; nil when a real frame has no depth.
+    static func formatDepth(_ window: [Frame], spec: PreprocessingSpec, parents: [Int?]) -> [Float]? {
+        let n = spec.joints.count, features = depthFeatures(spec.features), l = features.count
+        guard l > 0, window.allSatisfy({ !$0.real || $0.depth.count == n }) else { return nil }
+        var out = [Float](repeating: 0, count: window.count * n * l)
+        let velScale: Float = spec.velocityUnit == .perSecond ? Float(spec.fps) : 1
+        for (t, f) in window.enumerated() where f.real {
+            for j in 0..<n where f.joints[j * 3 + 2] > 0 {
+                for (i, feature) in features.enumerated() {
+                    let o = (t * n + j) * l + i
+                    switch feature {
+                    case .position: out[o] = f.depth[j]
+                    case .velocity:
+                        if t > 0, window[t - 1].real, window[t - 1].joints[j * 3 + 2] > 0 {
+                            out[o] = velScale * (f.depth[j] - window[t - 1].depth[j])
+                        }
+                    case .bone:
+                        if let p = parents[j], f.joints[p * 3 + 2] > 0 { out[o] = f.depth[j] - f.depth[p] }
+                    default: break
+                    }
                 }
             }
         }

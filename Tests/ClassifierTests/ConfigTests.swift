@@ -47,7 +47,7 @@ final class ConfigTests: XCTestCase {
         }
         let file = try String(contentsOfFile: Self.repository.appendingPathComponent("configs/penn-action.yaml").path, encoding: .utf8)
         XCTAssertEqual(keys(file), keys(TrainingConfig().yaml()))
-        XCTAssertEqual(keys(file).count, 43, "5 data, 9 preprocessing, 7 model, 7 optimizer, 8 training, 7 augmentation")
+        XCTAssertEqual(keys(file).count, 46, "5 data, 10 preprocessing, 7 model, 7 optimizer, 8 training, 9 augmentation")
     }
 
     func testYAMLRoundTrip() throws {
@@ -65,6 +65,9 @@ final class ConfigTests: XCTestCase {
         c.training.classWeighting = .balanced
         c.training.seed = 77
         c.augmentation = .standard
+        c.augmentation.occlude = 0.25
+        c.augmentation.turnDegrees = 30
+        c.preprocessing.outsideFrame = .missing
         XCTAssertEqual(try TrainingConfig.parse(c.yaml()), c)
         XCTAssertEqual(try TrainingConfig.parse(""), TrainingConfig(), "an empty file is all defaults")
     }

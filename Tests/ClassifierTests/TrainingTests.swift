@@ -251,5 +251,11 @@ final class TrainingTests: XCTestCase {
         XCTAssertThrowsError(try TrainingData.load(path: two, config: split)) {
             XCTAssertTrue("\($0)".contains("no clips of split 'training' (splits: test, train)"), "\($0)")
         }
+        // Penn Action's keypoints are imported: no world landmarks, so no depth to turn by.
+        var turn = PennSlice.config()
+        turn.augmentation.turnDegrees = 30
+        XCTAssertThrowsError(try TrainingData.load(path: two, config: turn)) {
+            XCTAssertTrue("\($0)".contains("has no world landmarks, which augmentation.turn_degrees needs"), "\($0)")
+        }
     }
 }

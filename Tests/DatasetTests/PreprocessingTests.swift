@@ -397,6 +397,121 @@ final class PreprocessingTests: XCTestCase {
         XCTAssertEqual(a.mask, pw.mask)
     }
 
+    func testOcclusionHidesOneBodyPartForTheWholeWindow() throws {
+        let spec = PreprocessingSpec(features: [.position, .confidence, .velocity, .bone])
+        let layout = spec.joints, n = layout.count, f = spec.featuresPerJoint
+        func names(_ part: [Int]) -> Set<String> { Set(part.map { layout[$0] }) }
+        let parts = AugmentationSpec.occlusionParts(layout: layout)
+        XCTAssertEqual(parts.map(names), [["left_ankle", "right_ankle"], ["left_ankle", "right_ankle", "left_knee", "right_knee"],
+                                          ["nose", "left_eye", "right_eye", "left_ear", "right_ear"]])
+        XCTAssertEqual(AugmentationSpec.occlusionParts(layout: Skeleton.blazePoseNames).map { $0.count }, [6, 8, 11])
+        let w0 = try XCTUnwrap(Preprocessing.windows(of: Self.clip(Skeleton.blazePoseNames, frames: 32), spec: spec).first)
+        func hidden(_ w: Window) -> Set<String> {
+            Set((0..<n).filter { j in (0..<32).allSatisfy { t in (0..<f).allSatisfy { w.values[(t * n + j) * f + $0] == 0 } } }
+                .map { layout[$0] })
+        }
+        XCTAssertEqual(hidden(w0), [], "every joint is present to begin with")
+        var seen: Set<Set<String>> = []
+        for seed in 0..<40 {
+            var w = w0, rng = SplitMix64(seed: UInt64(seed))
+            AugmentationSpec.augment(&w, spec: AugmentationSpec(occlude: 1), layout: layout, features: spec.features, rng: &rng)
+            let h = hidden(w)
+            XCTAssertTrue(parts.map(names).contains(h), "seed \(seed): one whole part is hidden, not \(h)")
+            // The rest of the window is untouched, and the frames stay real.
+            for j in 0..<n where !h.contains(layout[j]) {
+                for t in 0..<32 { for c in 0..<f { XCTAssertEqual(w.values[(t * n + j) * f + c], w0.values[(t * n + j) * f + c]) } }
+            }
+            XCTAssertEqual(w.mask, w0.mask)
+            seen.insert(h)
+        }
+        XCTAssertEqual(seen.count, 3, "each part is drawn")
+        var kept = 0
+        for seed in 0..<200 {
+            var w = w0, rng = SplitMix64(seed: UInt64(seed))
+            AugmentationSpec.augment(&w, spec: AugmentationSpec(occlude: 0.3), layout: layout, features: spec.features, rng: &rng)
+            if w == w0 { kept += 1 }
+        }
+        // 140 of 200 expected; ±30 is more than 4 standard deviations (6.5) of a binomial.
+        XCTAssertEqual(Double(kept), 140, accuracy: 30)
+    }
+
+    /// A body seen by a camera (weak perspective, 400 pixels per metre, 640×480), its world
+    /// landmarks `transform`ed first: the 2-D keypoints are the picture of the world ones.
+    static func filmedClip(frames: Int, transform: (SIMD3<Float>) -> SIMD3<Float> = { $0 }) -> ClipKeypoints {
+        let names = Skeleton.blazePoseNames
+        let lh = names.firstIndex(of: "left_hip")!, rh = names.firstIndex(of: "right_hip")!
+        var kp: [Float] = [], world: [Float] = []
+        for t in 0..<frames {
+            let p = pose(names, t: t)
+            // A side view of a push-up: the body along x, the far side 0.3 m deeper.
+            var q = names.indices.map { i -> SIMD3<Float> in
+                let side: Float = names[i].hasPrefix("left") ? 0.15 : (names[i].hasPrefix("right") ? -0.15 : 0)
+                return SIMD3(p[i * 3 + 1] - 0.5, 0.3 * (p[i * 3] - 0.5) + 0.02 * Float(i % 3), side + 0.01 * Float(i % 4))
+            }
+            let hips = (q[lh] + q[rh]) / 2
+            q = q.map { transform($0 - hips) }
+            for v in q {
+                kp += [(320 + 400 * v.x) / 640, (240 + 400 * v.y) / 480, 0.9]
+                world += [v.x, v.y, v.z]
+            }
+        }
+        var c = clip(names, frames: frames) { kp.count >= ($0 + 1) * names.count * 3 ? Array(kp[($0 * names.count * 3)..<(($0 + 1) * names.count * 3)]) : nil }
+        c.world = world
+        return c
+    }
+
+    /// `turn` is the view of a camera moved round the body: turning the window of a filmed
+    /// body by 35° gives the window of the same body filmed turned by 35° (yaw), for
+    /// position, velocity and bone (tolerance 1e-3: float rounding of the least-squares
+    /// pixels-per-metre and of 1/torso, times the frame rate, 30, for the velocity).
+    func testTurnIsTheViewFromAnotherAngle() throws {
+        let spec = PreprocessingSpec(features: [.position, .confidence, .velocity, .bone])
+        let degrees = 35.0, a = Float(degrees * .pi / 180)
+        let side = Self.filmedClip(frames: 32)
+        let turned = Self.filmedClip(frames: 32) { q in SIMD3(cos(a) * q.x + sin(a) * q.z, q.y, -sin(a) * q.x + cos(a) * q.z) }
+        let w = try XCTUnwrap(Preprocessing.windows(of: side, spec: spec, depth: true).first)
+        let expected = try XCTUnwrap(Preprocessing.windows(of: turned, spec: spec).first)
+        let depth = try XCTUnwrap(w.depth)
+        XCTAssertEqual(depth.count, 32 * spec.joints.count * 3)
+        XCTAssertNil(Preprocessing.windows(of: side, spec: spec).first?.depth, "only when asked")
+        var values = w.values
+        AugmentationSpec.turn(&values, depth: depth, degrees: degrees, frames: 32, layout: spec.joints, features: spec.features)
+        var worst: Float = 0
+        for (x, y) in zip(values, expected.values) { worst = max(worst, abs(x - y)) }
+        XCTAssertLessThan(worst, 1e-3)
+        var unturned: Float = 0
+        for (x, y) in zip(w.values, expected.values) { unturned = max(unturned, abs(x - y)) }
+        XCTAssertGreaterThan(unturned, 0.2, "a 35° turn is a different picture")
+        // Through `augment`: only the turn on, so its values are some turn of the window.
+        var r = SplitMix64(seed: 5), aw = w
+        AugmentationSpec.augment(&aw, spec: AugmentationSpec(turnDegrees: 40), layout: spec.joints, features: spec.features, rng: &r)
+        XCTAssertNotEqual(aw.values, w.values)
+        var plain = w
+        plain.depth = nil
+        AugmentationSpec.augment(&plain, spec: AugmentationSpec(turnDegrees: 40), layout: spec.joints, features: spec.features, rng: &r)
+        XCTAssertEqual(plain.values, w.values, "no depth: no turn")
+    }
+
+    func testJointsOutsideTheFrameAreMissingWhenAsked() throws {
+        let names = Skeleton.blazePoseNames, ankle = names.firstIndex(of: "left_ankle")!, knee = names.firstIndex(of: "left_knee")!
+        // A close-up: the left ankle beyond the frame's left edge, the knee just inside it.
+        let clip = Self.clip(names, frames: 32) { t in
+            var p = Self.pose(names, t: t)
+            p[ankle * 3] = -0.2; p[knee * 3] = 0.01; p[ankle * 3 + 2] = 0.5
+            return p
+        }
+        var spec = PreprocessingSpec()
+        XCTAssertEqual(spec.outsideFrame, .keep)
+        let kept = try XCTUnwrap(Preprocessing.windows(of: clip, spec: spec).first)
+        XCTAssertEqual(joint(kept, "left_ankle", t: 3, spec: spec)[2], 0.5, "kept: present with its confidence")
+        spec.outsideFrame = .missing
+        let dropped = try XCTUnwrap(Preprocessing.windows(of: clip, spec: spec).first)
+        XCTAssertEqual(joint(dropped, "left_ankle", t: 3, spec: spec), [0, 0, 0])
+        XCTAssertEqual(joint(dropped, "left_knee", t: 3, spec: spec), joint(kept, "left_knee", t: 3, spec: spec), "inside: unchanged")
+        XCTAssertEqual(try PreprocessingSpec.fromJSON(spec.json()).outsideFrame, .missing)
+        XCTAssertEqual(try PreprocessingSpec.fromJSON("{}").outsideFrame, .keep, "a file from before the key keeps them")
+    }
+
     // MARK: training set
 
     func testTrainingSetRoundTrip() throws {
