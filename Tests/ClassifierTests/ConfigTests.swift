@@ -30,6 +30,8 @@ final class ConfigTests: XCTestCase {
         let pushups = try TrainingConfig.load(path: folder.appendingPathComponent("pushups.yaml").path)
         XCTAssertEqual(pushups.preprocessing.features, [.position, .confidence, .velocity, .bone])
         XCTAssertEqual(pushups.model.channels, 64)
+        XCTAssertEqual(pushups.preprocessing.outsideFrame, .missing)
+        XCTAssertEqual(pushups.augmentation.turnDegrees, 45)
     }
 
     /// Every key the file documents is a key the parser knows, and the other way round:
