@@ -115,11 +115,8 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
         for t in 0..<frames {
             for j in 0..<n {
                 let o = (t * n + j) * fpj
-                for (i, off) in offsets.enumerated() {
-                    let x = values[o + off], z = depth[(t * n + j) * l + i]
-                    guard x != 0 || values[o + off + 1] != 0 || z != 0 else { continue }   // missing
-                    values[o + off] = c * x + s * z
-                }
+                // A missing joint has 0 in both, and stays 0.
+                for (i, off) in offsets.enumerated() { values[o + off] = c * values[o + off] + s * depth[(t * n + j) * l + i] }
             }
         }
         guard let before, let after = meanTorso(values, frames: frames, layout: layout, features: features), after > 1e-6 else { return }

@@ -391,15 +391,17 @@ public enum Preprocessing {
             return frame
         }
 
+        /// Source joint `i` of a world landmark row; nil when absent or not finite.
+        static func worldPoint(_ w: [Float], _ i: Int?) -> SIMD3<Float>? {
+            guard let i, i * 3 + 2 < w.count else { return nil }
+            let p = SIMD3(w[i * 3], w[i * 3 + 1], w[i * 3 + 2])
+            return p.x.isFinite && p.y.isFinite && p.z.isFinite ? p : nil
+        }
+
         /// The world landmark of each layout joint present in `present` (parts averaged as
         /// in the 2-D mapping); nil where missing or not finite.
         func layoutPoints(_ w: [Float], present: [Float]) -> [SIMD3<Float>?] {
-            func point(_ i: Int) -> SIMD3<Float>? {
-                guard i * 3 + 2 < w.count else { return nil }
-                let p = SIMD3(w[i * 3], w[i * 3 + 1], w[i * 3 + 2])
-                return p.x.isFinite && p.y.isFinite && p.z.isFinite ? p : nil
-            }
-            return sources.enumerated().map { k, s -> SIMD3<Float>? in
+            sources.enumerated().map { k, s -> SIMD3<Float>? in
                 guard present[k * 3 + 2] > 0 else { return nil }
                 let parts: [Int]
                 switch s {
@@ -407,7 +409,7 @@ public enum Preprocessing {
                 case .mean(let p), .headMean(let p): parts = p
                 case .none: return nil
                 }
-                let points = parts.compactMap(point)
+                let points = parts.compactMap { Self.worldPoint(w, $0) }
                 guard points.count == parts.count, !points.isEmpty else { return nil }
                 return points.reduce(SIMD3<Float>(repeating: 0), +) / Float(points.count)
             }
@@ -418,12 +420,7 @@ public enum Preprocessing {
         /// offsets from `root` (weak perspective). Empty when the scale cannot be fitted.
         func cameraDepth(_ w: [Float], present: [Float], root: (Float, Float), width: Float, height: Float) -> [Float] {
             // Offsets from between the hips, in the world as in the picture.
-            func point(_ i: Int?) -> SIMD3<Float>? {
-                guard let i, i * 3 + 2 < w.count else { return nil }
-                let p = SIMD3(w[i * 3], w[i * 3 + 1], w[i * 3 + 2])
-                return p.x.isFinite && p.y.isFinite && p.z.isFinite ? p : nil
-            }
-            let origin = point(leftHip).flatMap { l in point(rightHip).map { (l + $0) / 2 } } ?? .zero
+            let origin = Self.worldPoint(w, leftHip).flatMap { l in Self.worldPoint(w, rightHip).map { (l + $0) / 2 } } ?? .zero
             let points = layoutPoints(w, present: present).map { $0.map { $0 - origin } }
             var num: Float = 0, den: Float = 0
             for (k, p) in points.enumerated() {
@@ -440,11 +437,7 @@ public enum Preprocessing {
         /// mapped 2-D frame) in the body frame (see `Feature.world`); empty when the hips and
         /// shoulders do not give one (no world landmarks, or a degenerate body).
         func bodyFrame(_ w: [Float], present: [Float]) -> [Float] {
-            func point(_ i: Int?) -> SIMD3<Float>? {
-                guard let i, i * 3 + 2 < w.count else { return nil }
-                let p = SIMD3(w[i * 3], w[i * 3 + 1], w[i * 3 + 2])
-                return p.x.isFinite && p.y.isFinite && p.z.isFinite ? p : nil
-            }
+            func point(_ i: Int?) -> SIMD3<Float>? { Self.worldPoint(w, i) }
             guard let lh = point(leftHip), let rh = point(rightHip), let ls = point(leftShoulder), let rs = point(rightShoulder)
             else { return [] }
             func length(_ v: SIMD3<Float>) -> Float { (v * v).sum().squareRoot() }
