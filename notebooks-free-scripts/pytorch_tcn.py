@@ -5,6 +5,7 @@ never a dependency of poseact.
 
     python pytorch_tcn.py --config configs/penn-action.yaml --data WINDOWS.h5 \
         [--epochs N] [--threads T] [--seed S] [--patience P] [--validation-share F] [--json]
+    python pytorch_tcn.py --print-defaults    # DEFAULTS as JSON (standard library only)
 
 WINDOWS.h5 is a `poseact windows` file (format "poseact-windows"). One line per epoch:
 train loss/accuracy, validation loss/accuracy, and the seconds of the training pass alone
@@ -13,19 +14,59 @@ window; validation excluded). Then test window and clip accuracy of the best-val
 loss weights, the parameter count, the median seconds per epoch and windows per second.
 With --json the last stdout line is one JSON object.
 
+The config takes every key poseact's does (configs/penn-action.yaml; DEFAULTS are its
+built-in defaults, and Tests/ClassifierTests/MirrorTests.swift fails when they drift).
+Mirrored: the features position, confidence, presence, velocity, bone and world (the flip
+negates the x channels of position, velocity, bone and world; rotation and scale turn
+position, velocity and bone); model.input_norm (a BatchNorm over the input channels before
+the first block); cross-validation (data.folds, data.fold: the train split's clips dealt
+into folds as TrainingData.foldGroups does, the test split unused); augmentation.occlude.
+The preprocessing section is accepted but not applied: the spec stored in the windows file
+is what counts, as in poseact. Refused at anything but the default: model.pooling other
+than mean, training.window_weighting clip, and augmentation.turn_degrees (a windows file
+has no depth; poseact refuses it on one too).
+
 What mirrors poseact bit for bit (same SplitMix64 streams): the initial weights, the
-validation clips, each epoch's shuffle and every augmentation draw. What cannot: dropout
-masks (torch's generator) and float summation order (MKL/oneDNN vs OpenBLAS), so runs
-diverge after the first step and agree in distribution only.
+validation clips, the cross-validation folds, each epoch's shuffle and every augmentation
+draw. What cannot: dropout masks (torch's generator) and float summation order (MKL/oneDNN
+vs OpenBLAS), so runs diverge after the first step and agree in distribution only.
 """
 import argparse
 import copy
+import functools
 import json
 import math
 import os
 import statistics
 import sys
 import time
+import unicodedata
+
+# ---- config ----------------------------------------------------------------------------
+# poseact's built-in defaults (TrainingConfig(), written out in configs/penn-action.yaml),
+# every key poseact's config has, section by section in the order of TrainingConfig.yaml().
+# MirrorTests.swift compares them with poseact's at test time: keep them in step.
+DEFAULTS = {
+    "data": {"store": None, "train_split": "train", "test_split": "test", "validation_share": 0.1,
+             "validation_group": "source", "folds": 0, "fold": 1},
+    "preprocessing": {"joints": "vision", "fps": 30, "window": 32, "stride": 8, "min_pose_share": 0.6,
+                      "min_confidence": 0.2, "min_joint_share": 0.25, "normalization": "root_torso",
+                      "outside_frame": "keep", "centre": "window", "torso": "mean",
+                      "features": ["position", "confidence", "velocity"]},
+    "model": {"type": "tcn", "channels": 128, "dilations": [1, 2, 4, 8], "kernel": 5, "dropout": 0.1,
+              "pooling": "mean", "flip_average": True, "input_norm": False},
+    "optimizer": {"name": "adamw", "learning_rate": 0.001, "min_learning_rate": 0.00001, "warmup_epochs": 1,
+                  "weight_decay": 0.01, "gradient_clip": 5, "batch_size": 32},
+    "training": {"epochs": 40, "patience": 0, "keep": "last", "class_weighting": "none", "window_weighting": "window",
+                 "label_smoothing": 0, "seed": 1, "threads": 0},
+    "augmentation": {"flip": True, "rotation_degrees": 0, "scale": [1, 1], "translation": 0, "jitter": 0,
+                     "time_stretch": [1, 1], "drop_frames": 0, "occlude": 0, "turn_degrees": 0},
+}
+
+if __name__ == "__main__" and "--print-defaults" in sys.argv[1:]:
+    # Before the heavy imports: this needs nothing beyond the standard library.
+    print(json.dumps(DEFAULTS))
+    sys.exit(0)
 
 # libgomp's default wait policy spins at every parallel region; when another process holds
 # a core (a shared machine) a 2-thread step then takes ~40× longer (measured here: 970 ms
@@ -105,21 +146,18 @@ def swift_round(x):
     return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
 
 
-# ---- config ----------------------------------------------------------------------------
-DEFAULTS = {
-    "data": {"store": None, "train_split": "train", "test_split": "test", "validation_share": 0.1,
-             "validation_group": "source"},
-    "preprocessing": {"joints": "vision", "fps": 30, "window": 32, "stride": 8, "min_pose_share": 0.6,
-                      "min_confidence": 0.2, "min_joint_share": 0.25, "normalization": "root_torso",
-                      "features": ["position", "confidence", "velocity"]},
-    "model": {"type": "tcn", "channels": 128, "dilations": [1, 2, 4, 8], "kernel": 5, "dropout": 0.1,
-              "pooling": "mean", "flip_average": True},
-    "optimizer": {"name": "adamw", "learning_rate": 0.001, "min_learning_rate": 0.00001, "warmup_epochs": 1,
-                  "weight_decay": 0.01, "gradient_clip": 5, "batch_size": 32},
-    "training": {"epochs": 40, "patience": 0, "keep": "last", "class_weighting": "none", "window_weighting": "window",
-                 "label_smoothing": 0, "seed": 1, "threads": 0},
-    "augmentation": {"flip": True, "rotation_degrees": 0, "scale": [1, 1], "translation": 0, "jitter": 0,
-                     "time_stretch": [1, 1], "drop_frames": 0},
+# ---- config checks, as TrainingConfig.parse and .problems ------------------------------
+CHOICES = {
+    ("data", "validation_group"): ("source", "clip"),
+    ("preprocessing", "normalization"): ("none", "root_torso"),
+    ("preprocessing", "outside_frame"): ("keep", "missing"),
+    ("preprocessing", "centre"): ("window", "frame"),
+    ("preprocessing", "torso"): ("mean", "median"),
+    ("model", "pooling"): ("mean", "max", "mean_max"),
+    ("optimizer", "name"): ("adamw", "adam"),
+    ("training", "keep"): ("last", "best"),
+    ("training", "class_weighting"): ("none", "balanced"),
+    ("training", "window_weighting"): ("window", "clip"),
 }
 
 
@@ -131,21 +169,35 @@ def load_config(path):
             doc = yaml.safe_load(f) or {}
     for section, values in doc.items():
         if section not in cfg:
-            sys.exit(f"{path}: unknown section '{section}'")
+            sys.exit(f"{path}: unknown section '{section}' (known: {', '.join(cfg)})")
         for k, v in (values or {}).items():
             if k not in cfg[section]:
-                sys.exit(f"{path}: unknown key {section}.{k}")
+                sys.exit(f"{path}: unknown key {section}.{k} (known here: {', '.join(cfg[section])})")
             cfg[section][k] = v
+    for (section, key), known in CHOICES.items():
+        if cfg[section][key] not in known:
+            sys.exit(f"{path}: {section}.{key} must be one of {', '.join(known)}, not {cfg[section][key]!r}")
+    features = cfg["preprocessing"]["features"]
+    if not isinstance(features, list) or not features or any(f not in FEATURE_WIDTH for f in features):
+        sys.exit(f"{path}: preprocessing.features must be a list of {', '.join(FEATURE_WIDTH)}, not {features!r}")
+    d = cfg["data"]
+    folds, fold = d["folds"], d["fold"]
+    if not isinstance(folds, int) or folds == 1 or folds < 0:
+        sys.exit(f"{path}: data.folds must be 0 (no cross-validation) or at least 2, not {folds!r}")
+    if folds >= 2 and not (isinstance(fold, int) and 1 <= fold <= folds):
+        sys.exit(f"{path}: data.fold must be in 1…{folds}, not {fold!r}")
     if cfg["model"]["pooling"] != "mean":
         sys.exit(f"model.pooling {cfg['model']['pooling']!r}: only mean is mirrored")
     if cfg["training"]["window_weighting"] != "window":
         sys.exit(f"training.window_weighting {cfg['training']['window_weighting']!r}: only window is mirrored")
-    if cfg["training"]["keep"] not in ("last", "best"):
-        sys.exit(f"training.keep {cfg['training']['keep']!r}: last or best")
     if cfg["model"]["type"] != "tcn":
         sys.exit(f"model.type {cfg['model']['type']!r}: only tcn is mirrored")
-    if cfg["optimizer"]["name"] not in ("adamw", "adam"):
-        sys.exit(f"optimizer.name {cfg['optimizer']['name']!r}: adamw or adam")
+    occlude = float(cfg["augmentation"]["occlude"] or 0)
+    if not 0 <= occlude <= 1:
+        sys.exit(f"{path}: augmentation.occlude must be in [0, 1], not {occlude}")
+    if float(cfg["augmentation"]["turn_degrees"] or 0) != 0:
+        sys.exit(f"augmentation.turn_degrees {cfg['augmentation']['turn_degrees']}: a windows file has no depth, which "
+                 "the turn needs (poseact refuses it on a windows file too); set it to 0")
     return cfg
 
 
@@ -194,7 +246,10 @@ def mirror_permutation(layout):
     return perm
 
 
-FEATURE_WIDTH = {"position": 2, "confidence": 1, "velocity": 2}
+# Per-joint channels, as Sources/Dataset/Preprocessing.swift's Feature.width.
+FEATURE_WIDTH = {"position": 2, "confidence": 1, "presence": 1, "velocity": 2, "bone": 2, "world": 3}
+# Features whose first channel is an x (Augmentation.swift's xChannels): the flip negates it.
+X_FEATURES = ("position", "velocity", "bone", "world")
 
 
 def feature_offset(features, feature):
@@ -204,6 +259,46 @@ def feature_offset(features, feature):
             return o
         o += FEATURE_WIDTH[f]
     return None
+
+
+def numeric_compare(a, b):
+    """Swift's a.compare(b, options: .numeric): runs of digits compare as numbers ("clip7"
+    before "clip12", "a01" the same as "a1"), other characters one by one (decomposed, as
+    Foundation's non-literal compare)."""
+    a, b = unicodedata.normalize("NFD", a), unicodedata.normalize("NFD", b)
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i] in "0123456789" and b[j] in "0123456789":
+            i0, j0 = i, j
+            while i < len(a) and a[i] in "0123456789":
+                i += 1
+            while j < len(b) and b[j] in "0123456789":
+                j += 1
+            x, y = int(a[i0:i]), int(b[j0:j])
+            if x != y:
+                return -1 if x < y else 1
+        else:
+            if a[i] != b[j]:
+                return -1 if a[i] < b[j] else 1
+            i += 1
+            j += 1
+    rest_a, rest_b = len(a) - i, len(b) - j
+    return (rest_a > rest_b) - (rest_a < rest_b)
+
+
+def fold_groups(label_of_group, folds, chunk=5):
+    """TrainingData.foldGroups: within each label (labels sorted) the groups in natural
+    order, dealt out in runs of `chunk`: run r to fold r mod k. One set of groups per fold."""
+    out = [set() for _ in range(folds)]
+    by_label = {}
+    for g, l in label_of_group.items():
+        by_label.setdefault(l, []).append(g)
+    for label in sorted(by_label):
+        # Ties (equal as numbers: "a01", "a1") are in no set order in poseact; here by name.
+        groups = sorted(sorted(by_label[label]), key=functools.cmp_to_key(numeric_compare))
+        for i, g in enumerate(groups):
+            out[(i // chunk) % folds].add(g)
+    return out
 
 
 def attr_strings(a):
@@ -242,6 +337,14 @@ def load_windows(path, cfg, seed):
     if not train_idx:
         sys.exit(f"{path}: no windows of split '{d['train_split']}'")
     classes = sorted({label_of[i] for i in train_idx})
+    folds = int(d["folds"])
+    if folds >= 2:
+        # Cross-validation: every clip of the train split (a windows file's group is its clip)
+        # goes to a fold; fold `fold` is the test side, the test split is not used.
+        clips = {clip_of[i]: label_of[i] for i in range(n) if not has_splits or split_of[i] == d["train_split"]}
+        held = fold_groups(clips, folds)[int(d["fold"]) - 1]
+        test_idx = [i for i in train_idx if clip_of[i] in held]
+        train_idx = [i for i in train_idx if clip_of[i] not in held]
     test_idx = [i for i in test_idx if label_of[i] in set(classes)]
 
     val_clips = set()
@@ -296,8 +399,11 @@ class Block(nn.Module):
 
 
 class TCN(nn.Module):
-    def __init__(self, cin, classes, channels, dilations, kernel, dropout):
+    def __init__(self, cin, classes, channels, dilations, kernel, dropout, input_norm=False):
         super().__init__()
+        # model.input_norm: BatchNorm over the input channels before the first block; made
+        # first, so that its γ, β lead the parameters as input_bn.gamma/beta do in poseact.
+        self.input_bn = nn.BatchNorm1d(cin, eps=1e-5, momentum=0.1) if input_norm else None
         blocks, c = [], cin
         for d in dilations:
             blocks.append(Block(c, channels, kernel, d, dropout))
@@ -307,6 +413,8 @@ class TCN(nn.Module):
 
     def forward(self, x, mask):   # x (B,T,C) channels last, mask (B,T) → logits (B,K)
         h = x.transpose(1, 2)
+        if self.input_bn is not None:
+            h = self.input_bn(h)
         for b in self.blocks:
             h = b(h)
         total = mask.sum(1, keepdim=True)
@@ -318,8 +426,11 @@ class TCN(nn.Module):
     def init_like_poseact(self, seed):
         """The very weights poseact's TCN(seed:) starts from: one SplitMix64 stream, per block
         the conv weight N(0, 2/(k·C_in)) in [oc][k][c] order then one draw for the dropout's
-        seed, then the head N(0, 1/in) (gain 1/√2); biases 0, BN γ=1 β=0."""
+        seed, then the head N(0, 1/in) (gain 1/√2); biases 0, BN γ=1 β=0 (the input BN's
+        too: it draws nothing from the stream)."""
         rng = SplitMix64(seed)
+        if self.input_bn is not None:
+            self.input_bn.reset_parameters()
         for b in self.blocks:
             oc, ic, k = b.conv.weight.shape
             w = rng.gaussians(oc * k * ic) * math.sqrt(2.0 / (k * ic))
@@ -333,6 +444,18 @@ class TCN(nn.Module):
 
 
 # ---- augmentation, as Sources/Dataset/Augmentation.swift -------------------------------
+def occlusion_parts(layout):
+    """AugmentationSpec.occlusionParts: the feet, the legs (feet and knees), the head, as
+    joint indices of the layout; a part the layout has none of is left out."""
+    feet = {"left_ankle", "right_ankle", "left_heel", "right_heel", "left_foot_index", "right_foot_index"}
+    legs = feet | {"left_knee", "right_knee"}
+    head = {"head", "nose", "left_eye_inner", "left_eye", "left_eye_outer", "right_eye_inner", "right_eye",
+            "right_eye_outer", "left_ear", "right_ear", "mouth_left", "mouth_right"}
+    names = [canonical_name(n) for n in layout]
+    parts = [[j for j, n in enumerate(names) if n in part] for part in (feet, legs, head)]
+    return [p for p in parts if p]
+
+
 class Augmenter:
     def __init__(self, aug, spec):
         self.flip = bool(aug["flip"])
@@ -342,20 +465,27 @@ class Augmenter:
         self.jitter = float(aug["jitter"] or 0)
         self.stretch = as_range(aug["time_stretch"])
         self.drop = float(aug["drop_frames"] or 0)
+        self.occlude = float(aug["occlude"] or 0)
         feats = spec["features"]
+        unknown = [f for f in feats if f not in FEATURE_WIDTH]
+        if unknown:
+            sys.exit(f"the windows file's features {unknown} are not known to this mirror")
         self.J = len(spec["joints"])
         self.fpj = sum(FEATURE_WIDTH[x] for x in feats)
         self.perm = torch.tensor(mirror_permutation(spec["joints"]), dtype=torch.long)
         sign = torch.ones(self.fpj)
-        for f in ("position", "velocity"):
+        for f in X_FEATURES:   # the x channels change sign when mirrored
             o = feature_offset(feats, f)
             if o is not None:
                 sign[o] = -1
         self.sign = sign
         self.pos = feature_offset(feats, "position")
         self.vel = feature_offset(feats, "velocity")
+        self.bone = feature_offset(feats, "bone")
+        self.parts = occlusion_parts(spec["joints"])
         self.only_flip = (self.rotation == 0 and self.scale == (1, 1) and self.translation == 0
-                          and self.jitter == 0 and self.stretch == (1, 1) and self.drop == 0)
+                          and self.jitter == 0 and self.stretch == (1, 1) and self.drop == 0
+                          and self.occlude == 0)
         self.any = self.flip or not self.only_flip
 
     def flip_batch(self, x, which):
@@ -402,6 +532,10 @@ class Augmenter:
             v[dropped] = 0
         if self.flip and rng.uniform() < 0.5:
             v = v[:, self.perm.numpy(), :] * self.sign.numpy()
+        if self.occlude > 0 and rng.uniform() < self.occlude and self.parts:
+            # One body part missing in every frame (its values 0, the mask as it was).
+            part = self.parts[min(len(self.parts) - 1, int(rng.uniform() * len(self.parts)))]
+            v[:, part, :] = 0
         present = (mask > 0)[:, None] & (v != 0).any(axis=2)
         angle = uniform(-self.rotation, self.rotation) * math.pi / 180 if self.rotation > 0 else 0.0
         k = uniform(*self.scale) if self.scale != (1, 1) else 1.0
@@ -409,7 +543,7 @@ class Augmenter:
         dy = uniform(-self.translation, self.translation) if self.translation > 0 else 0.0
         if angle != 0 or k != 1 or dx != 0 or dy != 0:
             c, s = np.float32(math.cos(angle) * k), np.float32(math.sin(angle) * k)
-            for off, shift in ((self.pos, True), (self.vel, False)):
+            for off, shift in ((self.pos, True), (self.vel, False), (self.bone, False)):
                 if off is None:
                     continue
                 x, y = v[:, :, off].copy(), v[:, :, off + 1].copy()
@@ -487,6 +621,8 @@ def main():
     ap.add_argument("--validation-share", type=float,
                     help="overrides data.validation_share (0: train on every training clip, as poseact bench train)")
     ap.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
+    ap.add_argument("--print-defaults", action="store_true",
+                    help="print the config defaults (every key poseact's config has) as JSON and exit")
     a = ap.parse_args()
 
     cfg = load_config(a.config)
@@ -504,7 +640,8 @@ def main():
     spec, classes, train, val, test = load_windows(a.data, cfg, seed)
     T, C, K = spec["window"], train["x"].shape[2], len(classes)
     bs = int(opt_cfg["batch_size"])
-    model = TCN(C, K, int(mdl["channels"]), [int(d) for d in mdl["dilations"]], int(mdl["kernel"]), float(mdl["dropout"]))
+    model = TCN(C, K, int(mdl["channels"]), [int(d) for d in mdl["dilations"]], int(mdl["kernel"]), float(mdl["dropout"]),
+                input_norm=bool(mdl["input_norm"]))
     model.init_like_poseact(seed)
     parameters = sum(p.numel() for p in model.parameters())
 
@@ -533,8 +670,10 @@ def main():
     # flip_average needs the mirror permutation, which the Augmenter holds even with flip off.
     mirror = augmenter if cfg["model"]["flip_average"] else None
 
+    folds = int(cfg["data"]["folds"])
+    cv = f" (fold {cfg['data']['fold']} of {folds})" if folds >= 2 else ""
     print(f"torch {torch.__version__}, {threads} threads; {n} train / {len(val['y'])} validation / "
-          f"{len(test['y'])} test windows, {K} classes, {T}×{C} input, {parameters} parameters", flush=True)
+          f"{len(test['y'])} test{cv} windows, {K} classes, {T}×{C} input, {parameters} parameters", flush=True)
     print(f"{'epoch':>5} {'train loss':>10} {'train acc':>9} {'val loss':>9} {'val acc':>8} {'lr':>9} {'seconds':>8}", flush=True)
 
     step, best_loss, best_acc, best_epoch, best_state = 0, math.inf, -1.0, 0, None
@@ -596,6 +735,7 @@ def main():
         "validation_loss": None if math.isinf(best_loss) else round(best_loss, 5),
         "window_accuracy": None if math.isnan(window_acc) else round(window_acc, 5),
         "clip_accuracy": None if math.isnan(clip_acc) else round(clip_acc, 5),
+        "folds": folds, "fold": int(cfg["data"]["fold"]) if folds >= 2 else None,
         "train_windows": n, "validation_windows": len(val["y"]), "test_windows": len(test["y"]), "test_clips": test_clips,
         "augmentation": "exact" if augmenter.any else "off", "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
     }

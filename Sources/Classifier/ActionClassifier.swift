@@ -16,10 +16,12 @@ public struct Architecture: Codable, Equatable, Sendable {
     /// Whether a prediction averages the window's probabilities with its mirror image's
     /// (false in files written before this key existed).
     public var flipAverage: Bool
+    /// A BatchNorm over the input channels first (false in files written before this key).
+    public var inputNorm: Bool
 
     enum CodingKeys: String, CodingKey {
         case type, inputChannels = "input_channels", frames, classes, channels, dilations, kernel, dropout, pooling
-        case flipAverage = "flip_average"
+        case flipAverage = "flip_average", inputNorm = "input_norm"
     }
 
     public init(from decoder: Decoder) throws {
@@ -34,6 +36,7 @@ public struct Architecture: Codable, Equatable, Sendable {
         dropout = try c.decode(Double.self, forKey: .dropout)
         pooling = try c.decodeIfPresent(TCN.Pooling.self, forKey: .pooling) ?? .mean
         flipAverage = try c.decodeIfPresent(Bool.self, forKey: .flipAverage) ?? false
+        inputNorm = try c.decodeIfPresent(Bool.self, forKey: .inputNorm) ?? false
     }
 
     public init(config: TrainingConfig, classes: Int) {
@@ -47,13 +50,14 @@ public struct Architecture: Codable, Equatable, Sendable {
         dropout = config.model.dropout
         pooling = config.model.pooling
         flipAverage = config.model.flipAverage
+        inputNorm = config.model.inputNorm
     }
 
     /// The TCN of this architecture, for batches of up to `maxBatch` windows.
     func tcn(maxBatch: Int, seed: UInt64) -> TCN {
         TCN(.init(inputChannels: inputChannels, frames: frames, classes: classes, channels: channels,
                   dilations: dilations, kernel: kernel, dropout: Float(dropout), pooling: pooling,
-                  maxBatch: maxBatch, seed: seed))
+                  inputNorm: inputNorm, maxBatch: maxBatch, seed: seed))
     }
 }
 

@@ -16,10 +16,29 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         public var testSplit: String? = "test"
         public var validationShare = 0.1
         public var validationGroup: ValidationGroup = .source
+        /// Cross-validation: with `folds` = k ≥ 2 the run trains on the train split less its
+        /// `fold`-th of k folds and tests on that fold (`TrainingData.foldGroups`); the test
+        /// split is not used. 0: no cross-validation.
+        public var folds = 0
+        public var fold = 1
+
+        public init() {}
 
         enum CodingKeys: String, CodingKey {
             case store, trainSplit = "train_split", testSplit = "test_split"
-            case validationShare = "validation_share", validationGroup = "validation_group"
+            case validationShare = "validation_share", validationGroup = "validation_group", folds, fold
+        }
+
+        /// Missing keys take their defaults, so a checkpoint from before a key still resumes.
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self), d = DataSection()
+            store = try c.decodeIfPresent(String.self, forKey: .store)
+            trainSplit = try c.decodeIfPresent(String.self, forKey: .trainSplit) ?? d.trainSplit
+            testSplit = try c.decodeIfPresent(String.self, forKey: .testSplit) ?? d.testSplit
+            validationShare = try c.decodeIfPresent(Double.self, forKey: .validationShare) ?? d.validationShare
+            validationGroup = try c.decodeIfPresent(ValidationGroup.self, forKey: .validationGroup) ?? d.validationGroup
+            folds = try c.decodeIfPresent(Int.self, forKey: .folds) ?? d.folds
+            fold = try c.decodeIfPresent(Int.self, forKey: .fold) ?? d.fold
         }
     }
 
@@ -38,9 +57,26 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         public var pooling: TCN.Pooling = .mean
         /// Predictions average each window with its mirror image (left and right swapped).
         public var flipAverage = true
+        /// A BatchNorm over the input channels before the first block.
+        public var inputNorm = false
+
+        public init() {}
 
         enum CodingKeys: String, CodingKey {
-            case type, channels, dilations, kernel, dropout, pooling, flipAverage = "flip_average"
+            case type, channels, dilations, kernel, dropout, pooling, flipAverage = "flip_average", inputNorm = "input_norm"
+        }
+
+        /// Missing keys take their defaults, so a checkpoint from before a key still resumes.
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self), d = ModelSection()
+            type = try c.decodeIfPresent(String.self, forKey: .type) ?? d.type
+            channels = try c.decodeIfPresent(Int.self, forKey: .channels) ?? d.channels
+            dilations = try c.decodeIfPresent([Int].self, forKey: .dilations) ?? d.dilations
+            kernel = try c.decodeIfPresent(Int.self, forKey: .kernel) ?? d.kernel
+            dropout = try c.decodeIfPresent(Double.self, forKey: .dropout) ?? d.dropout
+            pooling = try c.decodeIfPresent(TCN.Pooling.self, forKey: .pooling) ?? d.pooling
+            flipAverage = try c.decodeIfPresent(Bool.self, forKey: .flipAverage) ?? d.flipAverage
+            inputNorm = try c.decodeIfPresent(Bool.self, forKey: .inputNorm) ?? d.inputNorm
         }
     }
 
@@ -108,6 +144,8 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         var p = preprocessing.problems.map { "preprocessing: \($0)" }
         if data.trainSplit.isEmpty { p.append("data.train_split must not be empty") }
         if !(0..<1).contains(data.validationShare) { p.append("data.validation_share must be in [0, 1)") }
+        if data.folds == 1 || data.folds < 0 { p.append("data.folds must be 0 (no cross-validation) or at least 2") }
+        if data.folds >= 2 && !(1...data.folds).contains(data.fold) { p.append("data.fold must be in 1…\(data.folds)") }
         if model.type != "tcn" { p.append("model.type '\(model.type)' is not known (tcn)") }
         if model.channels < 1 { p.append("model.channels must be at least 1") }
         if model.dilations.isEmpty { p.append("model.dilations must list at least one block") }
@@ -161,17 +199,20 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         let r = YAMLReader(file: file)
         let sections = try r.mapping(root, path: nil, keys: ["data", "preprocessing", "model", "optimizer", "training", "augmentation"])
         if let s = sections["data"] {
-            let m = try r.mapping(s, path: "data", keys: ["store", "train_split", "test_split", "validation_share", "validation_group"])
+            let m = try r.mapping(s, path: "data", keys: ["store", "train_split", "test_split", "validation_share", "validation_group",
+                                                           "folds", "fold"])
             if let v = m["store"] { c.data.store = try r.optionalString(v, "data.store") }
             if let v = m["train_split"] { c.data.trainSplit = try r.string(v, "data.train_split") }
             if let v = m["test_split"] { c.data.testSplit = try r.optionalString(v, "data.test_split") }
             if let v = m["validation_share"] { c.data.validationShare = try r.double(v, "data.validation_share") }
             if let v = m["validation_group"] { c.data.validationGroup = try r.choice(v, "data.validation_group") }
+            if let v = m["folds"] { c.data.folds = try r.int(v, "data.folds") }
+            if let v = m["fold"] { c.data.fold = try r.int(v, "data.fold") }
         }
         if let s = sections["preprocessing"] {
             let m = try r.mapping(s, path: "preprocessing", keys: ["joints", "fps", "window", "stride", "min_pose_share",
                                                                   "min_confidence", "min_joint_share", "normalization", "features",
-                                                                  "outside_frame"])
+                                                                  "outside_frame", "centre", "torso"])
             var p = c.preprocessing
             if let v = m["joints"] { p.joints = try r.joints(v, "preprocessing.joints") }
             if let v = m["fps"] { p.fps = try r.double(v, "preprocessing.fps") }
@@ -182,12 +223,14 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
             if let v = m["min_joint_share"] { p.minJointShare = try r.double(v, "preprocessing.min_joint_share") }
             if let v = m["normalization"] { p.normalization = try r.choice(v, "preprocessing.normalization") }
             if let v = m["outside_frame"] { p.outsideFrame = try r.choice(v, "preprocessing.outside_frame") }
+            if let v = m["centre"] { p.centre = try r.choice(v, "preprocessing.centre") }
+            if let v = m["torso"] { p.torso = try r.choice(v, "preprocessing.torso") }
             if let v = m["features"] { p.features = try r.list(v, "preprocessing.features") { try r.choice($0, "preprocessing.features") } }
             c.preprocessing = p
         }
         if let s = sections["model"] {
             let m = try r.mapping(s, path: "model", keys: ["type", "channels", "dilations", "kernel", "dropout", "pooling",
-                                                                      "flip_average"])
+                                                                      "flip_average", "input_norm"])
             if let v = m["type"] { c.model.type = try r.string(v, "model.type") }
             if let v = m["channels"] { c.model.channels = try r.int(v, "model.channels") }
             if let v = m["dilations"] { c.model.dilations = try r.list(v, "model.dilations") { try r.int($0, "model.dilations") } }
@@ -195,6 +238,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
             if let v = m["dropout"] { c.model.dropout = try r.double(v, "model.dropout") }
             if let v = m["pooling"] { c.model.pooling = try r.choice(v, "model.pooling") }
             if let v = m["flip_average"] { c.model.flipAverage = try r.bool(v, "model.flip_average") }
+            if let v = m["input_norm"] { c.model.inputNorm = try r.bool(v, "model.input_norm") }
         }
         if let s = sections["optimizer"] {
             let m = try r.mapping(s, path: "optimizer", keys: ["name", "learning_rate", "min_learning_rate", "warmup_epochs",
@@ -255,6 +299,8 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
               test_split: \(str(data.testSplit))
               validation_share: \(data.validationShare)
               validation_group: \(data.validationGroup.rawValue)
+              folds: \(data.folds)
+              fold: \(data.fold)
             preprocessing:
               joints: \(joints)
               fps: \(p.fps)
@@ -265,6 +311,8 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
               min_joint_share: \(p.minJointShare)
               normalization: \(p.normalization.rawValue)
               outside_frame: \(p.outsideFrame.rawValue)
+              centre: \(p.centre.rawValue)
+              torso: \(p.torso.rawValue)
               features: \(list(p.features.map(\.rawValue)))
             model:
               type: \(model.type)
@@ -274,6 +322,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
               dropout: \(model.dropout)
               pooling: \(model.pooling.rawValue)
               flip_average: \(model.flipAverage)
+              input_norm: \(model.inputNorm)
             optimizer:
               name: \(optimizer.name.rawValue)
               learning_rate: \(optimizer.learningRate)

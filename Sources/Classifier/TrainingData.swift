@@ -30,6 +30,7 @@ public struct TrainingData: Sendable {
         var all: [Window]
         var groupOf: [String: String] = [:]   // clip id → validation group
         var clipsOfSplit: [String: Int] = [:]
+        var labelOf: [String: String] = [:], splitOfClip: [String: String] = [:]   // for the cross-validation folds
         if TrainingSet.isWindowsFile(path) {
             if config.augmentation.turnDegrees > 0 {
                 throw ConfigError("\(path): a windows file has no depth, which augmentation.turn_degrees needs: train on the "
@@ -38,7 +39,7 @@ public struct TrainingData: Sendable {
             let set = try TrainingSet.read(path: path)
             spec = set.spec   // the windows were cut already: their preprocessing is the one that counts
             all = set.windows
-            for w in all { groupOf[w.clipID] = w.clipID }
+            for w in all { groupOf[w.clipID] = w.clipID; labelOf[w.clipID] = w.label; splitOfClip[w.clipID] = w.split ?? "" }
             for (split, ids) in Dictionary(grouping: all, by: { $0.split ?? "" }).mapValues({ Set($0.map(\.clipID)) }) {
                 clipsOfSplit[split] = ids.count
             }
@@ -60,6 +61,7 @@ public struct TrainingData: Sendable {
                 let ranged = entry.start != nil || entry.end != nil
                 groupOf[entry.id] = config.data.validationGroup == .source && ranged && !entry.source.isEmpty ? entry.source : entry.id
                 clipsOfSplit[entry.split ?? "", default: 0] += 1
+                labelOf[entry.id] = entry.label; splitOfClip[entry.id] = entry.split ?? ""
                 let clip = try store.read(entry.id)
                 if let p = Preprocessing.problem(with: clip, spec: spec) { throw ConfigError("\(path): \(p)") }
                 let turn = config.augmentation.turnDegrees > 0
@@ -90,6 +92,13 @@ public struct TrainingData: Sendable {
         let labels = Array(Set(train.map(\.label))).sorted()
         guard labels.count >= 2 else {
             throw ConfigError("\(path): the training windows have one label only ('\(labels[0])'); a classifier needs at least two")
+        }
+        if config.data.folds >= 2 {
+            // Every clip of the train split, windows or not, so that the folds do not move with the window.
+            let clips = labelOf.filter { !hasSplits || splitOfClip[$0.key] == trainSplit }
+            let held = foldGroups(labelOf: clips, groupOf: groupOf, folds: config.data.folds)[config.data.fold - 1]
+            test = train.filter { held.contains(groupOf[$0.clipID] ?? $0.clipID) }
+            train.removeAll { held.contains(groupOf[$0.clipID] ?? $0.clipID) }
         }
         // Test windows of labels the model never saw cannot be scored: say so, drop them.
         let unseen = Set(test.map(\.label)).subtracting(labels)
@@ -142,6 +151,26 @@ public struct TrainingData: Sendable {
             "test": AnyCodable(side(test)), "unseen_test_labels": AnyCodable(unseen.sorted()),
         ]
         return TrainingData(spec: spec, labels: labels, train: train, validation: validation, test: test, summary: summary)
+    }
+}
+
+extension TrainingData {
+    /// Clips per cross-validation fold, as sets of groups (`data.validation_group`: clips, or
+    /// source videos). Within each label the groups are taken in natural order of their names
+    /// (clip7 before clip12) and dealt out in runs of `chunk`: run r goes to fold r mod k.
+    /// Runs of neighbours, not single clips, because clips numbered together are often cut
+    /// from one recording (near-duplicates must not sit on both sides); every fold gets every
+    /// label in about its share.
+    public static func foldGroups(labelOf: [String: String], groupOf: [String: String], folds: Int,
+                                  chunk: Int = 5) -> [Set<String>] {
+        var out = [Set<String>](repeating: [], count: folds)
+        let byLabel = Dictionary(grouping: labelOf.keys, by: { labelOf[$0]! })
+        for label in byLabel.keys.sorted() {
+            let groups = Set(byLabel[label]!.map { groupOf[$0] ?? $0 })
+                .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
+            for (i, g) in groups.enumerated() { out[(i / chunk) % folds].insert(g) }
+        }
+        return out
     }
 }
 

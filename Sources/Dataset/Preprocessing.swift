@@ -11,6 +11,23 @@ public enum Normalization: String, Codable, Sendable, CaseIterable {
     case rootTorso = "root_torso"
 }
 
+/// Where a window's positions are centred.
+public enum Centre: String, Codable, Sendable, CaseIterable {
+    /// On the window's mean root: a body moving across the window moves in the positions too.
+    case window
+    /// Each frame on its own root (mid-hips; else one hip, else the mean of its present
+    /// joints): the positions are the posture alone. The velocity is still taken before this
+    /// centring, so the body's movement stays in it.
+    case frame
+}
+
+/// Which torso length of a window's frames scales it.
+public enum TorsoLength: String, Codable, Sendable, CaseIterable {
+    case mean
+    /// The median: one frame with a foreshortened or mis-tracked torso moves it less.
+    case median
+}
+
 /// What a joint the pose model places outside the picture becomes. BlazePose guesses
 /// where a cut-off limb would be (a close-up's knees at the frame's edge, its ankles
 /// beyond it); Apple Vision gives no such joint.
@@ -27,6 +44,8 @@ public enum Feature: String, Codable, Sendable, CaseIterable {
     case position
     /// The joint's confidence; 0 for a missing joint.
     case confidence
+    /// 1 for a present joint, 0 for a missing one (the confidence without its value).
+    case presence
     /// dx, dy from the previous frame, in normalised units per second (`VelocityUnit`); 0 at
     /// the first frame and where the joint is missing in either frame.
     case velocity
@@ -46,7 +65,7 @@ public enum Feature: String, Codable, Sendable, CaseIterable {
     public var width: Int {
         switch self {
         case .position, .velocity, .bone: return 2
-        case .confidence: return 1
+        case .confidence, .presence: return 1
         case .world: return 3
         }
     }
@@ -85,6 +104,10 @@ public struct PreprocessingSpec: Codable, Sendable, Equatable {
     public var velocityUnit: VelocityUnit = .perSecond
     /// Joints outside the picture (x or y outside 0…1 of the frame).
     public var outsideFrame: OutsideFrame = .keep
+    /// Where positions are centred (`rootTorso` only).
+    public var centre: Centre = .window
+    /// Which of the frames' torso lengths scales the window (`rootTorso` only).
+    public var torso: TorsoLength = .mean
 
     public var featuresPerJoint: Int { features.reduce(0) { $0 + $1.width } }
     /// The fewest real poses a window needs (`minPoseShare` of `window`, at least 1).
@@ -94,17 +117,18 @@ public struct PreprocessingSpec: Codable, Sendable, Equatable {
     public init(joints: [String] = Skeleton.visionLayout, fps: Double = 30, window: Int = 32, stride: Int = 8,
                 minPoseShare: Double = 0.6, minConfidence: Float = 0.2, minJointShare: Double = 0.5,
                 normalization: Normalization = .rootTorso, features: [Feature] = [.position, .confidence],
-                velocityUnit: VelocityUnit = .perSecond, outsideFrame: OutsideFrame = .keep) {
+                velocityUnit: VelocityUnit = .perSecond, outsideFrame: OutsideFrame = .keep,
+                centre: Centre = .window, torso: TorsoLength = .mean) {
         self.joints = joints; self.fps = fps; self.window = window; self.stride = stride
         self.minPoseShare = minPoseShare; self.minConfidence = minConfidence; self.minJointShare = minJointShare
         self.normalization = normalization; self.features = features; self.velocityUnit = velocityUnit
-        self.outsideFrame = outsideFrame
+        self.outsideFrame = outsideFrame; self.centre = centre; self.torso = torso
     }
 
     enum CodingKeys: String, CodingKey {
         case joints, fps, window, stride, minPoseShare = "min_pose_share", minConfidence = "min_confidence"
         case minJointShare = "min_joint_share", normalization, features, velocityUnit = "velocity_unit"
-        case outsideFrame = "outside_frame"
+        case outsideFrame = "outside_frame", centre, torso
     }
 
     /// Missing keys take their defaults, so an older weights file still loads.
@@ -123,6 +147,8 @@ public struct PreprocessingSpec: Codable, Sendable, Equatable {
         // Absent: a file from before the field, whose velocities were per frame.
         velocityUnit = try c.decodeIfPresent(VelocityUnit.self, forKey: .velocityUnit) ?? .perFrame
         outsideFrame = try c.decodeIfPresent(OutsideFrame.self, forKey: .outsideFrame) ?? d.outsideFrame
+        centre = try c.decodeIfPresent(Centre.self, forKey: .centre) ?? d.centre
+        torso = try c.decodeIfPresent(TorsoLength.self, forKey: .torso) ?? d.torso
     }
 
     /// Problems that make the spec unusable (empty when it is fine).
@@ -202,6 +228,9 @@ public enum Preprocessing {
         var torso: Float?
         var shoulderWidth: Float?
         var real = true
+        /// After `normalize` with `centre: frame`: this frame's own root, normalised, which
+        /// `format` takes off its positions.
+        var centre: (Float, Float) = (0, 0)
         /// joints × 3: each present joint in the body frame (the `world` feature); empty when
         /// the source has no world landmarks or the body frame cannot be built.
         var world: [Float] = []
@@ -518,8 +547,10 @@ public enum Preprocessing {
     // MARK: 6. normalise
 
     /// `rootTorso`: present joints to pixels, minus the mean root of the real frames, divided
-    /// by their mean torso length (fallbacks: mean shoulder width, then the joints' largest
-    /// extent, then 1); centre fallback: the mean of all present joints. `none`: as is.
+    /// by their mean or median torso length (`spec.torso`; fallbacks: shoulder width, then the
+    /// joints' largest extent, then 1); centre fallback: the mean of all present joints. With
+    /// `centre: frame` each frame also records its own root, which `format` takes off the
+    /// positions only (velocities stay those of the window-centred body). `none`: as is.
     static func normalize(_ window: [Frame], width: Int, height: Int, spec: PreprocessingSpec) -> [Frame] {
         guard spec.normalization == .rootTorso else { return window }
         let real = window.filter(\.real)
@@ -536,8 +567,13 @@ public enum Preprocessing {
         }
         var scale: Float = 1
         let torsos = real.compactMap(\.torso), shoulders = real.compactMap(\.shoulderWidth)
-        if !torsos.isEmpty { scale = torsos.reduce(0, +) / Float(torsos.count) }
-        else if !shoulders.isEmpty { scale = shoulders.reduce(0, +) / Float(shoulders.count) }
+        func typical(_ v: [Float]) -> Float {
+            guard spec.torso == .median else { return v.reduce(0, +) / Float(v.count) }
+            let s = v.sorted(), m = s.count / 2
+            return s.count % 2 == 1 ? s[m] : (s[m - 1] + s[m]) / 2
+        }
+        if !torsos.isEmpty { scale = typical(torsos) }
+        else if !shoulders.isEmpty { scale = typical(shoulders) }
         else if let minX = px.map(\.0).min(), let maxX = px.map(\.0).max(), let minY = px.map(\.1).min(), let maxY = px.map(\.1).max(),
                 max(maxX - minX, maxY - minY) > 0 {
             scale = max(maxX - minX, maxY - minY)
@@ -550,6 +586,17 @@ public enum Preprocessing {
                 g.joints[j * 3 + 1] = (f.joints[j * 3 + 1] * h - cy) / scale
             }
             g.depth = f.depth.map { $0 / scale }
+            if spec.centre == .frame {
+                if let r = f.root {
+                    g.centre = ((r.0 - cx) / scale, (r.1 - cy) / scale)
+                } else {
+                    let present = (0..<n).filter { f.joints[$0 * 3 + 2] > 0 }
+                    if !present.isEmpty {
+                        g.centre = (present.map { g.joints[$0 * 3] }.reduce(0, +) / Float(present.count),
+                                    present.map { g.joints[$0 * 3 + 1] }.reduce(0, +) / Float(present.count))
+                    }
+                }
+            }
             return g
         }
     }
@@ -572,9 +619,11 @@ public enum Preprocessing {
                 for feature in spec.features {
                     switch feature {
                     case .position:
-                        out[o] = f.joints[j * 3]; out[o + 1] = f.joints[j * 3 + 1]
+                        out[o] = f.joints[j * 3] - f.centre.0; out[o + 1] = f.joints[j * 3 + 1] - f.centre.1
                     case .confidence:
                         out[o] = f.joints[j * 3 + 2]
+                    case .presence:
+                        out[o] = 1
                     case .velocity:
                         if t > 0, window[t - 1].real, window[t - 1].joints[j * 3 + 2] > 0 {
                             out[o] = velScale * (f.joints[j * 3] - window[t - 1].joints[j * 3])

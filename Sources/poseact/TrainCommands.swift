@@ -18,6 +18,8 @@ struct ConfigOverrides: ParsableArguments {
     @Option(help: "Frames per window (overrides preprocessing.window).") var window: Int?
     @Option(help: "Frames between windows (overrides preprocessing.stride).") var stride: Int?
     @Option(help: "Early-stopping patience in epochs, 0 = off (overrides training.patience).") var patience: Int?
+    @Option(help: ArgumentHelp("Cross-validation: train on the train split less its i-th of k folds, test on that fold (overrides data.folds and data.fold).",
+                               valueName: "i/k")) var fold: String?
 
     /// The config file with the flags applied, checked.
     func resolved() throws -> TrainingConfig {
@@ -34,6 +36,13 @@ struct ConfigOverrides: ParsableArguments {
         if let window { c.preprocessing.window = window }
         if let stride { c.preprocessing.stride = stride }
         if let patience { c.training.patience = patience }
+        if let fold {
+            let parts = fold.split(separator: "/").map { Int($0) }
+            guard parts.count == 2, let i = parts[0], let k = parts[1], k >= 2, (1...k).contains(i) else {
+                throw ConfigError("--fold must be i/k with k ≥ 2 and i in 1…k (e.g. 2/5), not '\(fold)'")
+            }
+            c.data.fold = i; c.data.folds = k
+        }
         if let p = c.problems.first { throw ConfigError("\(config ?? "config"): \(p)") }
         guard c.data.store != nil else {
             throw ConfigError("no data: give --data STORE.h5 (a keypoint store or windows file), or data.store in the config")

@@ -49,7 +49,7 @@ final class ConfigTests: XCTestCase {
         }
         let file = try String(contentsOfFile: Self.repository.appendingPathComponent("configs/penn-action.yaml").path, encoding: .utf8)
         XCTAssertEqual(keys(file), keys(TrainingConfig().yaml()))
-        XCTAssertEqual(keys(file).count, 46, "5 data, 10 preprocessing, 7 model, 7 optimizer, 8 training, 9 augmentation")
+        XCTAssertEqual(keys(file).count, 51, "7 data, 12 preprocessing, 8 model, 7 optimizer, 8 training, 9 augmentation")
     }
 
     func testYAMLRoundTrip() throws {
@@ -70,6 +70,12 @@ final class ConfigTests: XCTestCase {
         c.augmentation.occlude = 0.25
         c.augmentation.turnDegrees = 30
         c.preprocessing.outsideFrame = .missing
+        c.preprocessing.centre = .frame
+        c.preprocessing.torso = .median
+        c.preprocessing.features = [.position, .presence, .velocity]
+        c.model.inputNorm = true
+        c.data.folds = 5
+        c.data.fold = 3
         XCTAssertEqual(try TrainingConfig.parse(c.yaml()), c)
         XCTAssertEqual(try TrainingConfig.parse(""), TrainingConfig(), "an empty file is all defaults")
     }
@@ -82,7 +88,7 @@ final class ConfigTests: XCTestCase {
 
     func testClearErrors() {
         assertError("model:\n  chanels: 64\n",
-                    "c.yaml:2: unknown key 'model.chanels' (did you mean 'channels'?); known keys here: type, channels, dilations, kernel, dropout, pooling, flip_average")
+                    "c.yaml:2: unknown key 'model.chanels' (did you mean 'channels'?); known keys here: type, channels, dilations, kernel, dropout, pooling, flip_average, input_norm")
         assertError("modle:\n  channels: 64\n",
                     "c.yaml:1: unknown key 'modle' (did you mean 'model'?); known keys here: data, preprocessing, model, optimizer, training, augmentation")
         assertError("preprocessing:\n  window: abc\n", "c.yaml:2: preprocessing.window must be a whole number, not 'abc'")
@@ -94,7 +100,7 @@ final class ConfigTests: XCTestCase {
         assertError("preprocessing:\n  joints: [nose, tail]\n", "c.yaml:2: preprocessing.joints: unknown joint 'tail' (known: "
                     + Skeleton.allNames.joined(separator: ", ") + ")")
         assertError("augmentation:\n  scale: [1.2, 0.8]\n", "c.yaml:2: augmentation.scale must be [low, high] with low ≤ high")
-        assertError("model: 3\n", "c.yaml:1: model must be a mapping of keys (type, channels, dilations, kernel, dropout, pooling, flip_average), not '3'")
+        assertError("model: 3\n", "c.yaml:1: model must be a mapping of keys (type, channels, dilations, kernel, dropout, pooling, flip_average, input_norm), not '3'")
         assertError("model:\n  channels: 64\nmodel:\n  kernel: 3\n",
                     "c.yaml: not valid YAML (Parser: expected all keys to be unique but found the following duplicated key(s): 'model'.)")
         XCTAssertThrowsError(try TrainingConfig.parse("model: [1, 2\n", file: "c.yaml")) {

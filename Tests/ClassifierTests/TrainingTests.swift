@@ -73,6 +73,44 @@ final class TrainingTests: XCTestCase {
         XCTAssertTrue((15...18).contains(test.count), "18 test clips, a short one may give no window: \(test.count)")
     }
 
+    /// Cross-validation folds: within each label, runs of 5 neighbours in natural order (clip2
+    /// before clip10) dealt out in turn, so every fold has every label and near-duplicate
+    /// neighbours stay together; the k folds cover the train split once; a fold run tests on
+    /// its fold and never sees the test split.
+    func testCrossValidationFolds() throws {
+        var labelOf: [String: String] = [:]
+        for i in 1...23 { labelOf["train/a/a\(i)"] = "a" }
+        for i in 1...12 { labelOf["train/b/b\(i)"] = "b" }
+        let folds = TrainingData.foldGroups(labelOf: labelOf, groupOf: [:], folds: 3)
+        XCTAssertEqual(folds[0], Set((1...5).map { "train/a/a\($0)" } + (16...20).map { "train/a/a\($0)" }
+                                    + (1...5).map { "train/b/b\($0)" }))
+        XCTAssertEqual(folds[1], Set((6...10).map { "train/a/a\($0)" } + (21...23).map { "train/a/a\($0)" }
+                                    + (6...10).map { "train/b/b\($0)" }))
+        XCTAssertEqual(folds.reduce(Set<String>()) { $0.union($1) }, Set(labelOf.keys))
+        XCTAssertEqual(folds.map(\.count).reduce(0, +), labelOf.count, "no clip in two folds")
+        // Source videos (an annotation file's ranges) move as one.
+        let grouped = TrainingData.foldGroups(labelOf: ["v1#0": "a", "v1#1": "a", "v2#0": "a"],
+                                              groupOf: ["v1#0": "v1", "v1#1": "v1", "v2#0": "v2"], folds: 2, chunk: 1)
+        XCTAssertEqual(grouped, [["v1"], ["v2"]])
+
+        let path = temp("slice.h5")
+        try PennSlice.store(at: path)
+        var config = PennSlice.config()
+        config.data.folds = 3
+        var held: [Set<String>] = []
+        for fold in 1...3 {
+            config.data.fold = fold
+            let data = try TrainingData.load(path: path, config: config)
+            let train = Set(data.train.map(\.clipID)), test = Set(data.test.map(\.clipID))
+            XCTAssertTrue(train.isDisjoint(with: test))
+            XCTAssertTrue(Set(data.train.map(\.split) + data.test.map(\.split)) == ["train"], "the test split is not read")
+            held.append(test)
+        }
+        XCTAssertTrue(held[0].isDisjoint(with: held[1]) && held[1].isDisjoint(with: held[2]) && held[0].isDisjoint(with: held[2]))
+        config.data.fold = 4
+        XCTAssertEqual(config.problems, ["data.fold must be in 1…3"])
+    }
+
     /// Same seed, same threads: the same weights, bit for bit. And a run interrupted after
     /// epoch 2 and resumed from its checkpoint ends where the uninterrupted run ends.
     func testDeterministicAndResumable() throws {

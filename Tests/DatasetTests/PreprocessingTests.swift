@@ -111,6 +111,63 @@ final class PreprocessingTests: XCTestCase {
         XCTAssertGreaterThan(w.values.map(abs).max()!, 0.5)
     }
 
+    /// `centre: frame` takes each frame's own root off its positions (the posture alone) and
+    /// leaves the velocities those of the window-centred body (its movement kept); `torso:
+    /// median` scales by the median torso length, so one bad frame does not move the scale;
+    /// `presence` is 1 for a present joint, 0 for a missing one.
+    func testFrameCentreMedianTorsoAndPresence() throws {
+        let names = Skeleton.blazePoseNames
+        // The body walks right by 4 px a frame; frame 3 has a torso 3× too long (the shoulders
+        // mis-tracked high), and its left ear is missing.
+        let clip = Self.clip(names, frames: 32) { t in
+            var p = Self.pose(names, t: t)
+            for j in 0..<names.count { p[j * 3] += Float(t) * 4 / 640 }
+            if t == 3 {
+                for n in ["left_shoulder", "right_shoulder"] { p[names.firstIndex(of: n)! * 3 + 1] -= 0.3 }
+                p[names.firstIndex(of: "left_ear")! * 3 + 2] = 0
+            }
+            return p
+        }
+        let layout = Skeleton.visionLayout + ["root"]
+        let window = PreprocessingSpec(joints: layout, features: [.position, .presence, .velocity])
+        var frame = window; frame.centre = .frame
+        var median = window; median.torso = .median
+        let w = try XCTUnwrap(Preprocessing.windows(of: clip, spec: window).first)
+        let f = try XCTUnwrap(Preprocessing.windows(of: clip, spec: frame).first)
+        let m = try XCTUnwrap(Preprocessing.windows(of: clip, spec: median).first)
+        let n = layout.count, root = layout.firstIndex(of: "root")!, wrist = layout.firstIndex(of: "left_wrist")!
+        let ear = layout.firstIndex(of: "left_ear")!
+        func v(_ x: Window, _ t: Int, _ j: Int) -> [Float] { let o = (t * n + j) * 5; return Array(x.values[o..<(o + 5)]) }
+        for t in [0, 10, 31] {
+            // Frame-centred: the root sits at 0 in every frame; window-centred it moves right.
+            XCTAssertEqual(v(f, t, root)[0], 0, accuracy: 1e-5)
+            XCTAssertEqual(v(f, t, root)[1], 0, accuracy: 1e-5)
+            // The same window less the frame's root, joint by joint.
+            for k in 0..<2 { XCTAssertEqual(v(f, t, wrist)[k], v(w, t, wrist)[k] - v(w, t, root)[k], accuracy: 1e-5) }
+            // Velocities are the window-centred ones in both: the walk is in them.
+            XCTAssertEqual(Array(v(f, t, wrist)[3...]), Array(v(w, t, wrist)[3...]))
+            XCTAssertEqual(v(f, t, wrist)[2], 1, "presence")
+        }
+        XCTAssertGreaterThan(v(w, 31, root)[0] - v(w, 0, root)[0], 1, "window-centred: the root moves across the window")
+        XCTAssertGreaterThan(v(w, 10, root)[3], 1, "the walk is in the velocity (about 120 px/s)")
+        XCTAssertEqual(v(w, 3, ear), [0, 0, 0, 0, 0], "missing joint: every channel 0, presence too")
+        // Frame 3's torso is 264 px against 120: the mean over 32 frames grows by 144/32/120
+        // = 3.75 %, the median not at all; the same frame's torso, scaled by each, shows the
+        // ratio (±0.5 %: the sway moves the other frames' torsos by up to 2 %, about evenly).
+        let torsoLength = { (x: Window) -> Float in
+            let neck = layout.firstIndex(of: "neck")!
+            let a = v(x, 10, neck), b = v(x, 10, root)
+            return ((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1])).squareRoot()
+        }
+        XCTAssertEqual(torsoLength(m) / torsoLength(w), 1.0375, accuracy: 0.005)
+        // Saved and read back with the model; a file from before the keys means window, mean.
+        XCTAssertEqual(try PreprocessingSpec.fromJSON(frame.json()), frame)
+        XCTAssertEqual(try PreprocessingSpec.fromJSON(median.json()), median)
+        let old = try PreprocessingSpec.fromJSON(#"{"joints":["nose"],"features":["position"]}"#)
+        XCTAssertEqual(old.centre, .window)
+        XCTAssertEqual(old.torso, .mean)
+    }
+
     func testMissingFramesAreZeroWithMaskZero() throws {
         let names = Skeleton.blazePoseNames
         let spec = PreprocessingSpec()

@@ -58,7 +58,8 @@ public final class TCNBlock: Layer {
 }
 
 /// A temporal convolutional network for clip classification:
-///   [Conv1D(k) → BatchNorm → ReLU → Dropout (+ residual)] × blocks → pooling → Linear,
+///   [BatchNorm over the input channels] → [Conv1D(k) → BatchNorm → ReLU → Dropout
+///   (+ residual)] × blocks → pooling → Linear,
 /// pooling over the valid frames: the mean, the maximum, or both side by side (B, 2·C).
 ///
 /// Shapes: input is (B,T,C) per-frame features, mask is (B,T) valid frames, logits (B,K).
@@ -83,19 +84,25 @@ public final class TCN {
         public var kernel: Int
         public var dropout: Float
         public var pooling: Pooling
+        /// A BatchNorm over the input channels before the first block: each feature enters on
+        /// the same scale (positions in torso lengths, velocities per second, confidences 0–1).
+        public var inputNorm: Bool
         public var maxBatch: Int
         public var seed: UInt64
 
         public init(inputChannels: Int, frames: Int, classes: Int, channels: Int = 64,
                     dilations: [Int] = [1, 2, 4], kernel: Int = 5, dropout: Float = 0.1, pooling: Pooling = .mean,
-                    maxBatch: Int = 32, seed: UInt64 = 1) {
+                    inputNorm: Bool = false, maxBatch: Int = 32, seed: UInt64 = 1) {
             self.inputChannels = inputChannels; self.frames = frames; self.classes = classes
             self.channels = channels; self.dilations = dilations; self.kernel = kernel
-            self.dropout = dropout; self.pooling = pooling; self.maxBatch = maxBatch; self.seed = seed
+            self.dropout = dropout; self.pooling = pooling; self.inputNorm = inputNorm
+            self.maxBatch = maxBatch; self.seed = seed
         }
     }
 
     public let config: Config
+    /// The input BatchNorm (`config.inputNorm`), (B,T,C) → (B,T,C).
+    public let inputNorm: BatchNorm?
     public let blocks: [TCNBlock]
     public let pool: MaskedMeanPool
     public let maxPool: MaskedMaxPool
@@ -113,6 +120,8 @@ public final class TCN {
         precondition(!config.dilations.isEmpty)
         self.config = config
         var rng = SplitMix64(seed: config.seed)
+        inputNorm = config.inputNorm
+            ? BatchNorm(frames: config.frames, channels: config.inputChannels, maxBatch: config.maxBatch, name: "input_bn") : nil
         var blocks: [TCNBlock] = []
         var c = config.inputChannels
         for (i, d) in config.dilations.enumerated() {
@@ -135,13 +144,14 @@ public final class TCN {
         input = FloatBuffer(count: config.maxBatch * config.frames * config.inputChannels)
     }
 
-    public var parameters: [Parameter] { blocks.flatMap(\.parameters) + head.parameters }
+    public var parameters: [Parameter] { (inputNorm?.parameters ?? []) + blocks.flatMap(\.parameters) + head.parameters }
     public var parameterCount: Int { parameters.reduce(0) { $0 + $1.count } }
 
     /// Everything that defines the model's function: parameters and batch-norm running
     /// statistics, by name (for saving and comparing).
     public var state: [(name: String, buffer: FloatBuffer)] {
         parameters.map { ($0.name, $0.value) }
+            + (inputNorm.map { [("input_bn.running_mean", $0.runningMean), ("input_bn.running_var", $0.runningVar)] } ?? [])
             + blocks.enumerated().flatMap { i, b in
                 [("block\(i).bn.running_mean", b.norm.runningMean), ("block\(i).bn.running_var", b.norm.runningVar)]
             }
@@ -155,6 +165,10 @@ public final class TCN {
         lastBatch = B
         input.pointer.update(from: x, count: B * config.frames * config.inputChannels)
         var h = UnsafePointer(input.pointer)
+        if let inputNorm {
+            inputNorm.forward(h, batch: B, training: training)
+            h = UnsafePointer(inputNorm.output.pointer)
+        }
         for block in blocks {
             block.forward(h, batch: B, training: training)
             h = UnsafePointer(block.output.pointer)
@@ -185,7 +199,7 @@ public final class TCN {
 
     /// Backward from dL/dlogits (B,K) of the last forward: accumulates into every
     /// parameter's gradient. The gradient with respect to the input is left in
-    /// `blocks[0].inputGrad`.
+    /// `inputGrad`.
     public func backward(_ dLogits: UnsafePointer<Float>) {
         let B = lastBatch
         head.backward(dLogits, input: pooled.pointer, batch: B)
@@ -208,10 +222,16 @@ public final class TCN {
             for i in 0..<n { dPool.pointer[i] = pool.inputGrad.pointer[i] + maxPool.inputGrad.pointer[i] }
         }
         var dOut = UnsafePointer(dPool.pointer)
+        let first = inputNorm.map { UnsafePointer($0.output.pointer) } ?? UnsafePointer(input.pointer)
         for i in stride(from: blocks.count - 1, through: 0, by: -1) {
-            let x = i == 0 ? UnsafePointer(input.pointer) : UnsafePointer(blocks[i - 1].output.pointer)
+            let x = i == 0 ? first : UnsafePointer(blocks[i - 1].output.pointer)
             blocks[i].backward(dOut, input: x, batch: B)
             dOut = UnsafePointer(blocks[i].inputGrad.pointer)
         }
+        // (B,T,C) dL/d(normalised input) → dL/d(input)
+        inputNorm?.backward(dOut, input: input.pointer, batch: B)
     }
+
+    /// dL/d(input) (B,T,C) of the last backward.
+    public var inputGrad: FloatBuffer { inputNorm?.inputGrad ?? blocks[0].inputGrad }
 }

@@ -1,0 +1,176 @@
+import ArgumentParser
+import Classifier
+import Foundation
+
+struct CrossValidate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crossval",
+        abstract: "Score a training config by k-fold cross-validation on the train split.",
+        discussion: """
+            Trains the config once per fold and seed (poseact train --fold i/k --seed s), each \
+            run on the train split less one fold and tested on that fold, and pools the folds: \
+            a seed's clip accuracy is the clips right over all k folds. The test split is never \
+            read, so configs can be compared here as often as needed and the test split scored \
+            once, at the end. Folds are whole clips (whole source videos for annotated ranges), \
+            dealt out per label in runs of 5 neighbours (clip1–5 to fold 1, clip6–10 to fold 2, \
+            …), so near-duplicate cuts of one recording stay on one side.
+
+            Runs go to OUTPUT/seed-S/fold-I (each resumable, so the same command goes on where \
+            it stopped), --jobs at a time with training.threads each (default 1: then the \
+            figures are reproduced bit for bit on any machine). Prints one line per run and the \
+            summary: per seed and their mean and spread; --json prints the summary as one \
+            JSON object, and OUTPUT/crossval.json keeps it.
+            """)
+
+    @OptionGroup var options: ConfigOverrides
+    @Option(help: "Number of folds.") var folds = 5
+    @Option(help: "Seeds, comma-separated.") var seeds = "1,2,3"
+    @Option(name: .shortAndLong, help: "Folder for the runs and the summary.") var output: String
+    @Option(help: "Runs trained at the same time.") var jobs = 2
+    @Flag(help: "Print the summary as one JSON object on stdout.") var json = false
+
+    var seedList: [Int] { seeds.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+
+    func validate() throws {
+        guard folds >= 2 else { throw ValidationError("--folds must be at least 2") }
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        let parts = seeds.split(separator: ",")
+        guard !parts.isEmpty, parts.count == seedList.count, seedList.allSatisfy({ $0 >= 0 }) else {
+            throw ValidationError("--seeds must be whole numbers ≥ 0, comma-separated (e.g. 1,2,3), not '\(seeds)'")
+        }
+        guard options.fold == nil else { throw ValidationError("--fold is chosen by crossval itself: leave it out") }
+        guard options.seed == nil else { throw ValidationError("give seeds with --seeds, not --seed") }
+    }
+
+    func run() throws {
+        var config = try options.resolved()
+        if options.threads == nil && config.training.threads == 0 { config.training.threads = 1 }
+        let data = config.data.store!
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        // The children read this file: the config with every flag applied, so that a rerun of
+        // the same command resumes the same runs (train refuses a run folder of another config).
+        let configPath = output + "/config.yaml"
+        try writeAtomically(config.yaml(), to: configPath)
+        let runs = seedList.flatMap { s in (1...folds).map { (seed: s, fold: $0) } }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let progress = ProgressDisplay(title: "crossval", total: runs.count, unit: "runs")
+        let tally = Tally()
+        let queue = DispatchQueue(label: "crossval", attributes: .concurrent)
+        let slots = DispatchSemaphore(value: jobs), group = DispatchGroup()
+        progress.update(done: 0)
+        for (index, run) in runs.enumerated() {
+            slots.wait()
+            group.enter()
+            queue.async {
+                defer { slots.signal(); group.leave() }
+                let folder = "\(output)/seed-\(run.seed)/fold-\(run.fold)"
+                let outcome = Self.train(executable: executable, config: configPath, data: data, seed: run.seed,
+                                         fold: "\(run.fold)/\(folds)", folder: folder)
+                tally.lock.lock(); defer { tally.lock.unlock() }
+                tally.done += 1
+                switch outcome {
+                case .success(let r):
+                    tally.results[index] = r
+                    note(String(format: "seed %d fold %d/%d: clips %d/%d (%.1f%%), windows %.1f%%", run.seed, run.fold, folds,
+                                r.clipsRight, r.clips, 100 * Double(r.clipsRight) / Double(max(r.clips, 1)),
+                                100 * Double(r.windowsRight) / Double(max(r.windows, 1))))
+                case .failure(let e): tally.failures.append("seed \(run.seed) fold \(run.fold): \(e.message)")
+                }
+                progress.update(done: tally.done)
+            }
+        }
+        group.wait()
+        if let first = tally.failures.first {
+            throw ConfigError("\(tally.failures.count) of \(runs.count) runs failed; first: \(first) (see its train.log; the same command resumes)")
+        }
+        let summary = CrossValidationSummary(folds: folds, seeds: seedList.map { s in
+            runs.indices.filter { runs[$0].seed == s }.map { tally.results[$0]! }
+        }, seedNumbers: seedList)
+        try writeAtomically(summary.json() + "\n", to: output + "/crossval.json")
+        if json { print(summary.json()) } else { summary.printText() }
+    }
+
+    /// What the runs report, under one lock.
+    final class Tally: @unchecked Sendable {
+        let lock = NSLock()
+        var results: [Int: FoldResult] = [:], failures: [String] = [], done = 0
+    }
+
+    struct FoldResult { var clips: Int, clipsRight: Int, windows: Int, windowsRight: Int }
+    struct Failure: Error { var message: String }
+
+    /// One fold of one seed, trained (or resumed) by a child `poseact train`.
+    static func train(executable: String, config: String, data: String, seed: Int, fold: String,
+                      folder: String) -> Result<FoldResult, Failure> {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let log = folder + "/train.log"
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            defer { try? handle.close() }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: executable)
+            p.arguments = ["train", "--config", config, "--data", data, "--seed", String(seed), "--fold", fold, "--output", folder]
+            p.standardOutput = handle; p.standardError = handle; p.standardInput = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            guard p.terminationStatus == 0 else {
+                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                let last = text.split(separator: "\n").last(where: { $0.hasPrefix("Error") }).map(String.init) ?? "exit \(p.terminationStatus)"
+                return .failure(Failure(message: last))
+            }
+            let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/evaluation.json")))
+            guard let r = report as? [String: Any], let clips = r["clips"] as? Int, let windows = r["windows"] as? Int,
+                  let ca = r["clip_accuracy"] as? Double, let wa = r["window_accuracy"] as? Double else {
+                return .failure(Failure(message: "\(folder)/evaluation.json: not an evaluation report"))
+            }
+            return .success(FoldResult(clips: clips, clipsRight: Int((ca * Double(clips)).rounded()),
+                                       windows: windows, windowsRight: Int((wa * Double(windows)).rounded())))
+        } catch {
+            return .failure(Failure(message: "\(error)"))
+        }
+    }
+}
+
+/// Pooled figures per seed (clips right over every fold), then their mean and spread.
+struct CrossValidationSummary {
+    var folds: Int
+    var seeds: [[CrossValidate.FoldResult]]
+    var seedNumbers: [Int]
+
+    func pooled(_ rs: [CrossValidate.FoldResult]) -> (clips: Double, windows: Double, right: Int, of: Int) {
+        let c = rs.reduce(0) { $0 + $1.clips }, cr = rs.reduce(0) { $0 + $1.clipsRight }
+        let w = rs.reduce(0) { $0 + $1.windows }, wr = rs.reduce(0) { $0 + $1.windowsRight }
+        return (Double(cr) / Double(max(c, 1)), Double(wr) / Double(max(w, 1)), cr, c)
+    }
+
+    static func meanSD(_ v: [Double]) -> (Double, Double) {
+        let m = v.reduce(0, +) / Double(v.count)
+        let sd = v.count > 1 ? (v.map { ($0 - m) * ($0 - m) }.reduce(0, +) / Double(v.count - 1)).squareRoot() : 0
+        return (m, sd)
+    }
+
+    func json() -> String {
+        let per = seeds.map(pooled)
+        let (cm, csd) = Self.meanSD(per.map(\.clips)), (wm, wsd) = Self.meanSD(per.map(\.windows))
+        var line = JSONLine()
+        line.add("folds", folds)
+        line.add("seeds", seedNumbers)
+        line.add("clip_accuracy", cm); line.add("clip_accuracy_sd", csd)
+        line.add("clip_accuracy_min", per.map(\.clips).min() ?? 0); line.add("clip_accuracy_max", per.map(\.clips).max() ?? 0)
+        line.add("window_accuracy", wm); line.add("window_accuracy_sd", wsd)
+        line.add("per_seed", zip(seedNumbers, per).map { ["seed": $0, "clip_accuracy": $1.clips, "window_accuracy": $1.windows,
+                                                            "clips_right": $1.right, "clips": $1.of] as [String: Any] })
+        return line.text
+    }
+
+    func printText() {
+        let per = seeds.map(pooled)
+        for (s, p) in zip(seedNumbers, per) {
+            print(String(format: "seed %d: clips %d/%d = %.1f%%, windows %.1f%%", s, p.right, p.of, p.clips * 100, p.windows * 100))
+        }
+        let (cm, csd) = Self.meanSD(per.map(\.clips)), (wm, wsd) = Self.meanSD(per.map(\.windows))
+        print(String(format: "cross-validation (%d folds, %d seeds): clip accuracy %.1f%% ± %.1f (sd), windows %.1f%% ± %.1f",
+                     folds, per.count, cm * 100, csd * 100, wm * 100, wsd * 100))
+    }
+}
