@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Penn Action, end to end: import the shared keypoints (2,326 clips, 15 actions, the official
-# train/test split), train with configs/penn-action.yaml, export the best model, and
-# evaluate it on the test split. Progress goes to stderr; the last line on stdout is the
-# `poseact evaluate --json` object (clip_accuracy, window_accuracy, per_class, confusion).
+# train/test split), train with configs/penn-action.yaml (the built-in default) once per
+# seed, export, and evaluate on the test split. Progress goes to stderr; one line per seed
+# and their mean on stdout, the last line one JSON object (seeds, clip and window accuracy
+# per seed, their means).
 #
 #   notebooks-free-scripts/penn-action.sh [WORK]      (default WORK: out/penn-action)
 #
-# Running it again resumes an interrupted training, or skips a finished one (delete
-# WORK/run to train anew). Figures of a run on the reference machine are in the README.
+# SEEDS (default "1 2 3"): each seed trains into WORK/run-seed-S. Running it again resumes
+# an interrupted training, or skips a finished one (delete WORK/run-seed-S to train anew).
+# Figures of a run on the reference machine are in the README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${POSEACT_SHARED:-../shared}
@@ -19,7 +21,5 @@ swift build -c release --product poseact >&2
 BIN=.build/release/poseact
 mkdir -p "$WORK"
 [ -f "$WORK/penn.h5" ] || "$BIN" import "$CSV" --output "$WORK/penn.h5" >&2
-"$BIN" train --config configs/penn-action.yaml --data "$WORK/penn.h5" --output "$WORK/run"
-"$BIN" export "$WORK/run" --output "$WORK/penn-action.poseact.h5"
-"$BIN" model inspect "$WORK/penn-action.poseact.h5" >&2
-"$BIN" evaluate "$WORK/penn-action.poseact.h5" --data "$WORK/penn.h5" --split test --report "$WORK/report" --json
+CONFIG=configs/penn-action.yaml WORK=$WORK BIN=$BIN STORE=$WORK/penn.h5 NAME=penn-action \
+    SEEDS=${SEEDS:-1 2 3} notebooks-free-scripts/lib/seeds.sh

@@ -2,11 +2,15 @@
 # Push-ups, end to end from the videos: extract BlazePose keypoints from the shared push-up
 # clips (correct vs wrong form, in train/ and test/ folders), train with
 # configs/pushups.yaml (the default config with the changes chosen by cross-validation on the
-# train clips, see its header), export, and evaluate on test/.
-# The last line on stdout is the `poseact evaluate --json` object.
-# notebooks-free-scripts/montage.sh then measures the model on the three montage videos.
+# train clips, see docs/experiments.md), once per seed, export, and evaluate on test/.
+# Prints one line per seed and their mean; the last line on stdout is one JSON object
+# (seeds, clip and window accuracy per seed, their means).
+# notebooks-free-scripts/montage.sh then measures a model on the three montage videos.
 #
 #   notebooks-free-scripts/pushups.sh [WORK]          (default WORK: out/pushups)
+#
+# SEEDS (default "1 2 3"): the seeds, each trained into WORK/run-seed-S and exported to
+# WORK/pushups-seed-S.poseact.h5 (the first also as WORK/pushups.poseact.h5).
 #
 # Extraction and training are resumable: running it again goes on where it stopped (a WORK/run
 # trained with another config is refused: delete it, or give another WORK).
@@ -27,6 +31,5 @@ ln -sfn "$(realpath "$DATA/train")" "$WORK/videos/train"
 ln -sfn "$(realpath "$DATA/test")" "$WORK/videos/test"
 [ -f "$WORK/pushups.h5" ] || "$BIN" extract "$WORK/videos" --output "$WORK/pushups.h5" >&2
 "$BIN" dataset inspect "$WORK/pushups.h5" >&2
-"$BIN" train --config configs/pushups.yaml --data "$WORK/pushups.h5" --output "$WORK/run"
-"$BIN" export "$WORK/run" --output "$WORK/pushups.poseact.h5"
-"$BIN" evaluate "$WORK/pushups.poseact.h5" --data "$WORK/pushups.h5" --split test --report "$WORK/report" --json
+CONFIG=configs/pushups.yaml WORK=$WORK BIN=$BIN STORE=$WORK/pushups.h5 NAME=pushups \
+    SEEDS=${SEEDS:-1 2 3} notebooks-free-scripts/lib/seeds.sh
