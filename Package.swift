@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "MediaTests", dependencies: ["Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseTests", dependencies: ["Pose", "Media", "TFLite", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "DatasetTests", dependencies: ["Dataset", "Pose", "Media", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "DatasetTests", dependencies: ["Dataset", "Pose", "Media", "Tensor", "CHDF5"], swiftSettings: commonSettings),
         .testTarget(name: "ClassifierTests", dependencies: ["Classifier", "Tensor", "Dataset", "Pose", "Evaluation"], swiftSettings: commonSettings),
         .testTarget(name: "LiveTests", dependencies: ["Live", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["LiveView", "Live", "Media"], swiftSettings: commonSettings),

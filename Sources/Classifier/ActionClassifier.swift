@@ -235,11 +235,20 @@ public final class ActionClassifier {
             let arch = try JSONDecoder().decode(Architecture.self, from: Data(try root.stringAttribute("architecture").utf8))
             let training = (try? root.stringAttribute("training")) ?? "{}"
             guard arch.type == "tcn" else { throw ModelFileError("\(path): model type '\(arch.type)' is not known to this poseact") }
-            guard labels.count == arch.classes, labels.count >= 2, arch.inputChannels == spec.channels, arch.frames == spec.window,
-                  arch.channels > 0, arch.kernel > 0, !arch.dilations.isEmpty, arch.dilations.allSatisfy({ $0 > 0 }),
-                  spec.problems.isEmpty else {
-                throw ModelFileError("\(path): labels, preprocessing and architecture disagree (\(labels.count) labels, "
-                                     + "\(arch.classes) classes, \(spec.channels) input channels vs \(arch.inputChannels))")
+            var wrong = spec.problems.map { "preprocessing: \($0)" }
+            if labels.count < 2 { wrong.append("\(labels.count) labels (a classifier needs 2)") }
+            if labels.count != arch.classes { wrong.append("\(labels.count) labels but architecture.classes = \(arch.classes)") }
+            if arch.inputChannels != spec.channels {
+                wrong.append("architecture.input_channels = \(arch.inputChannels) but the preprocessing gives \(spec.channels)")
+            }
+            if arch.frames != spec.window { wrong.append("architecture.frames = \(arch.frames) but preprocessing.window = \(spec.window)") }
+            if !(1...TrainingConfig.maxChannels).contains(arch.channels) { wrong.append("architecture.channels = \(arch.channels)") }
+            if !(1...TrainingConfig.maxKernel).contains(arch.kernel) { wrong.append("architecture.kernel = \(arch.kernel)") }
+            if arch.dilations.isEmpty || arch.dilations.count > 64 || !arch.dilations.allSatisfy({ (1...1024).contains($0) }) {
+                wrong.append("architecture.dilations = \(arch.dilations)")
+            }
+            if let first = wrong.first {
+                throw ModelFileError("\(path): a damaged weights file: \(first)\(wrong.count > 1 ? " (and \(wrong.count - 1) more)" : "")")
             }
             let count = v >= 2 ? try root.intAttribute("members") : 1
             guard (1...64).contains(count) else { throw ModelFileError("\(path): members = \(count) (1 to 64 nets)") }

@@ -51,7 +51,7 @@ public final class Trainer {
     public init(config: TrainingConfig, data: TrainingData, classifier: ActionClassifier? = nil) {
         self.config = config
         self.data = data
-        batchSize = config.optimizer.batchSize
+        batchSize = Self.batchSize(config: config, data: data)
         let arch = Architecture(config: config, classes: data.labels.count)
         if let classifier {
             precondition(classifier.architecture == arch && classifier.model.config.maxBatch == batchSize)
@@ -133,6 +133,9 @@ public final class Trainer {
             let l = targets.withUnsafeBufferPointer { t in
                 batchWeights.withUnsafeBufferPointer { loss.forward(logits, targets: t.baseAddress!, batch: n, sampleWeights: $0.baseAddress!) }
             }
+            // A non-finite loss would turn every weight to NaN at the next step: the epoch
+            // ends here with a NaN loss, and the run stops before saving it.
+            guard l.isFinite else { totalLoss = .nan; seen = max(seen, 1); break }
             totalLoss += Double(l) * Double(n)
             seen += n
             for i in 0..<n where argmax(logits + i * loss.classes, loss.classes) == targets[i] { correct += 1 }
@@ -219,9 +222,16 @@ public final class Trainer {
         return try JSONDecoder().decode(TrainingConfig.self, from: Data(try root.stringAttribute("checkpoint_config").utf8))
     }
 
+    /// The batch buffers' size: the config's batch, or all the training windows when they
+    /// are fewer (the same steps: one batch an epoch), so that a large batch on a small
+    /// dataset does not allocate for windows that do not exist.
+    static func batchSize(config: TrainingConfig, data: TrainingData) -> Int {
+        min(config.optimizer.batchSize, max(2, data.train.count))
+    }
+
     /// A trainer in the state a checkpoint holds (for the same config and data).
     public static func resume(from path: String, config: TrainingConfig, data: TrainingData) throws -> Trainer {
-        let classifier = try ActionClassifier.load(path: path, maxBatch: config.optimizer.batchSize)
+        let classifier = try ActionClassifier.load(path: path, maxBatch: batchSize(config: config, data: data))
         guard classifier.labels == data.labels else {
             throw ConfigError("\(path): the checkpoint's labels (\(classifier.labels.joined(separator: ", "))) are not the data's (\(data.labels.joined(separator: ", ")))")
         }

@@ -139,6 +139,10 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         training.threads > 0 ? training.threads : ProcessInfo.processInfo.activeProcessorCount
     }
 
+    /// Bounds far beyond any model this trains well (the default has 128 channels, kernel 5,
+    /// batch 32), low enough that a typo is refused before it asks for gigabytes.
+    public static let maxChannels = 4096, maxKernel = 255, maxBatch = 8192
+
     /// Problems that make the config unusable (empty when it is fine), each naming its key.
     public var problems: [String] {
         var p = preprocessing.problems.map { "preprocessing: \($0)" }
@@ -147,10 +151,10 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         if data.folds == 1 || data.folds < 0 { p.append("data.folds must be 0 (no cross-validation) or at least 2") }
         if data.folds >= 2 && !(1...data.folds).contains(data.fold) { p.append("data.fold must be in 1…\(data.folds)") }
         if model.type != "tcn" { p.append("model.type '\(model.type)' is not known (tcn)") }
-        if model.channels < 1 { p.append("model.channels must be at least 1") }
-        if model.dilations.isEmpty { p.append("model.dilations must list at least one block") }
-        if model.dilations.contains(where: { $0 < 1 }) { p.append("model.dilations must all be at least 1") }
-        if model.kernel < 1 { p.append("model.kernel must be at least 1") }
+        if !(1...Self.maxChannels).contains(model.channels) { p.append("model.channels must be in 1…\(Self.maxChannels) (got \(model.channels))") }
+        if model.dilations.isEmpty || model.dilations.count > 64 { p.append("model.dilations must list 1 to 64 blocks") }
+        if model.dilations.contains(where: { !(1...1024).contains($0) }) { p.append("model.dilations must all be in 1…1024") }
+        if !(1...Self.maxKernel).contains(model.kernel) { p.append("model.kernel must be in 1…\(Self.maxKernel) (got \(model.kernel))") }
         if !(0..<1).contains(model.dropout) { p.append("model.dropout must be in [0, 1)") }
         if !(optimizer.learningRate > 0) { p.append("optimizer.learning_rate must be positive") }
         if optimizer.minLearningRate < 0 || optimizer.minLearningRate > optimizer.learningRate {
@@ -159,8 +163,10 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         if optimizer.warmupEpochs < 0 { p.append("optimizer.warmup_epochs must not be negative") }
         if optimizer.weightDecay < 0 { p.append("optimizer.weight_decay must not be negative") }
         if optimizer.gradientClip < 0 { p.append("optimizer.gradient_clip must not be negative (0 turns it off)") }
-        if optimizer.batchSize < 2 { p.append("optimizer.batch_size must be at least 2 (batch norm needs it)") }
-        if training.epochs < 1 { p.append("training.epochs must be at least 1") }
+        if !(2...Self.maxBatch).contains(optimizer.batchSize) {
+            p.append("optimizer.batch_size must be in 2…\(Self.maxBatch) (batch norm needs 2; got \(optimizer.batchSize))")
+        }
+        if !(1...100_000).contains(training.epochs) { p.append("training.epochs must be in 1…100000 (got \(training.epochs))") }
         if !(0..<1).contains(training.labelSmoothing) { p.append("training.label_smoothing must be in [0, 1)") }
         if training.patience < 0 { p.append("training.patience must not be negative (0 turns early stopping off)") }
         if training.threads < 0 { p.append("training.threads must not be negative (0: all cores)") }

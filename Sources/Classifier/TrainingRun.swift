@@ -61,6 +61,9 @@ public struct TrainingRun {
         let data = try TrainingData.load(path: dataPath, config: config)
         events(.data(data))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // Taken once the data is known to be good, so that a refused run leaves no folder.
+        let lock = try FileLock(folder + "/.lock", what: "the run folder \(folder)")
+        defer { withExtendedLifetime(lock) {} }
         // A run killed while writing leaves a temp file behind: never a file of the run.
         for f in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where f.hasSuffix(".tmp") || f.hasSuffix(".tmp.png") {
             unlink(folder + "/" + f)
@@ -84,6 +87,11 @@ public struct TrainingRun {
             let epoch = trainer.epochsDone + 1
             let record = withoutActuallyEscaping(events) { events in
                 trainer.runEpoch { done, total, loss in events(.batch(epoch: epoch, done: done, total: total, loss: loss)) }
+            }
+            guard record.trainLoss.isFinite else {
+                let kept = record.epoch > 1 ? "the checkpoint of epoch \(record.epoch - 1) is kept" : "nothing was saved"
+                throw ConfigError("epoch \(record.epoch): the training loss is not a finite number (the weights would turn to NaN): "
+                    + "stopped, \(kept). Look for absurd values in the data (poseact dataset inspect), or lower optimizer.learning_rate")
             }
             let best = trainer.keptEpoch == record.epoch
             if best {

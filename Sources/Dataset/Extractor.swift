@@ -75,6 +75,10 @@ public final class Extractor {
         var summary = ExtractSummary()
         summary.clips = clips.count
         let journal = output + ".partial"
+        // The lock lives in the journal, so it goes with it when the store is finished.
+        try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: true)
+        let lock = try FileLock(journal + "/.lock", what: output)
+        defer { withExtendedLifetime(lock) {} }
         try openJournal(journal)
 
         // What an earlier run finished.

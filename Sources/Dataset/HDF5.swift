@@ -364,8 +364,10 @@ public final class HDF5File {
     /// The path as given, used in every message.
     public let path: String
     private(set) var id: hid_t
+    /// Opened for writing: the checksum is renewed at close.
+    private let writable: Bool
 
-    private init(path: String, id: hid_t) { self.path = path; self.id = id }
+    private init(path: String, id: hid_t, writable: Bool) { self.path = path; self.id = id; self.writable = writable }
 
     /// Creates (truncating) the file at `path`.
     public static func create(_ path: String) throws -> HDF5File {
@@ -374,7 +376,7 @@ public final class HDF5File {
         // chunk, and the default node (64 entries, ~2.6 KB) would outweigh a clip's data.
         // The format stays the earliest one, readable by any HDF5 ≥ 1.8 (h5py, h5dump, MATLAB).
         let fcpl = H5Pcreate(H5P_CLS_FILE_CREATE_ID_g)
-        if fcpl >= 0 { H5Pset_istore_k(fcpl, HDF5.chunkIndexK) }
+        if fcpl >= 0 { H5Pset_istore_k(fcpl, HDF5.chunkIndexK); H5Pset_userblock(fcpl, hsize_t(FileChecksum.userBlock)) }
         defer { if fcpl >= 0 { H5Pclose(fcpl) } }
         let fapl = HDF5.accessProperties()
         defer { if fapl > 0 { H5Pclose(fapl) } }
@@ -387,7 +389,7 @@ public final class HDF5File {
             }
             throw HDF5Error("\(path): cannot create" + (reason.map { " (\($0))" } ?? ""))
         }
-        return HDF5File(path: path, id: fid)
+        return HDF5File(path: path, id: fid, writable: true)
     }
 
     /// Opens an existing file, read-only unless `writable`.
@@ -401,6 +403,11 @@ public final class HDF5File {
         guard FileManager.default.isReadableFile(atPath: path) else { throw HDF5Error("\(path): cannot read (permission denied)") }
         let isH5 = H5Fis_hdf5(path)
         if isH5 <= 0 { H5Eclear2(HDF5.E_DEFAULT); throw HDF5Error("\(path): not an HDF5 file (or damaged)") }
+        // Before libhdf5 reads a byte of it: the library trusts the file's sizes and offsets
+        // and can crash on a damaged one.
+        if FileChecksum.verify(path) == false {
+            throw HDF5Error("\(path): damaged: its contents do not match the checksum poseact wrote with it (changed or cut short since)")
+        }
         let fapl = HDF5.accessProperties()
         defer { if fapl > 0 { H5Pclose(fapl) } }
         let fid = H5Fopen(path, writable ? HDF5.F_ACC_RDWR : HDF5.F_ACC_RDONLY, fapl)
@@ -408,7 +415,7 @@ public final class HDF5File {
             let reason = HDF5.reason()
             throw HDF5Error("\(path): cannot open" + (reason.map { " (\($0))" } ?? "") + "; the file may be damaged")
         }
-        return HDF5File(path: path, id: fid)
+        return HDF5File(path: path, id: fid, writable: writable)
     }
 
     /// The root group "/".
@@ -422,16 +429,23 @@ public final class HDF5File {
     public func close() throws {
         guard id >= 0 else { return }
         HDF5.ready()
+        // Only the file itself open: H5Fclose really closes it, and the bytes are final.
+        let alone = H5Fget_obj_count(id, 0x1F) == 1   // H5F_OBJ_ALL: files, datasets, groups, types, attributes
         let r = H5Fclose(id)
         id = -1
         if r < 0 { throw HDF5Error("\(path): cannot close" + (HDF5.reason().map { " (\($0))" } ?? "")) }
+        if writable { try FileChecksum.write(path, valid: alone) }
     }
 
     var isOpen: Bool { id >= 0 }
 
     func ensureOpen() throws { if id < 0 { throw HDF5Error("\(path): file already closed") } }
 
-    deinit { if id >= 0 { HDF5.ready(); H5Fclose(id) } }
+    deinit {
+        guard id >= 0 else { return }
+        HDF5.ready(); H5Fclose(id)
+        if writable { try? FileChecksum.write(path, valid: false) }
+    }
 }
 
 /// A group: children (groups and datasets) and attributes.
@@ -650,11 +664,30 @@ public final class HDF5Dataset: HDF5Object {
         return names
     }
 
+    /// The element count of `shape`, refused before anything is allocated when the file
+    /// cannot hold that many: a damaged or hostile header declaring 2e9 elements in a 1 MB
+    /// file. Deflate packs at most ~1,030 to 1, so compressed data may declare that much more.
+    func checkedCount(_ shape: [Int]) throws -> Int {
+        var count = 1
+        for d in shape {
+            let (p, overflow) = count.multipliedReportingOverflow(by: d)
+            guard d >= 0, !overflow else { throw error("shape \(shape) is too large (damaged file?)") }
+            count = p
+        }
+        let stored = Int(H5Dget_storage_size(id))
+        let (declared, overflow) = count.multipliedReportingOverflow(by: max(1, try elementSize()))
+        let limit = stored.multipliedReportingOverflow(by: try filters().isEmpty ? 1 : 1100).partialValue + 4096
+        guard !overflow, declared <= limit else {
+            throw error("shape \(shape) needs \(declared) bytes but the file stores \(stored) for it (damaged file?)")
+        }
+        return count
+    }
+
     public func read<T: HDF5Numeric>(as: T.Type = T.self) throws -> (values: [T], shape: [Int]) {
         HDF5.ready()
         guard try isNumeric() else { throw error("not a numeric dataset") }
         let shape = try shape()
-        let count = shape.reduce(1, *)
+        let count = try checkedCount(shape)
         var values = [T](repeating: T.hdf5Zero, count: count)
         if count > 0 {
             _ = try values.withUnsafeMutableBytes { buffer in

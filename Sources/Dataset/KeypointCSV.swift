@@ -16,6 +16,12 @@ public struct ImportResult: Sendable {
 public enum KeypointCSV {
     /// Columns a keypoint CSV must have (any case); `split` and `time` are optional.
     public static let requiredColumns = ["clip", "label", "frame", "width", "height"]
+    /// Bounds on what a row may say: frame numbers up to a million (9 hours at 30 fps; a
+    /// clip's frames are allocated from its first to its last number), pictures up to
+    /// 100,000 pixels a side, joints within 100 picture sizes of the picture (a typo or an
+    /// overflow, not a pose).
+    public static let maxFrame = 1_000_000, maxPixels = 100_000
+    public static let farOutside = 100.0
 
     /// At most this many problems of one kind are listed per file; one more line counts the rest.
     public static let problemsListedPerKind = 20
@@ -294,8 +300,13 @@ private struct Importer {
                             if let v = parseNumber(b, fields[cc].start, fields[cc].end) { pc = v } else { badNumber(row, joint.name + "_c", fields[cc]); ok = false }
                         }
                         if ok && !(px.isNaN || py.isNaN || pc.isNaN) {
-                            if px.isFinite && py.isFinite { x = px / w; y = py / h; c = pc }
-                            else { badNumber(row, joint.name + (px.isFinite ? "_y" : "_x"), px.isFinite ? fy : fx) }
+                            if !(px.isFinite && py.isFinite && pc.isFinite) {
+                                let (name, field) = !px.isFinite ? ("_x", fx) : !py.isFinite ? ("_y", fy) : ("_c", fields[joint.c!])
+                                badNumber(row, joint.name + name, field)
+                            } else if abs(px) > KeypointCSV.farOutside * w || abs(py) > KeypointCSV.farOutside * h {
+                                log.add("far", row, "\(joint.name) at (\(px), \(py)) is over \(Int(KeypointCSV.farOutside)) frame widths outside the \(width)×\(height) picture: "
+                                        + "the joint is missing in this frame", summary: "joints far outside the picture")
+                            } else { x = px / w; y = py / h; c = pc }
                         }
                     } else {
                         badNumber(row, joint.name + "_y", fy)
@@ -335,15 +346,15 @@ private struct Importer {
             guard let v = parseNumber(b, f.start, f.end), v.isFinite, v == v.rounded(), abs(v) < 1e15 else { return nil }
             return Int(v)
         }
-        guard let frame = integer(fields[cFrame]) else {
+        guard let frame = integer(fields[cFrame]), (0...KeypointCSV.maxFrame).contains(frame) else {
             let text = String(decoding: UnsafeBufferPointer(rebasing: b[fields[cFrame].start..<fields[cFrame].end]), as: UTF8.self)
-            log.add("row", row, "frame '\(text)' is not a whole number: row skipped", summary: "rows skipped")
+            log.add("row", row, "frame '\(text)' is not a whole number in 0…\(KeypointCSV.maxFrame): row skipped", summary: "rows skipped")
             return nil
         }
         for (name, c) in [("width", cWidth), ("height", cHeight)] {
-            guard let v = integer(fields[c]), v > 0 else {
+            guard let v = integer(fields[c]), (1...KeypointCSV.maxPixels).contains(v) else {
                 let text = String(decoding: UnsafeBufferPointer(rebasing: b[fields[c].start..<fields[c].end]), as: UTF8.self)
-                log.add("row", row, "\(name) '\(text)' is not a positive whole number of pixels: row skipped", summary: "rows skipped")
+                log.add("row", row, "\(name) '\(text)' is not a whole number of pixels in 1…\(KeypointCSV.maxPixels): row skipped", summary: "rows skipped")
                 return nil
             }
         }

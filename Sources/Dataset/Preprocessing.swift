@@ -152,12 +152,19 @@ public struct PreprocessingSpec: Codable, Sendable, Equatable {
     }
 
     /// Problems that make the spec unusable (empty when it is fine).
+    /// Bounds on sizes read from a config, a flag or a file: far beyond any real use (a
+    /// 1,000 fps camera; a 10,000-frame window is 5.5 minutes at 30 fps), and low enough
+    /// that a typo is refused with a line instead of asking for gigabytes.
+    public static let maxFPS = 1000.0
+    public static let maxWindow = 10_000
+
     public var problems: [String] {
         var p: [String] = []
         if joints.isEmpty { p.append("no joints") }
-        if !(fps > 0 && fps.isFinite) { p.append("fps must be positive") }
-        if window < 1 { p.append("window must be at least 1") }
-        if stride < 1 { p.append("stride must be at least 1") }
+        if !(fps > 0 && fps <= Self.maxFPS) { p.append("fps must be in (0, \(Int(Self.maxFPS))] (got \(fps))") }
+        if !(1...Self.maxWindow).contains(window) { p.append("window must be in 1…\(Self.maxWindow) frames (got \(window))") }
+        if !(1...Self.maxWindow).contains(stride) { p.append("stride must be in 1…\(Self.maxWindow) frames (got \(stride))") }
+        if !(0...1).contains(minConfidence) { p.append("min confidence must be in 0…1 (got \(minConfidence))") }
         if !(0...1).contains(minPoseShare) { p.append("min pose share must be in 0…1") }
         if features.isEmpty { p.append("no features") }
         return p

@@ -17,10 +17,14 @@ public struct ViewError: Error, CustomStringConvertible {
 ///                    gets fewer frames, never a backlog.
 ///   GET /state.json  the state alone, for scripts
 ///   GET /frame.jpg   the newest picture alone
+///
+/// Every request passes `PageAccess` first: the camera is for the person who started
+/// `live`, not for every web page their browser opens, nor for the network.
 public final class BrowserView: @unchecked Sendable {
     /// The page's address, e.g. http://127.0.0.1:8080/
     public let url: String
     public let port: Int
+    public let access: PageAccess
     private let server: HTTPServer
     private var task: Task<Void, Never>?
 
@@ -33,26 +37,31 @@ public final class BrowserView: @unchecked Sendable {
         }
         let server = HTTPServer(address: address, timeout: 15, logger: .disabled)
         self.server = server
+        let access = PageAccess(host: host)
+        self.access = access
         try blocking {
-            await server.appendRoute("GET /state.json") { _ in
+            await server.appendRoute("GET /state.json", to: access.gate { _ in
                 HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                              body: board.stateJSON())
-            }
-            await server.appendRoute("GET /frame.jpg") { _ in
+            })
+            await server.appendRoute("GET /frame.jpg", to: access.gate { _ in
                 guard let jpeg = board.jpeg() else {
                     return HTTPResponse(statusCode: .notFound, headers: [.contentType: "text/plain"], body: Data("no frame yet\n".utf8))
                 }
                 return HTTPResponse(statusCode: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"], body: jpeg)
-            }
-            await server.appendRoute("GET /ws", to: .webSocket(BoardFeed(board: board)))
+            })
+            let feed = WebSocketHTTPHandler.webSocket(BoardFeed(board: board))
+            await server.appendRoute("GET /ws", to: access.gate { try await feed.handleRequest($0) })
             // Last: "/" matches every path FlyingFox has no other route for.
-            await server.appendRoute("GET /") { _ in
+            let tokenQuery = access.token.map { "?token=\($0)" } ?? ""
+            await server.appendRoute("GET /", to: access.gate { _ in
                 // The state of the moment, inline ("<" escaped: a label cannot end the script).
                 let state = String(decoding: board.stateJSON(), as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
                 let page = livePage.replacingOccurrences(of: initialState, with: state)
+                    .replacingOccurrences(of: "src=\"/frame.jpg\"", with: "src=\"/frame.jpg\(tokenQuery)\"")
                 return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
                                     body: Data(page.utf8))
-            }
+            })
         }
         let failure = Box<Error>()
         let settled = DispatchSemaphore(value: 0)
@@ -71,13 +80,66 @@ public final class BrowserView: @unchecked Sendable {
             throw ViewError("--serve \(port): cannot listen on \(host):\(port) (\(why)): is the port in use? Try another, or 0 for any free port")
         }
         self.port = Int(bound)
-        url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(bound)/"
+        url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(bound)/" + (access.token.map { "?token=\($0)" } ?? "")
     }
 
     public func stop() {
         let server = server
         try? blocking { await server.stop(timeout: 1) }
         task?.cancel()
+    }
+}
+
+/// Who may use the page. A request is refused (403) when
+/// - it comes from another web page: its `Origin` is not this server's own (browsers send
+///   `Origin` with every WebSocket and cross-site request; scripts like curl send none);
+/// - on loopback, its `Host` is not a loopback name: a page whose own name resolves to
+///   127.0.0.1 (DNS rebinding) is same-origin with itself, but not with 127.0.0.1;
+/// - beyond loopback, it lacks the token printed with the URL (`?token=`), compared in
+///   constant time.
+public struct PageAccess: Sendable {
+    /// nil on loopback: only this machine's users can connect.
+    public let token: String?
+    let loopback: Bool
+
+    public init(host: String) {
+        loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
+        var rng = SystemRandomNumberGenerator()
+        token = loopback ? nil : (0..<4).map { _ in String(format: "%016llx", rng.next() as UInt64) }.joined()
+    }
+
+    /// Why a request is refused, or nil when it may go on.
+    public func refusal(host: String?, origin: String?, token given: String?) -> String? {
+        guard let host, !host.isEmpty else { return "no Host header" }
+        if let origin, origin.lowercased() != "http://" + host.lowercased() {
+            return "cross-origin request (from \(origin)) refused"
+        }
+        if loopback {
+            var name = host.lowercased()
+            if name.hasPrefix("[") { name = String(name.dropFirst().prefix { $0 != "]" }) }
+            else if let colon = name.lastIndex(of: ":") { name = String(name[..<colon]) }
+            guard name.hasPrefix("127.") || name == "localhost" || name == "::1" else { return "unknown host name \(host)" }
+        }
+        if let token {
+            guard let given, Self.equalInConstantTime(Array(given.utf8), Array(token.utf8)) else { return "missing or wrong token" }
+        }
+        return nil
+    }
+
+    public static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for i in 0..<max(a.count, b.count) { difference |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0) }
+        return difference == 0
+    }
+
+    /// `handler` behind the check.
+    func gate(_ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) -> ClosureHTTPHandler {
+        ClosureHTTPHandler { request in
+            if let why = refusal(host: request.headers[.host], origin: request.headers[HTTPHeader("Origin")], token: request.query["token"]) {
+                return HTTPResponse(statusCode: .forbidden, headers: [.contentType: "text/plain"], body: Data("\(why)\n".utf8))
+            }
+            return try await handler(request)
+        }
     }
 }
 

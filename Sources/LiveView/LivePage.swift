@@ -66,7 +66,7 @@ function show(s) {
 }
 
 function connect() {
-  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" + location.search);
   ws.binaryType = "arraybuffer";
   ws.onopen = () => ws.send("next");
   ws.onmessage = (event) => {

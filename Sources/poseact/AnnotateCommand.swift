@@ -29,12 +29,30 @@ struct Annotate: ParsableCommand {
     @Option(name: .shortAndLong, help: "The annotated video to write (.mp4).") var output: String?
     @Option(help: "The label ranges to write (.json or .csv).") var timeline: String?
     @Option(help: "An annotation file to compare the timeline with (CSV or JSON: video,label,start,end).") var compare: String?
-    @Option(help: "Under this probability the state is 'low confidence'.") var minConfidence: Float = 0.6
-    @Option(help: "Predictions averaged into each one shown (1: none).") var smooth = 1
-    @Option(help: "People tracked per frame (the prominent one is classified).") var maxPeople = 4
-    @Option(help: "Threads per inference.") var threads = 2
+    @Option(parsing: .unconditional, help: "Under this probability the state is 'low confidence'.") var minConfidence: Float = 0.6
+    @Option(parsing: .unconditional, help: "Predictions averaged into each one shown (1: none).") var smooth = 1
+    @Option(parsing: .unconditional, help: "People tracked per frame (the prominent one is classified).") var maxPeople = 4
+    @Option(parsing: .unconditional, help: "Threads per inference.") var threads = 2
     @Option(help: "Folder with the .tflite files.") var models: String?
     @Flag(help: "Print one JSON object (timeline, summary, agreement) instead of text.") var json = false
+
+    func validate() throws {
+        guard threads >= 1, maxPeople >= 1, smooth >= 1 else {
+            throw ValidationError("--threads, --max-people and --smooth must be at least 1")
+        }
+        guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence must be in 0…1 (got \(minConfidence))") }
+        guard FileManager.default.fileExists(atPath: input) else { throw PathError("\(input): no such video file") }
+        if let compare, !FileManager.default.fileExists(atPath: compare) {
+            throw PathError("--compare \(compare): no such annotation file")
+        }
+        var inputs: [(flag: String, path: String)] = [("the video", input), ("--model", modelPath(model))]
+        if let compare { inputs.append(("--compare", compare)) }
+        if let output { try OutputPaths.check(output, flag: "--output", inputs: inputs) }
+        if let timeline {
+            try OutputPaths.check(timeline, flag: "--timeline", inputs: inputs + (output.map { [("--output", $0)] } ?? []))
+            if let output, timeline == output { throw ValidationError("--timeline and --output are one path (\(output)); give two") }
+        }
+    }
 
     func run() throws {
         // The very pipeline `live` runs, without the real-time part.

@@ -43,9 +43,9 @@ struct PoseModelsBench: ParsableCommand {
             notebooks-free-scripts/compare-litert.sh runs this beside LiteRT on the same machine.
             """)
 
-    @Option(help: "Timed runs per model.") var runs = 50
+    @Option(parsing: .unconditional, help: "Timed runs per model.") var runs = 50
     @Option(help: "Untimed runs first.") var warmup = 5
-    @Option(help: "Threads per inference.") var threads = 2
+    @Option(parsing: .unconditional, help: "Threads per inference.") var threads = 2
     @Option(help: "Folder with the .tflite files.") var models: String?
     @Flag(help: "Leave out the landmark model's segmentation output, as the pose pipeline does.")
     var skipSegmentation = false
@@ -104,7 +104,7 @@ struct PoseVideoBench: ParsableCommand {
 
     @Argument(help: "A video file.") var file: String
     @OptionGroup var pose: PoseOptions
-    @Option(help: "Stop after this many frames.") var frames: Int?
+    @Option(parsing: .unconditional, help: "Stop after this many frames.") var frames: Int?
     @Option(help: "Put this many copies of each frame in a grid: that many people to track (no video here has several).")
     var copies = 1
 

@@ -23,10 +23,10 @@ struct CrossValidate: ParsableCommand {
             """)
 
     @OptionGroup var options: ConfigOverrides
-    @Option(help: "Number of folds.") var folds = 5
+    @Option(parsing: .unconditional, help: "Number of folds.") var folds = 5
     @Option(help: "Seeds, comma-separated.") var seeds = "1,2,3"
     @Option(name: .shortAndLong, help: "Folder for the runs and the summary.") var output: String
-    @Option(help: "Runs trained at the same time.") var jobs = 2
+    @Option(parsing: .unconditional, help: "Runs trained at the same time.") var jobs = 2
     @Flag(help: "Print the summary as one JSON object on stdout.") var json = false
 
     var seedList: [Int] { seeds.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
@@ -40,6 +40,7 @@ struct CrossValidate: ParsableCommand {
         }
         guard options.fold == nil else { throw ValidationError("--fold is chosen by crossval itself: leave it out") }
         guard options.seed == nil else { throw ValidationError("give seeds with --seeds, not --seed") }
+        try OutputPaths.check(output, flag: "--output", kind: .folder)
     }
 
     func run() throws {

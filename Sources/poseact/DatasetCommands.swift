@@ -44,10 +44,10 @@ struct Extract: ParsableCommand {
     @Argument(help: "The dataset folder.") var source: String
     @Option(name: .shortAndLong, help: "The keypoint store to write (.h5).") var output: String
     @Option(help: "Annotation file (CSV or JSON): video,label and optional start,end.") var annotations: String?
-    @Option(help: "Frame rate every clip is resampled to (the model's).") var fps: Double = 30
-    @Option(help: "People tracked per frame (the prominent one is stored).") var maxPeople = 2
-    @Option(help: "Clips extracted at once.") var jobs = 2
-    @Option(help: "Threads per model inference within a job.") var threads = 1
+    @Option(parsing: .unconditional, help: "Frame rate every clip is resampled to (the model's).") var fps: Double = 30
+    @Option(parsing: .unconditional, help: "People tracked per frame (the prominent one is stored).") var maxPeople = 2
+    @Option(parsing: .unconditional, help: "Clips extracted at once.") var jobs = 2
+    @Option(parsing: .unconditional, help: "Threads per model inference within a job.") var threads = 1
     @Option(help: "Extract shard i of n (0-based), e.g. 0/4.") var shard: String?
     @Option(help: "Folder with the .tflite files.") var models: String?
     @Flag(help: "Print the summary as one JSON object on stdout.") var json = false
@@ -62,10 +62,11 @@ struct Extract: ParsableCommand {
     }
 
     func validate() throws {
-        guard fps > 0 else { throw ValidationError("--fps must be positive") }
+        guard fps > 0, fps <= PreprocessingSpec.maxFPS else { throw ValidationError("--fps must be in (0, \(Int(PreprocessingSpec.maxFPS))] frames per second (got \(fps))") }
         guard jobs >= 1, threads >= 1, maxPeople >= 1 else { throw ValidationError("--jobs, --threads and --max-people must be at least 1") }
         _ = try parsedShard()
         guard output.hasSuffix(".h5") || output.hasSuffix(".hdf5") else { throw ValidationError("--output should be an .h5 file (got '\(output)')") }
+        try OutputPaths.check(output, flag: "--output", inputs: [("the dataset folder", source)] + (annotations.map { [("--annotations", $0)] } ?? []))
     }
 
     func run() throws {
@@ -113,12 +114,18 @@ struct Import: ParsableCommand {
             """)
     @Argument(help: "The keypoint CSV file.") var file: String
     @Option(name: .shortAndLong, help: "The keypoint store to write (.h5).") var output: String
-    @Option(help: "Frame rate of the rows, when the CSV has no time column.") var fps: Double = 30
+    @Option(parsing: .unconditional, help: "Frame rate of the rows, when the CSV has no time column.") var fps: Double = 30
     @Flag(help: "Print the summary as one JSON object on stdout.") var json = false
+
+    func validate() throws {
+        guard fps > 0, fps <= PreprocessingSpec.maxFPS else { throw ValidationError("--fps must be in (0, \(Int(PreprocessingSpec.maxFPS))] frames per second (got \(fps))") }
+        try OutputPaths.check(output, flag: "--output", inputs: [("the CSV file", file)])
+    }
 
     func run() throws {
         let result = try KeypointCSV.read(file, fps: fps)
         report(result.problems)
+        guard !result.clips.isEmpty else { throw DatasetError("\(file): no usable row, so no clip to import (nothing written)") }
         let writer = try KeypointStoreWriter(path: output, attributes: ["created_by": "poseact import", "source": file])
         do { for clip in result.clips { try writer.append(clip) }; try writer.finish() } catch { writer.abandon(); throw error }
         let frames = result.clips.reduce(0) { $0 + $1.frameCount }
@@ -137,6 +144,9 @@ struct Merge: ParsableCommand {
         abstract: "Join keypoint stores (e.g. the shards of an extraction) into one.")
     @Argument(help: "Keypoint stores.") var stores: [String]
     @Option(name: .shortAndLong, help: "The store to write.") var output: String
+    func validate() throws {
+        try OutputPaths.check(output, flag: "--output", inputs: stores.map { ("a store to merge", $0) })
+    }
     func run() throws {
         let n = try KeypointStore.merge(stores, into: output)
         FileHandle.standardError.write(Data("\(output): \(n) clips from \(stores.count) stores\n".utf8))
@@ -151,7 +161,7 @@ struct DatasetCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Clips and frames per label and split, and the warnings to read before training.")
         @Argument(help: "A keypoint store (.h5).") var store: String
-        @Option(help: "The training window, in frames, to flag clips shorter than it.") var window = 32
+        @Option(parsing: .unconditional, help: "The training window, in frames, to flag clips shorter than it.") var window = 32
         @Flag(help: "Print one JSON object instead of text.") var json = false
         func run() throws {
             let report = try DatasetReport(store: KeypointStore(path: store), window: window)

@@ -31,8 +31,8 @@ struct Demo: ParsableCommand {
             """)
 
     @Option(help: "Folder with the .tflite files.") var models: String?
-    @Option(help: "Threads per inference.") var threads = 2
-    @Option(help: "Timed runs per model for the speed line.") var runs = 20
+    @Option(parsing: .unconditional, help: "Threads per inference.") var threads = 2
+    @Option(parsing: .unconditional, help: "Timed runs per model for the speed line.") var runs = 20
     @Option(help: "Write the tracked video with wireframes here (.mp4).") var overlay: String?
     @Option(help: "Keep the generated dataset and its keypoint store in this folder.") var keep: String?
 

@@ -63,7 +63,9 @@ struct LiveCommand: ParsableCommand {
             --serve PORT serves a page at http://127.0.0.1:PORT/ with the video, the \
             wireframes, the action and its confidence, the fps and the seconds per action, \
             updated live (over a WebSocket; /state.json and /frame.jpg for scripts). \
-            --serve-host 0.0.0.0 serves it to the network. --window shows the same overlay \
+            --serve-host 0.0.0.0 serves it to the network, to those given the URL printed at \
+            start (it holds a token; other requests get 403). Requests from other web pages \
+            (another Origin) are refused. --window shows the same overlay \
             in a window on the desktop (q or Esc closes it). When the input ends, the page or \
             the window keeps the last frame and the summary until Ctrl-C (or the window is \
             closed).
@@ -73,18 +75,31 @@ struct LiveCommand: ParsableCommand {
     @Option(help: "A V4L2 camera (default: the first, /dev/video0 usually, when no --input).") var camera: String?
     @Option(help: "A file or a stream URL (rtsp://, http://, udp://).") var input: String?
     @Flag(help: "Read a file as fast as it can be processed, not at its own speed.") var asFastAsPossible = false
-    @Option(help: "Seconds to wait for a stream or camera before giving up.") var timeout = 5.0
-    @Option(help: "Under this probability the state is 'low confidence'.") var minConfidence: Float = 0.6
-    @Option(help: "Predictions averaged into each one shown (1: none).") var smooth = 1
+    @Option(parsing: .unconditional, help: "Seconds to wait for a stream or camera before giving up.") var timeout = 5.0
+    @Option(parsing: .unconditional, help: "Under this probability the state is 'low confidence'.") var minConfidence: Float = 0.6
+    @Option(parsing: .unconditional, help: "Predictions averaged into each one shown (1: none).") var smooth = 1
     @Option(help: "Write the video with the overlay here (.mp4).") var record: String?
-    @Option(help: "People tracked per frame (the prominent one is classified).") var maxPeople = 4
-    @Option(help: "Threads per inference.") var threads = 2
+    @Option(parsing: .unconditional, help: "People tracked per frame (the prominent one is classified).") var maxPeople = 4
+    @Option(parsing: .unconditional, help: "Threads per inference.") var threads = 2
     @Option(help: "Folder with the .tflite files.") var models: String?
     @Option(help: ArgumentHelp("Serve a live page on this port (0: any free port).", valueName: "port")) var serve: Int?
     @Option(help: ArgumentHelp("The address --serve listens on (0.0.0.0: every network).", valueName: "address"))
     var serveHost = "127.0.0.1"
     @Flag(help: "Show the video with the overlay in a window (needs a desktop: $DISPLAY).") var window = false
     @Flag(help: "Print events as JSON Lines on stdout.") var json = false
+
+    func validate() throws {
+        guard threads >= 1, maxPeople >= 1, smooth >= 1 else {
+            throw ValidationError("--threads, --max-people and --smooth must be at least 1")
+        }
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds (got \(timeout))") }
+        guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence must be in 0…1 (got \(minConfidence))") }
+        if let serve, !(0...65535).contains(serve) { throw ValidationError("--serve takes a port 0…65535 (got \(serve))") }
+        if let record {
+            try OutputPaths.check(record, flag: "--record", inputs: [("--model", modelPath(model))]
+                                  + (input.map { [("--input", $0)] } ?? []) + (camera.map { [("--camera", $0)] } ?? []))
+        }
+    }
 
     func run() throws {
         let source = input ?? camera ?? listCameras().first ?? "/dev/video0"   // (absent: says there is no camera)
@@ -190,10 +205,10 @@ struct LiveBench: ParsableCommand {
 
     @Option(help: "A weights file (.poseact.h5) or a run folder.") var model: String
     @Option(help: "The video to play as a live source.") var input: String
-    @Option(help: "Stop after this many frames (0: the whole video).") var frames = 0
-    @Option(help: "Put this many copies of each frame in a grid: that many people to track.") var copies = 1
-    @Option(help: "People tracked per frame.") var maxPeople = 4
-    @Option(help: "Threads per inference.") var threads = 2
+    @Option(parsing: .unconditional, help: "Stop after this many frames (0: the whole video).") var frames = 0
+    @Option(parsing: .unconditional, help: "Put this many copies of each frame in a grid: that many people to track.") var copies = 1
+    @Option(parsing: .unconditional, help: "People tracked per frame.") var maxPeople = 4
+    @Option(parsing: .unconditional, help: "Threads per inference.") var threads = 2
     @Option(help: "Folder with the .tflite files.") var models: String?
 
     func run() throws {

@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
+import Dataset
 import Media
 import Pose
 
 /// Where the pose models are and how to build a pipeline from them.
 struct PoseOptions: ParsableArguments {
     @Option(help: "Folder with the .tflite files.") var models: String?
-    @Option(help: "People tracked at most.") var maxPeople = 4
-    @Option(help: "Threads per model inference.") var threads = 2
+    @Option(parsing: .unconditional, help: "People tracked at most.") var maxPeople = 4
+    @Option(parsing: .unconditional, help: "Threads per model inference.") var threads = 2
     @Flag(help: "Smooth landmarks over time (One-Euro filter, MediaPipe's settings).") var smooth = false
 
     func validate() throws {
@@ -48,14 +49,18 @@ struct PoseCommand: ParsableCommand {
 
     @Argument(help: "Images, videos, cameras or stream URLs.") var inputs: [String]
     @OptionGroup var pose: PoseOptions
-    @Option(help: "Resample videos to this frame rate (drop or repeat frames by timestamp).") var fps: Double?
+    @Option(parsing: .unconditional, help: "Resample videos to this frame rate (drop or repeat frames by timestamp).") var fps: Double?
     @Option(help: "Also write the frames with wireframes: a .png for one image, a video (.mp4) for one video.")
     var overlay: String?
-    @Option(help: "Seconds to wait for a stream or camera to answer.") var timeout: Double = 5
+    @Option(parsing: .unconditional, help: "Seconds to wait for a stream or camera to answer.") var timeout: Double = 5
 
     func validate() throws {
         if overlay != nil && inputs.count != 1 { throw ValidationError("--overlay takes one input") }
-        if let fps, fps <= 0 { throw ValidationError("--fps must be positive") }
+        if let fps, !(fps > 0 && fps <= PreprocessingSpec.maxFPS) {
+            throw ValidationError("--fps must be in (0, \(Int(PreprocessingSpec.maxFPS))] frames per second (got \(fps))")
+        }
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds (got \(timeout))") }
+        if let overlay { try OutputPaths.check(overlay, flag: "--overlay", inputs: inputs.map { ("an input", $0) }) }
     }
 
     func run() throws {

@@ -10,14 +10,14 @@ struct ConfigOverrides: ParsableArguments {
     @Option(help: "Training config (YAML). Without it, the built-in defaults (= configs/penn-action.yaml).")
     var config: String?
     @Option(help: "Keypoint store or windows file (overrides data.store).") var data: String?
-    @Option(help: "Epochs (overrides training.epochs).") var epochs: Int?
-    @Option(help: "Random seed (overrides training.seed).") var seed: Int?
-    @Option(help: "BLAS threads, 0 = all cores (overrides training.threads).") var threads: Int?
-    @Option(help: "Windows per batch (overrides optimizer.batch_size).") var batchSize: Int?
-    @Option(help: "Peak learning rate (overrides optimizer.learning_rate).") var learningRate: Double?
-    @Option(help: "Frames per window (overrides preprocessing.window).") var window: Int?
-    @Option(help: "Frames between windows (overrides preprocessing.stride).") var stride: Int?
-    @Option(help: "Early-stopping patience in epochs, 0 = off (overrides training.patience).") var patience: Int?
+    @Option(parsing: .unconditional, help: "Epochs (overrides training.epochs).") var epochs: Int?
+    @Option(parsing: .unconditional, help: "Random seed (overrides training.seed).") var seed: Int?
+    @Option(parsing: .unconditional, help: "BLAS threads, 0 = all cores (overrides training.threads).") var threads: Int?
+    @Option(parsing: .unconditional, help: "Windows per batch (overrides optimizer.batch_size).") var batchSize: Int?
+    @Option(parsing: .unconditional, help: "Peak learning rate (overrides optimizer.learning_rate).") var learningRate: Double?
+    @Option(parsing: .unconditional, help: "Frames per window (overrides preprocessing.window).") var window: Int?
+    @Option(parsing: .unconditional, help: "Frames between windows (overrides preprocessing.stride).") var stride: Int?
+    @Option(parsing: .unconditional, help: "Early-stopping patience in epochs, 0 = off (overrides training.patience).") var patience: Int?
     @Option(help: ArgumentHelp("Cross-validation: train on the train split less its i-th of k folds, test on that fold (overrides data.folds and data.fold).",
                                valueName: "i/k")) var fold: String?
 
@@ -77,6 +77,10 @@ struct Train: ParsableCommand {
     @Option(name: .shortAndLong, help: "Run folder (default: runs/<config name>).") var output: String?
     @Flag(help: "Ignore a checkpoint in the run folder and train from scratch.") var restart = false
     @Flag(help: "Print the test evaluation as one JSON object on stdout at the end.") var json = false
+
+    func validate() throws {
+        if let output { try OutputPaths.check(output, flag: "--output", kind: .folder) }
+    }
 
     func run() throws {
         let config = try options.resolved()
@@ -146,8 +150,13 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Keypoint store (or windows file) to evaluate on.") var data: String
     @Option(help: "Split to evaluate ('all' for every clip).") var split = "test"
     @Option(help: "Folder for the Markdown report and the confusion-matrix picture.") var report: String?
-    @Option(help: "BLAS threads (0 = all cores).") var threads = 0
+    @Option(parsing: .unconditional, help: "BLAS threads (0 = all cores).") var threads = 0
     @Flag(help: "Print one JSON object instead of text.") var json = false
+
+    func validate() throws {
+        guard threads >= 0 else { throw ValidationError("--threads must be 0 (all cores) or more (got \(threads))") }
+        if let report { try OutputPaths.check(report, flag: "--report", kind: .folder) }
+    }
 
     func run() throws {
         openblas_set_num_threads(Int32(threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount))
@@ -220,6 +229,10 @@ struct Export: ParsableCommand {
 
     func validate() throws {
         guard !sources.isEmpty else { throw ValidationError("give a run folder or a weights file to export") }
+        for source in sources where !FileManager.default.fileExists(atPath: source) {
+            throw PathError("\(source) does not exist: give a run folder (poseact train --output) or a weights file")
+        }
+        try OutputPaths.check(output, flag: "--output", inputs: sources.map { ("a model to export", modelPath($0)) })
     }
 
     func run() throws {

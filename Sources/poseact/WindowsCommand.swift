@@ -22,9 +22,9 @@ struct WindowsCommand: ParsableCommand {
 
     @Argument(help: "A keypoint store (.h5).") var store: String
     @Option(help: "Take the preprocessing of this training config (YAML).") var config: String?
-    @Option(help: "Frames per window (default 32).") var window: Int?
-    @Option(help: "Frames between window starts (default 8).") var stride: Int?
-    @Option(help: "The model frame rate (default 30).") var fps: Double?
+    @Option(parsing: .unconditional, help: "Frames per window (default 32).") var window: Int?
+    @Option(parsing: .unconditional, help: "Frames between window starts (default 8).") var stride: Int?
+    @Option(parsing: .unconditional, help: "The model frame rate (default 30).") var fps: Double?
     @Option(help: "Joint layout: vision, blazepose or all (default vision).") var joints: String?
     @Option(help: "Smallest share of real poses in a used window (default 0.6).") var minPoseShare: Double?
     @Option(name: .shortAndLong, help: "The windows file to write (.h5).") var output: String
@@ -41,9 +41,12 @@ struct WindowsCommand: ParsableCommand {
 
     func validate() throws {
         if let joints { _ = try layout(joints) }
-        guard (window ?? 1) >= 1, (stride ?? 1) >= 1 else { throw ValidationError("--window and --stride must be at least 1") }
-        guard (fps ?? 1) > 0 else { throw ValidationError("--fps must be positive") }
+        guard (1...PreprocessingSpec.maxWindow).contains(window ?? 1), (1...PreprocessingSpec.maxWindow).contains(stride ?? 1) else {
+            throw ValidationError("--window and --stride must be in 1…\(PreprocessingSpec.maxWindow) frames")
+        }
+        guard (fps ?? 1) > 0, (fps ?? 1) <= PreprocessingSpec.maxFPS else { throw ValidationError("--fps must be in (0, \(Int(PreprocessingSpec.maxFPS))]") }
         guard (0...1).contains(minPoseShare ?? 0) else { throw ValidationError("--min-pose-share must be in 0…1") }
+        try OutputPaths.check(output, flag: "--output", inputs: [("the store", store)] + (config.map { [("--config", $0)] } ?? []))
     }
 
     func run() throws {
@@ -55,7 +58,12 @@ struct WindowsCommand: ParsableCommand {
         if let stride { spec.stride = stride }
         if let minPoseShare { spec.minPoseShare = minPoseShare }
         let window = spec.window
+        if let problem = spec.problems.first { throw DatasetError("preprocessing: \(problem)") }
         let (set, report) = try TrainingSet.build(store: KeypointStore(path: store), spec: spec)
+        guard !set.windows.isEmpty else {
+            throw DatasetError("\(store): no clip gives a window of \(window) frames with \(Int(spec.minPoseShare * 100)) % real poses; "
+                               + "lower --window or --min-pose-share (nothing written)")
+        }
         try set.write(to: output)
         let splits = Array(Set(report.values.flatMap(\.keys))).sorted()
         if json {

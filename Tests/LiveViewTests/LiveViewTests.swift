@@ -176,4 +176,84 @@ final class BrowserViewTests: XCTestCase {
         next()
         XCTAssertEqual(try message().state["state"] as? String, "wave", "the next update is the newer state")
     }
+
+    /// One raw HTTP request to the page; the status line and the body.
+    func request(_ port: Int, _ head: String) throws -> (status: String, body: String) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(connected, 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let bytes = Array(head.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: out, as: UTF8.self).contains("\r\n\r\n") {
+            let r = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 4096, 0) }
+            guard r > 0 else { break }
+            out += chunk[0..<r]
+        }
+        let text = String(decoding: out, as: UTF8.self)
+        let status = String(text.prefix { $0 != "\r" })
+        return (status, text.components(separatedBy: "\r\n\r\n").dropFirst().joined())
+    }
+
+    static let upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+
+    /// Another web page cannot read the camera: a WebSocket or a request with a foreign
+    /// Origin, or a Host name that is not loopback (DNS rebinding), gets 403; the page's own
+    /// origin and scripts without an Origin are answered.
+    func testOtherOriginsAreRefused() throws {
+        let board = LiveBoard(model: "m")
+        board.handle(.frame(picture(width: 64, height: 48), time: 0.1))
+        let view = try BrowserView(board: board, port: 0)
+        defer { view.stop() }
+        let port = view.port, own = "127.0.0.1:\(port)"
+        XCTAssertNil(view.access.token, "no token on loopback")
+        let evil = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\n\(Self.upgrade)\r\n")
+        XCTAssertTrue(evil.status.hasPrefix("HTTP/1.1 403"), evil.status)
+        XCTAssertTrue(evil.body.contains("cross-origin request (from http://evil.example.com) refused"), evil.body)
+        let mine = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://\(own)\r\n\(Self.upgrade)\r\n")
+        XCTAssertTrue(mine.status.hasPrefix("HTTP/1.1 101"), mine.status)
+        let rebound = try request(port, "GET /frame.jpg HTTP/1.1\r\nHost: evil.example.com:\(port)\r\nOrigin: http://evil.example.com:\(port)\r\n\r\n")
+        XCTAssertTrue(rebound.status.hasPrefix("HTTP/1.1 403"), rebound.status)
+        let script = try request(port, "GET /state.json HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n")
+        XCTAssertTrue(script.status.hasPrefix("HTTP/1.1 200"), script.status)
+    }
+
+    /// Served beyond loopback, the page needs the token printed with its URL: without it, or
+    /// with a wrong one, 403; with it, the page, whose own requests carry it on.
+    func testBeyondLoopbackATokenIsNeeded() throws {
+        let board = LiveBoard(model: "m")
+        board.handle(.frame(picture(width: 64, height: 48), time: 0.1))
+        let view = try BrowserView(board: board, host: "0.0.0.0", port: 0)
+        defer { view.stop() }
+        let token = try XCTUnwrap(view.access.token)
+        XCTAssertEqual(token.count, 64)
+        XCTAssertTrue(view.url.hasSuffix("/?token=\(token)"), view.url)
+        let host = "Host: 192.0.2.1:\(view.port)\r\n"
+        for path in ["/", "/state.json", "/frame.jpg", "/?token=\(token.dropLast())0", "/?token="] {
+            let r = try request(view.port, "GET \(path) HTTP/1.1\r\n\(host)\r\n")
+            XCTAssertTrue(r.status.hasPrefix("HTTP/1.1 403"), "\(path): \(r.status)")
+        }
+        let page = try request(view.port, "GET /?token=\(token) HTTP/1.1\r\n\(host)\r\n")
+        XCTAssertTrue(page.status.hasPrefix("HTTP/1.1 200"), page.status)
+        XCTAssertTrue(page.body.contains("src=\"/frame.jpg?token=\(token)\""), "the picture's request carries the token")
+        let ws = try request(view.port, "GET /ws?token=\(token) HTTP/1.1\r\n\(host)\(Self.upgrade)\r\n")
+        XCTAssertTrue(ws.status.hasPrefix("HTTP/1.1 101"), ws.status)
+    }
+
+    func testConstantTimeComparison() {
+        XCTAssertTrue(PageAccess.equalInConstantTime(Array("abc".utf8), Array("abc".utf8)))
+        XCTAssertFalse(PageAccess.equalInConstantTime(Array("abc".utf8), Array("abd".utf8)))
+        XCTAssertFalse(PageAccess.equalInConstantTime(Array("ab".utf8), Array("abc".utf8)))
+        XCTAssertFalse(PageAccess.equalInConstantTime([], Array("a".utf8)))
+    }
 }

@@ -1,0 +1,33 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An exclusive lock on a path, held for the life of the value: a second `extract` to one
+/// store, or a second `train` in one run folder, is refused with one line instead of the two
+/// deleting each other's files. `flock` is released by the kernel when the process ends,
+/// killed or not, so a stale lock file never blocks a later run; the file keeps the holder's
+/// pid for the message.
+public final class FileLock {
+    public let path: String
+    private var fd: Int32
+
+    /// Takes the lock at `path` (created if missing) or throws, naming the process that holds it.
+    public init(_ path: String, what: String) throws {
+        self.path = path
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw DatasetError("\(path): cannot create the lock file (\(String(cString: strerror(errno))))") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let n = pread(fd, &buffer, buffer.count, 0)
+            let holder = n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"
+            close(fd); fd = -1
+            throw DatasetError("\(what) is in use by another poseact (pid \(holder)); wait for it to end, or stop it")
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pwrite(fd, pid, pid.count, 0)
+    }
+
+    deinit { if fd >= 0 { close(fd) } }   // closing releases the lock; the file stays (harmless)
+}

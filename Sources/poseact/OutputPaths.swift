@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A path that cannot be used as given: one line (no usage text, it is not a usage mistake).
+struct PathError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Checks made in `validate()`, before any work, on the paths a command will write: an
+/// output that is also an input (the same file by another name, a symlink or a hard link)
+/// would be destroyed by the temp-file-then-rename at the end, and an output whose folder
+/// cannot be written would be found out only after all the work.
+enum OutputPaths {
+    enum Kind { case file, folder }
+
+    /// `output` (given as `flag`) must not be any of `inputs`, must be of `kind` if it
+    /// exists, and its folder must exist and be writable.
+    static func check(_ output: String, flag: String, kind: Kind = .file, inputs: [(flag: String, path: String)] = []) throws {
+        for input in inputs where sameFile(output, input.path) {
+            throw PathError("\(flag) \(output) is also \(input.flag) (\(input.path)): writing it would destroy the input; give another path")
+        }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) {
+            if kind == .file && isFolder.boolValue {
+                throw PathError("\(flag) \(output) is a folder; give a file path")
+            }
+            if kind == .folder && !isFolder.boolValue {
+                throw PathError("\(flag) \(output) is a file; give a folder path")
+            }
+        }
+        let parent = URL(fileURLWithPath: output).deletingLastPathComponent().path
+        if kind == .folder && FileManager.default.fileExists(atPath: output) {
+            guard access(output, W_OK) == 0 else {
+                throw PathError("\(flag) \(output): the folder is not writable; give another path")
+            }
+            return
+        }
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder) else {
+            if kind == .folder { return }   // created with its parents
+            throw PathError("\(flag) \(output): the folder \(parent) does not exist; create it or give another path")
+        }
+        guard isFolder.boolValue, access(parent, W_OK) == 0 else {
+            throw PathError("\(flag) \(output): \(parent) is not a writable folder; give another path")
+        }
+    }
+
+    /// True when both paths name one existing file (same device and inode), however named.
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+}
