@@ -60,14 +60,21 @@ extension ActionClassifier {
 }
 
 extension EvaluationReport {
-    /// Writes `NAME.json`, `NAME.md` and `NAME-confusion.png` into `folder`; returns their paths.
+    /// Labels up to which the confusion matrix is drawn: a picture of more would be too
+    /// large to read (and, past ~370, for the PNG encoder); the JSON and Markdown keep it all.
+    public static let maxPictureLabels = 150
+
+    /// Writes `NAME.json`, `NAME.md` and `NAME-confusion.png` (up to `maxPictureLabels`
+    /// labels) into `folder`; returns their paths.
     @discardableResult
     public func write(to folder: String, name: String = "evaluation", title: String) throws -> [String] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let png = "\(name)-confusion.png"
         let paths = ["\(folder)/\(name).json", "\(folder)/\(name).md", "\(folder)/\(png)"]
+        let drawn = clips.labels.count <= Self.maxPictureLabels
         try writeAtomically(json() + "\n", to: paths[0])
-        try writeAtomically(markdown(confusionPicture: png), to: paths[1])
+        try writeAtomically(markdown(confusionPicture: drawn ? png : nil), to: paths[1])
+        guard drawn else { unlink(paths[2]); return Array(paths.prefix(2)) }
         let tmp = paths[2] + ".tmp.png"
         try writePNG(ConfusionPicture.render(clips, title: title), to: tmp)
         guard rename(tmp, paths[2]) == 0 else { throw ConfigError("\(paths[2]): cannot write") }

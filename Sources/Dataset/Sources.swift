@@ -98,6 +98,8 @@ private struct FolderScanner {
     let root: String
     var clips: [ClipSource] = []
     var problems: [DataProblem] = []
+    /// Entries already reported by `list` (a folder may be listed more than once).
+    var reported: Set<String> = []
     let fm = FileManager.default
 
     init(root: String) { self.root = root }
@@ -105,13 +107,28 @@ private struct FolderScanner {
     func path(_ rel: String) -> String { rel.isEmpty ? root : root + "/" + rel }
     func display(_ rel: String) -> String { rel.isEmpty ? root : rel }
 
-    /// Entries of a folder, sorted, without hidden ones and `__MACOSX`; split into folders and files.
-    func list(_ rel: String) -> (dirs: [String], files: [String]) {
+    /// Entries of a folder, sorted, without hidden ones and `__MACOSX`; split into folders and
+    /// files. A hidden folder (".x", "..x") and a symbolic link to nothing are reported (a
+    /// label folder renamed by mistake, a moved video), each once; dotfiles are skipped quietly.
+    mutating func list(_ rel: String) -> (dirs: [String], files: [String]) {
         let names = ((try? fm.contentsOfDirectory(atPath: path(rel))) ?? []).sorted()
         var dirs: [String] = [], files: [String] = []
-        for n in names where !n.hasPrefix(".") && n != "__MACOSX" {
+        for n in names where n != "__MACOSX" {
+            let child = rel.isEmpty ? n : rel + "/" + n
             var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: path(rel.isEmpty ? n : rel + "/" + n), isDirectory: &isDir) else { continue }
+            let exists = fm.fileExists(atPath: path(child), isDirectory: &isDir)
+            if !exists {
+                if (try? fm.destinationOfSymbolicLink(atPath: path(child))) != nil, reported.insert(child).inserted {
+                    problem(child, "a symbolic link to nothing (its target was moved or deleted): skipped")
+                }
+                continue
+            }
+            if n.hasPrefix(".") {
+                if isDir.boolValue, n != ".git", reported.insert(child).inserted {
+                    problem(child, "a hidden folder (its name starts with a dot): skipped; rename it to use it")
+                }
+                continue
+            }
             if isDir.boolValue { dirs.append(n) } else { files.append(n) }
         }
         return (dirs, files)

@@ -29,7 +29,8 @@ final class ConfigTests: XCTestCase {
         }
         let pushups = try TrainingConfig.load(path: folder.appendingPathComponent("pushups.yaml").path)
         XCTAssertEqual(pushups.preprocessing.features, [.position, .confidence, .velocity, .bone])
-        XCTAssertEqual(pushups.model.channels, 64)
+        XCTAssertEqual(pushups.model.kernel, 7)
+        XCTAssertEqual(pushups.model.dilations, [1, 1, 2, 2])
         XCTAssertEqual(pushups.preprocessing.outsideFrame, .missing)
         XCTAssertEqual(pushups.augmentation.turnDegrees, 45)
     }
@@ -113,8 +114,8 @@ final class ConfigTests: XCTestCase {
 
     func testValueProblems() throws {
         var c = try TrainingConfig.parse("preprocessing:\n  window: 0\noptimizer:\n  batch_size: 1\nmodel:\n  dropout: 1.5\n")
-        XCTAssertEqual(c.problems, ["preprocessing: window must be at least 1", "model.dropout must be in [0, 1)",
-                                    "optimizer.batch_size must be at least 2 (batch norm needs it)"])
+        XCTAssertEqual(c.problems, ["preprocessing: window must be in 1…10000 frames (got 0)", "model.dropout must be in [0, 1)",
+                                    "optimizer.batch_size must be in 2…8192 (batch norm needs 2; got 1)"])
         c = TrainingConfig()
         c.model.type = "lstm"
         XCTAssertEqual(c.problems, ["model.type 'lstm' is not known (tcn)"])

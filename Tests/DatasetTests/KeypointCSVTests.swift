@@ -174,10 +174,10 @@ final class KeypointCSVTests: XCTestCase {
         has(4, "has 9 fields, the header has 16: row skipped")
         has(5, "left_knee_x is given but left_knee_y is empty")
         has(6, "frame 4 of clip 0007 again (first on row 5)")
-        has(7, "frame 'x' is not a whole number: row skipped")
+        has(7, "frame 'x' is not a whole number in 0…1000000: row skipped")
         has(8, "clip 0007 has label 'jump' here but 'squat' before; the first is kept")
         has(8, "clip 0007 has split 'test' here but 'train' before")
-        has(9, "height '0' is not a positive whole number of pixels: row skipped")
+        has(9, "height '0' is not a whole number of pixels in 1…100000: row skipped")
         has(2, "clip 0007 has no row for frames 2–3 (2 in all): filled as frames with no pose")
         XCTAssertEqual(result.problems.count, 11, text)
 

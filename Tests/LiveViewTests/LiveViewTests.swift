@@ -178,7 +178,7 @@ final class BrowserViewTests: XCTestCase {
     }
 
     /// One raw HTTP request to the page; the status line and the body.
-    func request(_ port: Int, _ head: String) throws -> (status: String, body: String) {
+    func request(_ port: Int, _ head: String, body wanted: Bool = false) throws -> (status: String, body: String) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -195,7 +195,8 @@ final class BrowserViewTests: XCTestCase {
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while !String(decoding: out, as: UTF8.self).contains("\r\n\r\n") {
+        // The head only, or (with `Connection: close` sent) everything to the end.
+        while wanted || !String(decoding: out, as: UTF8.self).contains("\r\n\r\n") {
             let r = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 4096, 0) }
             guard r > 0 else { break }
             out += chunk[0..<r]
@@ -243,7 +244,7 @@ final class BrowserViewTests: XCTestCase {
             let r = try request(view.port, "GET \(path) HTTP/1.1\r\n\(host)\r\n")
             XCTAssertTrue(r.status.hasPrefix("HTTP/1.1 403"), "\(path): \(r.status)")
         }
-        let page = try request(view.port, "GET /?token=\(token) HTTP/1.1\r\n\(host)\r\n")
+        let page = try request(view.port, "GET /?token=\(token) HTTP/1.1\r\n\(host)Connection: close\r\n\r\n", body: true)
         XCTAssertTrue(page.status.hasPrefix("HTTP/1.1 200"), page.status)
         XCTAssertTrue(page.body.contains("src=\"/frame.jpg?token=\(token)\""), "the picture's request carries the token")
         let ws = try request(view.port, "GET /ws?token=\(token) HTTP/1.1\r\n\(host)\(Self.upgrade)\r\n")

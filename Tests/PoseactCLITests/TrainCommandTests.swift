@@ -175,7 +175,7 @@ final class TrainCommandTests: PennSliceTestCase {
         try check("model:\n  chanels: 16\n", ["unknown key 'model.chanels'", "did you mean 'channels'", ":2:"])
         try check("preprocessing:\n  window: long\n", ["preprocessing.window must be a whole number, not 'long'"])
         try check("preprocessing:\n  window: 5000\n", ["preprocessing.window: 5000 frames", "lower the window"])
-        try check("training:\n  epochs: 0\n", ["training.epochs must be at least 1"])
+        try check("training:\n  epochs: 0\n", ["training.epochs must be in 1…100000 (got 0)"])
         // One label only: a store of squats alone.
         let one = Self.dir.appendingPathComponent("one.h5").path
         let csv = Self.dir.appendingPathComponent("slice.csv").path
