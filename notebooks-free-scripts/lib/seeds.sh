@@ -19,9 +19,10 @@ for s in $SEEDS; do
     clips+=("$c"); windows+=("$w")
     awk -v s="$s" -v c="$c" -v w="$w" 'BEGIN { printf "seed %s: clip accuracy %.1f %%, window accuracy %.1f %%\n", s, 100 * c, 100 * w }'
 done
-stats() { awk '{ for (i = 1; i <= NF; i++) { x[i] = 100 * $i; m += x[i] } m /= NF
+# (m = m / NF, not m /= NF: mawk, Debian's awk, reads "/=" as the start of a pattern)
+stats() { awk '{ m = 0; v = 0; for (i = 1; i <= NF; i++) { x[i] = 100 * $i; m += x[i] }; m = m / NF
                 for (i = 1; i <= NF; i++) v += (x[i] - m) ^ 2
-                printf "%.2f %.2f\n", m, NF > 1 ? sqrt(v / (NF - 1)) : 0 }' <<<"$*"; }
+                sd = NF > 1 ? sqrt(v / (NF - 1)) : 0; printf "%.2f %.2f\n", m, sd }' <<<"$*"; }
 read -r cm cs <<<"$(stats "${clips[@]}")"
 read -r wm ws <<<"$(stats "${windows[@]}")"
 echo "mean of ${#clips[@]} seeds: clip accuracy $cm % ± $cs (sd), window accuracy $wm % ± $ws"
