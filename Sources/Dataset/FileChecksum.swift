@@ -45,7 +45,9 @@ enum FileChecksum {
     static func write(_ path: String, valid: Bool = true) throws {
         guard let data = contents(path), data.count >= userBlock else { return }
         let hasBlock = data.prefix(8).elementsEqual([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]) == false
-        guard hasBlock else { return }   // no user block: written by another tool
+        // No user block (another tool wrote the file), or one holding another tool's bytes:
+        // left as it is.
+        guard hasBlock, stored(data) != nil || data.prefix(userBlock).allSatisfy({ $0 == 0 }) else { return }
         var line = [UInt8](repeating: 0, count: marker.count + 17)
         if valid {
             let sum = data.withUnsafeBytes { digest(UnsafeRawBufferPointer(rebasing: $0[userBlock...])) }
