@@ -244,7 +244,8 @@ public final class ActionClassifier {
             if arch.frames != spec.window { wrong.append("architecture.frames = \(arch.frames) but preprocessing.window = \(spec.window)") }
             if !(1...TrainingConfig.maxChannels).contains(arch.channels) { wrong.append("architecture.channels = \(arch.channels)") }
             if !(1...TrainingConfig.maxKernel).contains(arch.kernel) { wrong.append("architecture.kernel = \(arch.kernel)") }
-            if arch.dilations.isEmpty || arch.dilations.count > 64 || !arch.dilations.allSatisfy({ (1...1024).contains($0) }) {
+            if !(1...TrainingConfig.maxBlocks).contains(arch.dilations.count)
+                || !arch.dilations.allSatisfy({ (1...TrainingConfig.maxDilation).contains($0) }) {
                 wrong.append("architecture.dilations = \(arch.dilations)")
             }
             if let first = wrong.first {

@@ -141,7 +141,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
 
     /// Bounds far beyond any model this trains well (the default has 128 channels, kernel 5,
     /// batch 32), low enough that a typo is refused before it asks for gigabytes.
-    public static let maxChannels = 4096, maxKernel = 255, maxBatch = 8192
+    public static let maxChannels = 4096, maxKernel = 255, maxBatch = 8192, maxBlocks = 64, maxDilation = 1024
 
     /// Problems that make the config unusable (empty when it is fine), each naming its key.
     public var problems: [String] {
@@ -152,8 +152,10 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         if data.folds >= 2 && !(1...data.folds).contains(data.fold) { p.append("data.fold must be in 1…\(data.folds)") }
         if model.type != "tcn" { p.append("model.type '\(model.type)' is not known (tcn)") }
         if !(1...Self.maxChannels).contains(model.channels) { p.append("model.channels must be in 1…\(Self.maxChannels) (got \(model.channels))") }
-        if model.dilations.isEmpty || model.dilations.count > 64 { p.append("model.dilations must list 1 to 64 blocks") }
-        if model.dilations.contains(where: { !(1...1024).contains($0) }) { p.append("model.dilations must all be in 1…1024") }
+        if !(1...Self.maxBlocks).contains(model.dilations.count) { p.append("model.dilations must list 1 to \(Self.maxBlocks) blocks") }
+        if model.dilations.contains(where: { !(1...Self.maxDilation).contains($0) }) {
+            p.append("model.dilations must all be in 1…\(Self.maxDilation)")
+        }
         if !(1...Self.maxKernel).contains(model.kernel) { p.append("model.kernel must be in 1…\(Self.maxKernel) (got \(model.kernel))") }
         if !(0..<1).contains(model.dropout) { p.append("model.dropout must be in [0, 1)") }
         if !(optimizer.learningRate > 0) { p.append("optimizer.learning_rate must be positive") }

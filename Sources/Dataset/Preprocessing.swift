@@ -151,13 +151,13 @@ public struct PreprocessingSpec: Codable, Sendable, Equatable {
         torso = try c.decodeIfPresent(TorsoLength.self, forKey: .torso) ?? d.torso
     }
 
-    /// Problems that make the spec unusable (empty when it is fine).
     /// Bounds on sizes read from a config, a flag or a file: far beyond any real use (a
     /// 1,000 fps camera; a 10,000-frame window is 5.5 minutes at 30 fps), and low enough
     /// that a typo is refused with a line instead of asking for gigabytes.
     public static let maxFPS = 1000.0
     public static let maxWindow = 10_000
 
+    /// Problems that make the spec unusable (empty when it is fine).
     public var problems: [String] {
         var p: [String] = []
         if joints.isEmpty { p.append("no joints") }

@@ -53,12 +53,11 @@ public final class BrowserView: @unchecked Sendable {
             let feed = WebSocketHTTPHandler.webSocket(BoardFeed(board: board))
             await server.appendRoute("GET /ws", to: access.gate { try await feed.handleRequest($0) })
             // Last: "/" matches every path FlyingFox has no other route for.
-            let tokenQuery = access.token.map { "?token=\($0)" } ?? ""
             await server.appendRoute("GET /", to: access.gate { _ in
                 // The state of the moment, inline ("<" escaped: a label cannot end the script).
                 let state = String(decoding: board.stateJSON(), as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
                 let page = livePage.replacingOccurrences(of: initialState, with: state)
-                    .replacingOccurrences(of: "src=\"/frame.jpg\"", with: "src=\"/frame.jpg\(tokenQuery)\"")
+                    .replacingOccurrences(of: "src=\"/frame.jpg\"", with: "src=\"/frame.jpg\(access.query)\"")
                 return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
                                     body: Data(page.utf8))
             })
@@ -80,7 +79,7 @@ public final class BrowserView: @unchecked Sendable {
             throw ViewError("--serve \(port): cannot listen on \(host):\(port) (\(why)): is the port in use? Try another, or 0 for any free port")
         }
         self.port = Int(bound)
-        url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(bound)/" + (access.token.map { "?token=\($0)" } ?? "")
+        url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(bound)/" + access.query
     }
 
     public func stop() {
@@ -103,10 +102,15 @@ public struct PageAccess: Sendable {
     let loopback: Bool
 
     public init(host: String) {
-        loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
+        loopback = Self.isLoopback(host)
         var rng = SystemRandomNumberGenerator()
         token = loopback ? nil : (0..<4).map { _ in String(format: "%016llx", rng.next() as UInt64) }.joined()
     }
+
+    /// The query that carries the token ("" on loopback), for the URL and the page's requests.
+    public var query: String { token.map { "?token=\($0)" } ?? "" }
+
+    static func isLoopback(_ name: String) -> Bool { name.hasPrefix("127.") || name == "::1" || name == "localhost" }
 
     /// Why a request is refused, or nil when it may go on.
     public func refusal(host: String?, origin: String?, token given: String?) -> String? {
@@ -118,7 +122,7 @@ public struct PageAccess: Sendable {
             var name = host.lowercased()
             if name.hasPrefix("[") { name = String(name.dropFirst().prefix { $0 != "]" }) }
             else if let colon = name.lastIndex(of: ":") { name = String(name[..<colon]) }
-            guard name.hasPrefix("127.") || name == "localhost" || name == "::1" else { return "unknown host name \(host)" }
+            guard Self.isLoopback(name) else { return "unknown host name \(host)" }
         }
         if let token {
             guard let given, Self.equalInConstantTime(Array(given.utf8), Array(token.utf8)) else { return "missing or wrong token" }

@@ -37,10 +37,7 @@ struct Annotate: ParsableCommand {
     @Flag(help: "Print one JSON object (timeline, summary, agreement) instead of text.") var json = false
 
     func validate() throws {
-        guard threads >= 1, maxPeople >= 1, smooth >= 1 else {
-            throw ValidationError("--threads, --max-people and --smooth must be at least 1")
-        }
-        guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence must be in 0…1 (got \(minConfidence))") }
+        try validateLiveOptions(threads: threads, maxPeople: maxPeople, smooth: smooth, minConfidence: minConfidence)
         guard FileManager.default.fileExists(atPath: input) else { throw PathError("\(input): no such video file") }
         if let compare, !FileManager.default.fileExists(atPath: compare) {
             throw PathError("--compare \(compare): no such annotation file")

@@ -62,7 +62,7 @@ struct Extract: ParsableCommand {
     }
 
     func validate() throws {
-        guard fps > 0, fps <= PreprocessingSpec.maxFPS else { throw ValidationError("--fps must be in (0, \(Int(PreprocessingSpec.maxFPS))] frames per second (got \(fps))") }
+        try validateFPS(fps)
         guard jobs >= 1, threads >= 1, maxPeople >= 1 else { throw ValidationError("--jobs, --threads and --max-people must be at least 1") }
         _ = try parsedShard()
         guard output.hasSuffix(".h5") || output.hasSuffix(".hdf5") else { throw ValidationError("--output should be an .h5 file (got '\(output)')") }
@@ -118,7 +118,7 @@ struct Import: ParsableCommand {
     @Flag(help: "Print the summary as one JSON object on stdout.") var json = false
 
     func validate() throws {
-        guard fps > 0, fps <= PreprocessingSpec.maxFPS else { throw ValidationError("--fps must be in (0, \(Int(PreprocessingSpec.maxFPS))] frames per second (got \(fps))") }
+        try validateFPS(fps)
         try OutputPaths.check(output, flag: "--output", inputs: [("the CSV file", file)])
     }
 

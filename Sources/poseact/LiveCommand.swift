@@ -89,11 +89,8 @@ struct LiveCommand: ParsableCommand {
     @Flag(help: "Print events as JSON Lines on stdout.") var json = false
 
     func validate() throws {
-        guard threads >= 1, maxPeople >= 1, smooth >= 1 else {
-            throw ValidationError("--threads, --max-people and --smooth must be at least 1")
-        }
+        try validateLiveOptions(threads: threads, maxPeople: maxPeople, smooth: smooth, minConfidence: minConfidence)
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds (got \(timeout))") }
-        guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence must be in 0…1 (got \(minConfidence))") }
         if let serve, !(0...65535).contains(serve) { throw ValidationError("--serve takes a port 0…65535 (got \(serve))") }
         if let record {
             try OutputPaths.check(record, flag: "--record", inputs: [("--model", modelPath(model))]

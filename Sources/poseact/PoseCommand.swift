@@ -56,9 +56,7 @@ struct PoseCommand: ParsableCommand {
 
     func validate() throws {
         if overlay != nil && inputs.count != 1 { throw ValidationError("--overlay takes one input") }
-        if let fps, !(fps > 0 && fps <= PreprocessingSpec.maxFPS) {
-            throw ValidationError("--fps must be in (0, \(Int(PreprocessingSpec.maxFPS))] frames per second (got \(fps))")
-        }
+        if let fps { try validateFPS(fps) }
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds (got \(timeout))") }
         if let overlay { try OutputPaths.check(overlay, flag: "--overlay", inputs: inputs.map { ("an input", $0) }) }
     }

@@ -44,7 +44,7 @@ struct WindowsCommand: ParsableCommand {
         guard (1...PreprocessingSpec.maxWindow).contains(window ?? 1), (1...PreprocessingSpec.maxWindow).contains(stride ?? 1) else {
             throw ValidationError("--window and --stride must be in 1…\(PreprocessingSpec.maxWindow) frames")
         }
-        guard (fps ?? 1) > 0, (fps ?? 1) <= PreprocessingSpec.maxFPS else { throw ValidationError("--fps must be in (0, \(Int(PreprocessingSpec.maxFPS))]") }
+        if let fps { try validateFPS(fps) }
         guard (0...1).contains(minPoseShare ?? 0) else { throw ValidationError("--min-pose-share must be in 0…1") }
         try OutputPaths.check(output, flag: "--output", inputs: [("the store", store)] + (config.map { [("--config", $0)] } ?? []))
     }
