@@ -20,7 +20,10 @@ Mirrored: the features position, confidence, presence, velocity, bone and world 
 negates the x channels of position, velocity, bone and world; rotation and scale turn
 position, velocity and bone); model.input_norm (a BatchNorm over the input channels before
 the first block); cross-validation (data.folds, data.fold: the train split's clips dealt
-into folds as TrainingData.foldGroups does, the test split unused); augmentation.occlude.
+into folds as TrainingData.foldGroups does, the test split unused); augmentation.occlude;
+augmentation.mixup (the batch mixed with a shuffled copy of itself, λ ~ Beta(α, α) drawn
+from the same stream as poseact's); training.ema_epochs (the model is the moving average
+of the weights and batch-norm statistics, WeightAverage.swift's rule).
 The preprocessing section is accepted but not applied: the spec stored in the windows file
 is what counts, as in poseact. Refused at anything but the default: model.pooling other
 than mean, training.window_weighting clip, and augmentation.turn_degrees (a windows file
@@ -58,9 +61,9 @@ DEFAULTS = {
     "optimizer": {"name": "adamw", "learning_rate": 0.001, "min_learning_rate": 0.00001, "warmup_epochs": 1,
                   "weight_decay": 0.01, "gradient_clip": 5, "batch_size": 32},
     "training": {"epochs": 40, "patience": 0, "keep": "last", "class_weighting": "none", "window_weighting": "window",
-                 "label_smoothing": 0, "seed": 1, "threads": 0},
+                 "label_smoothing": 0, "ema_epochs": 0, "seed": 1, "threads": 0},
     "augmentation": {"flip": True, "rotation_degrees": 0, "scale": [1, 1], "translation": 0, "jitter": 0,
-                     "time_stretch": [1, 1], "drop_frames": 0, "occlude": 0, "turn_degrees": 0},
+                     "time_stretch": [1, 1], "drop_frames": 0, "occlude": 0, "turn_degrees": 0, "mixup": 0},
 }
 
 if __name__ == "__main__" and "--print-defaults" in sys.argv[1:]:
@@ -111,6 +114,25 @@ class SplitMix64:
         u1 = max(self.uniform(), 1e-300)
         u2 = self.uniform()
         return math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2)
+
+    def gamma(self, shape):
+        """Marsaglia and Tsang, as SplitMix64.gamma in poseact (the same draws)."""
+        if shape < 1:
+            return self.gamma(shape + 1) * max(self.uniform(), 1e-300) ** (1 / shape)
+        d = shape - 1.0 / 3
+        c = 1 / math.sqrt(9 * d)
+        while True:
+            x = self.gaussian()
+            v0 = 1 + c * x
+            if v0 <= 0:
+                continue
+            v, u = v0 * v0 * v0, self.uniform()
+            if math.log(max(u, 1e-300)) < 0.5 * x * x + d - d * v + d * math.log(v):
+                return d * v
+
+    def beta(self, a, b):
+        x, y = self.gamma(a), self.gamma(b)
+        return x / (x + y) if x + y > 0 else 0.5
 
     def next_array(self, n):
         """The next n draws as uint64 (numpy wraps array arithmetic mod 2^64)."""
@@ -676,6 +698,19 @@ def main():
           f"{len(test['y'])} test{cv} windows, {K} classes, {T}×{C} input, {parameters} parameters", flush=True)
     print(f"{'epoch':>5} {'train loss':>10} {'train acc':>9} {'val loss':>9} {'val acc':>8} {'lr':>9} {'seconds':>8}", flush=True)
 
+    mixup = float(cfg["augmentation"]["mixup"] or 0)
+    # The moving average of the weights (WeightAverage.swift): parameters and batch-norm statistics.
+    ema_epochs = float(tr["ema_epochs"] or 0)
+    ema_decay = 1 - 1 / max(1.0, ema_epochs * steps) if ema_epochs > 0 else None
+    ema = {k: v.detach().clone() for k, v in model.state_dict().items() if v.is_floating_point()} if ema_decay else None
+
+    def ema_swap():
+        sd = model.state_dict()
+        for k, v in ema.items():
+            live = sd[k].detach().clone()
+            sd[k].copy_(v)
+            v.copy_(live)
+
     step, best_loss, best_acc, best_epoch, best_state = 0, math.inf, -1.0, 0, None
     keep_best = tr["keep"] == "best"
     history = []
@@ -689,8 +724,24 @@ def main():
             idx = order[s * bs:(s + 1) * bs]
             x, m = augmenter.batch(train["x"][idx], train["mask"][idx], rng)
             y = train["y"][idx]
-            logits = model(x, m)
-            loss = F.cross_entropy(logits, y, weight=weights, label_smoothing=float(tr["label_smoothing"]))
+            smoothing = float(tr["label_smoothing"])
+            if mixup > 0:   # as Trainer.mixBatch: λ, then the partners, from the epoch's stream
+                lam = rng.beta(mixup, mixup)
+                partners = torch.tensor(shuffled(range(len(y)), rng), dtype=torch.long)
+                x = lam * x + (1 - lam) * x[partners]
+                m = torch.maximum(m, m[partners])
+                logits = model(x, m)
+                if weights is None:
+                    loss = lam * F.cross_entropy(logits, y, label_smoothing=smoothing) \
+                        + (1 - lam) * F.cross_entropy(logits, y[partners], label_smoothing=smoothing)
+                else:   # poseact's weighted mean: Σ (λ·w[y]·CE(y) + (1−λ)·w[y']·CE(y')) / Σ (λ·w[y] + (1−λ)·w[y'])
+                    ce1 = F.cross_entropy(logits, y, reduction="none", label_smoothing=smoothing)
+                    ce2 = F.cross_entropy(logits, y[partners], reduction="none", label_smoothing=smoothing)
+                    w1, w2 = lam * weights[y], (1 - lam) * weights[y[partners]]
+                    loss = (w1 * ce1 + w2 * ce2).sum() / (w1 + w2).sum()
+            else:
+                logits = model(x, m)
+                loss = F.cross_entropy(logits, y, weight=weights, label_smoothing=smoothing)
             optimizer.zero_grad(set_to_none=False)
             loss.backward()
             if clip > 0:   # poseact's rule: scale by clip/norm when the norm is above clip
@@ -702,11 +753,19 @@ def main():
             for g in optimizer.param_groups:
                 g["lr"] = lr
             optimizer.step()
+            if ema is not None:
+                with torch.no_grad():
+                    d = min(ema_decay, (1 + step) / (10 + step))
+                    sd = model.state_dict()
+                    for k, v in ema.items():
+                        v.mul_(d).add_(sd[k].detach(), alpha=1 - d)
             step += 1
             total_loss += float(loss.detach()) * len(y)
             seen += len(y)
             correct += int((logits.argmax(1) == y).sum())
         seconds = time.perf_counter() - start
+        if ema is not None:
+            ema_swap()   # validate and keep the averaged weights, then train on from the live ones
         vl, va = loss_and_accuracy(model, val, bs, mirror)
         # As poseact: the best epoch has the highest validation accuracy (ties: lower loss);
         # the model is the last epoch unless training.keep is best.
@@ -716,6 +775,8 @@ def main():
             best_acc, best_loss, best_epoch = va, vl, epoch
         if not keep_best or best_epoch == epoch or len(val["y"]) == 0:
             best_state = copy.deepcopy(model.state_dict())
+        if ema is not None:
+            ema_swap()
         history.append(seconds)
         print(f"{epoch:>5} {total_loss / max(seen, 1):>10.4f} {correct / max(seen, 1):>9.4f} {vl:>9.4f} {va:>8.4f} "
               f"{lr:>9.2e} {seconds:>8.2f}{'  *' if best_epoch == epoch else ''}", flush=True)

@@ -25,6 +25,8 @@ public final class Trainer {
     let trainTargets: [Int], validationTargets: [Int]
     /// Per training window, its weight in the loss.
     let windowWeights: [Float]
+    /// The moving average of the weights that becomes the model (training.ema_epochs), or nil.
+    public let average: WeightAverage?
 
     /// Epochs finished so far, their records, and the early-stopping state.
     public private(set) var history: [EpochRecord] = []
@@ -43,10 +45,13 @@ public final class Trainer {
     }
     public var finished: Bool { epochsDone >= config.training.epochs || stoppedEarly }
 
-    // Batch buffers: (B,T,C) values, (B,T) mask, (B) targets.
+    // Batch buffers: (B,T,C) values, (B,T) mask, (B) targets; for mixup, the batch's
+    // partner windows (B,T,C), (B,T) and their targets (B).
     let x: FloatBuffer, mask: FloatBuffer
     var targets: [Int]
     var batchWeights: [Float]
+    let partnerX: FloatBuffer, partnerMask: FloatBuffer
+    var partnerTargets: [Int]
 
     public init(config: TrainingConfig, data: TrainingData, classifier: ActionClassifier? = nil) {
         self.config = config
@@ -95,6 +100,12 @@ public final class Trainer {
         mask = FloatBuffer(count: batchSize * w)
         targets = [Int](repeating: 0, count: batchSize)
         batchWeights = [Float](repeating: 1, count: batchSize)
+        let mixing = config.augmentation.mixup > 0
+        partnerX = FloatBuffer(count: mixing ? batchSize * w * c : 0)
+        partnerMask = FloatBuffer(count: mixing ? batchSize * w : 0)
+        partnerTargets = [Int](repeating: 0, count: mixing ? batchSize : 0)
+        average = config.training.emaEpochs > 0
+            ? WeightAverage(model: self.classifier.model, epochs: config.training.emaEpochs, stepsPerEpoch: stepsPerEpoch) : nil
     }
 
     static func epochSeed(_ seed: UInt64, _ epoch: Int) -> UInt64 {
@@ -129,9 +140,15 @@ public final class Trainer {
                 targets[i] = trainTargets[order[b0 + i]]
                 batchWeights[i] = windowWeights[order[b0 + i]]
             }
+            let lambda = config.augmentation.mixup > 0 ? mixBatch(n, alpha: config.augmentation.mixup, rng: &rng) : 1
             let logits = model.forward(x.pointer, mask: mask.pointer, batch: n, training: true)
             let l = targets.withUnsafeBufferPointer { t in
-                batchWeights.withUnsafeBufferPointer { loss.forward(logits, targets: t.baseAddress!, batch: n, sampleWeights: $0.baseAddress!) }
+                batchWeights.withUnsafeBufferPointer { s in
+                    partnerTargets.withUnsafeBufferPointer { p in
+                        loss.forward(logits, targets: t.baseAddress!, batch: n, sampleWeights: s.baseAddress!,
+                                     mix: lambda < 1 ? SoftmaxCrossEntropy.Mix(partners: p.baseAddress!, lambda: lambda) : nil)
+                    }
+                }
             }
             // A non-finite loss would turn every weight to NaN at the next step: the epoch
             // ends here with a NaN loss, and the run stops before saving it.
@@ -144,6 +161,7 @@ public final class Trainer {
             if config.optimizer.gradientClip > 0 { optimizer.clipGradientNorm(Float(config.optimizer.gradientClip)) }
             lr = schedule.learningRate(step: optimizer.step)
             optimizer.step(learningRate: lr)
+            average?.update()
             progress?(step + 1, stepsPerEpoch, totalLoss / Double(seen))
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -151,7 +169,7 @@ public final class Trainer {
                                  trainAccuracy: Double(correct) / Double(max(seen, 1)),
                                  validationLoss: nil, validationAccuracy: nil, learningRate: Double(lr), seconds: seconds)
         if !data.validation.isEmpty {
-            let (vl, va) = lossAndAccuracy(data.validation, targets: validationTargets)
+            let (vl, va) = withModelWeights { lossAndAccuracy(data.validation, targets: validationTargets) }
             record.validationLoss = vl
             record.validationAccuracy = va
             if va > bestValidationAccuracy || (va == bestValidationAccuracy && vl < bestValidationLoss) {
@@ -162,6 +180,36 @@ public final class Trainer {
         }
         history.append(record)
         return record
+    }
+
+    /// Mixes the first n windows of the batch with a shuffled copy of themselves (mixup),
+    /// λ ~ Beta(α, α): x = λ·x + (1 − λ)·x_partner, a frame real where either is, and the
+    /// partners' targets in `partnerTargets`. Returns λ.
+    func mixBatch(_ n: Int, alpha: Double, rng: inout SplitMix64) -> Float {
+        let lambda = Float(rng.beta(alpha, alpha))
+        let partners = Array(0..<n).shuffledDeterministically(&rng)
+        let wc = data.spec.window * data.spec.channels, w = data.spec.window
+        for (i, j) in partners.enumerated() {
+            (partnerX.pointer + i * wc).update(from: x.pointer + j * wc, count: wc)
+            (partnerMask.pointer + i * w).update(from: mask.pointer + j * w, count: w)
+            partnerTargets[i] = targets[j]
+        }
+        for i in 0..<(n * wc) { x.pointer[i] = lambda * x.pointer[i] + (1 - lambda) * partnerX.pointer[i] }
+        for i in 0..<(n * w) { mask.pointer[i] = max(mask.pointer[i], partnerMask.pointer[i]) }
+        return lambda
+    }
+
+    /// `body` with the model holding the weights that are the model (the moving average
+    /// when training.ema_epochs is on, else the live weights).
+    public func withModelWeights<T>(_ body: () throws -> T) rethrows -> T {
+        guard let average else { return try body() }
+        return try average.withAverage(body)
+    }
+
+    /// Writes the model (the kept weights) to a weights file, with the run's record.
+    public func saveModel(to path: String) throws {
+        classifier.training = record()
+        try withModelWeights { try classifier.save(to: path) }
     }
 
     /// Mean cross-entropy (unweighted) and accuracy of the model in evaluation mode.
@@ -210,6 +258,11 @@ public final class Trainer {
                 try g.write("v.\(p.name)", self.optimizer.v[i].array, shape: p.shape).close()
             }
             g.close()
+            if let average = self.average {
+                let a = try root.createGroup("average")
+                for (s, b) in zip(self.model.state, average.buffers) { try a.write(s.name, b.array, shape: [b.count]).close() }
+                a.close()
+            }
         }
     }
 
@@ -254,6 +307,16 @@ public final class Trainer {
             guard m.count == p.count, v.count == p.count else { throw ModelFileError("\(path): optimizer state of \(p.name) is damaged") }
             t.optimizer.m[i].pointer.update(from: m, count: m.count)
             t.optimizer.v[i].pointer.update(from: v, count: v.count)
+        }
+        if let average = t.average {
+            let a = try root.group("average")
+            defer { a.close() }
+            for (s, b) in zip(t.model.state, average.buffers) {
+                let (values, _) = try a.read(s.name, as: Float.self)
+                guard values.count == b.count else { throw ModelFileError("\(path): the averaged weights of \(s.name) are damaged") }
+                b.pointer.update(from: values, count: values.count)
+            }
+            average.steps = t.optimizer.step
         }
         return t
     }

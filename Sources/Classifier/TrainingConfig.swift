@@ -113,12 +113,32 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         public var windowWeighting: WindowWeighting = .window
         /// Label smoothing ε: targets (1 − ε) on the label and ε spread over all classes.
         public var labelSmoothing = 0.0
+        /// The model is a moving average of the weights over about this many epochs
+        /// (`WeightAverage`); 0: the last step's weights.
+        public var emaEpochs = 0.0
         public var seed: UInt64 = 1
         /// BLAS threads; 0: the machine's cores.
         public var threads = 0
 
+        public init() {}
+
         enum CodingKeys: String, CodingKey {
-            case epochs, patience, keep, classWeighting = "class_weighting", windowWeighting = "window_weighting", labelSmoothing = "label_smoothing", seed, threads
+            case epochs, patience, keep, classWeighting = "class_weighting", windowWeighting = "window_weighting", labelSmoothing = "label_smoothing"
+            case emaEpochs = "ema_epochs", seed, threads
+        }
+
+        /// Missing keys take their defaults, so a checkpoint from before a key still resumes.
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self), d = TrainingSection()
+            epochs = try c.decodeIfPresent(Int.self, forKey: .epochs) ?? d.epochs
+            patience = try c.decodeIfPresent(Int.self, forKey: .patience) ?? d.patience
+            keep = try c.decodeIfPresent(Keep.self, forKey: .keep) ?? d.keep
+            classWeighting = try c.decodeIfPresent(ClassWeighting.self, forKey: .classWeighting) ?? d.classWeighting
+            windowWeighting = try c.decodeIfPresent(WindowWeighting.self, forKey: .windowWeighting) ?? d.windowWeighting
+            labelSmoothing = try c.decodeIfPresent(Double.self, forKey: .labelSmoothing) ?? d.labelSmoothing
+            emaEpochs = try c.decodeIfPresent(Double.self, forKey: .emaEpochs) ?? d.emaEpochs
+            seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
+            threads = try c.decodeIfPresent(Int.self, forKey: .threads) ?? d.threads
         }
     }
 
@@ -172,6 +192,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         if !(0..<1).contains(training.labelSmoothing) { p.append("training.label_smoothing must be in [0, 1)") }
         if training.patience < 0 { p.append("training.patience must not be negative (0 turns early stopping off)") }
         if training.threads < 0 { p.append("training.threads must not be negative (0: all cores)") }
+        if !(0...1000).contains(training.emaEpochs) { p.append("training.ema_epochs must be in 0…1000 (0 turns it off)") }
         let a = augmentation
         if a.rotationDegrees < 0 || a.translation < 0 || a.jitter < 0 { p.append("augmentation: rotation_degrees, translation and jitter must not be negative") }
         if a.scale.lowerBound <= 0 { p.append("augmentation.scale must be positive") }
@@ -179,6 +200,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         if !(0..<1).contains(a.dropFrames) { p.append("augmentation.drop_frames must be in [0, 1)") }
         if !(0...1).contains(a.occlude) { p.append("augmentation.occlude must be in [0, 1]") }
         if !(0...90).contains(a.turnDegrees) { p.append("augmentation.turn_degrees must be in 0…90") }
+        if !(0...100).contains(a.mixup) { p.append("augmentation.mixup must be in 0…100 (0 turns it off)") }
         if a.turnDegrees > 0 && !preprocessing.features.contains(.position) {
             p.append("augmentation.turn_degrees needs the position feature (it keeps the torso length)")
         }
@@ -260,13 +282,15 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
             if let v = m["batch_size"] { c.optimizer.batchSize = try r.int(v, "optimizer.batch_size") }
         }
         if let s = sections["training"] {
-            let m = try r.mapping(s, path: "training", keys: ["epochs", "patience", "keep", "class_weighting", "window_weighting", "label_smoothing", "seed", "threads"])
+            let m = try r.mapping(s, path: "training", keys: ["epochs", "patience", "keep", "class_weighting", "window_weighting", "label_smoothing",
+                                                             "ema_epochs", "seed", "threads"])
             if let v = m["epochs"] { c.training.epochs = try r.int(v, "training.epochs") }
             if let v = m["patience"] { c.training.patience = try r.int(v, "training.patience") }
             if let v = m["keep"] { c.training.keep = try r.choice(v, "training.keep") }
             if let v = m["class_weighting"] { c.training.classWeighting = try r.choice(v, "training.class_weighting") }
             if let v = m["window_weighting"] { c.training.windowWeighting = try r.choice(v, "training.window_weighting") }
             if let v = m["label_smoothing"] { c.training.labelSmoothing = try r.double(v, "training.label_smoothing") }
+            if let v = m["ema_epochs"] { c.training.emaEpochs = try r.double(v, "training.ema_epochs") }
             if let v = m["seed"] {
                 let s = try r.int(v, "training.seed")
                 guard s >= 0 else { throw r.error(v, "training.seed must not be negative") }
@@ -276,7 +300,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         }
         if let s = sections["augmentation"] {
             let m = try r.mapping(s, path: "augmentation", keys: ["flip", "rotation_degrees", "scale", "translation", "jitter",
-                                                                 "time_stretch", "drop_frames", "occlude", "turn_degrees"])
+                                                                 "time_stretch", "drop_frames", "occlude", "turn_degrees", "mixup"])
             var a = c.augmentation
             if let v = m["flip"] { a.flip = try r.bool(v, "augmentation.flip") }
             if let v = m["rotation_degrees"] { a.rotationDegrees = try r.double(v, "augmentation.rotation_degrees") }
@@ -287,6 +311,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
             if let v = m["drop_frames"] { a.dropFrames = try r.double(v, "augmentation.drop_frames") }
             if let v = m["occlude"] { a.occlude = try r.double(v, "augmentation.occlude") }
             if let v = m["turn_degrees"] { a.turnDegrees = try r.double(v, "augmentation.turn_degrees") }
+            if let v = m["mixup"] { a.mixup = try r.double(v, "augmentation.mixup") }
             c.augmentation = a
         }
         return c
@@ -346,6 +371,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
               class_weighting: \(training.classWeighting.rawValue)
               window_weighting: \(training.windowWeighting.rawValue)
               label_smoothing: \(training.labelSmoothing)
+              ema_epochs: \(training.emaEpochs)
               seed: \(training.seed)
               threads: \(training.threads)
             augmentation:
@@ -358,6 +384,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
               drop_frames: \(a.dropFrames)
               occlude: \(a.occlude)
               turn_degrees: \(a.turnDegrees)
+              mixup: \(a.mixup)
 
             """
     }

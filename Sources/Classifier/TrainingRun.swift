@@ -94,10 +94,7 @@ public struct TrainingRun {
                     + "stopped, \(kept). Look for absurd values in the data (poseact dataset inspect), or lower optimizer.learning_rate")
             }
             let best = trainer.keptEpoch == record.epoch
-            if best {
-                trainer.classifier.training = trainer.record()
-                try trainer.classifier.save(to: model)
-            }
+            if best { try trainer.saveModel(to: model) }
             try trainer.saveCheckpoint(to: checkpoint)
             try writeHistory(trainer)
             events(.epoch(record, best: best, of: config.training.epochs))

@@ -31,17 +31,22 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
     /// channel's x mixes with its depth (`Window.depth`, from the world landmarks), then
     /// the window is scaled back to a mean torso length of 1, as `root_torso` does.
     public var turnDegrees: Double = 0
+    /// Mixup (Zhang et al. 2018): each training batch is mixed with a shuffled copy of
+    /// itself, x = λ·x₁ + (1 − λ)·x₂ and the loss λ·CE(y₁) + (1 − λ)·CE(y₂), λ ~ Beta(α, α)
+    /// once per batch; this is α (0: off). A frame is real where either window's is. The
+    /// trainer applies it (it needs two windows), after the per-window augmentations.
+    public var mixup: Double = 0
 
     public init(flip: Bool = false, rotationDegrees: Double = 0, scale: ClosedRange<Double> = 1...1, translation: Double = 0,
                 jitter: Double = 0, timeStretch: ClosedRange<Double> = 1...1, dropFrames: Double = 0, occlude: Double = 0,
-                turnDegrees: Double = 0) {
+                turnDegrees: Double = 0, mixup: Double = 0) {
         self.flip = flip; self.rotationDegrees = rotationDegrees; self.scale = scale; self.translation = translation
         self.jitter = jitter; self.timeStretch = timeStretch; self.dropFrames = dropFrames; self.occlude = occlude
-        self.turnDegrees = turnDegrees
+        self.turnDegrees = turnDegrees; self.mixup = mixup
     }
 
     enum CodingKeys: String, CodingKey {
-        case flip, rotationDegrees, scale, translation, jitter, timeStretch, dropFrames, occlude, turnDegrees
+        case flip, rotationDegrees, scale, translation, jitter, timeStretch, dropFrames, occlude, turnDegrees, mixup
     }
 
     /// Missing keys take their defaults, so a checkpoint from before a field still resumes.
@@ -57,6 +62,7 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
         dropFrames = try c.decodeIfPresent(Double.self, forKey: .dropFrames) ?? d.dropFrames
         occlude = try c.decodeIfPresent(Double.self, forKey: .occlude) ?? d.occlude
         turnDegrees = try c.decodeIfPresent(Double.self, forKey: .turnDegrees) ?? d.turnDegrees
+        mixup = try c.decodeIfPresent(Double.self, forKey: .mixup) ?? d.mixup
     }
 
     /// The body parts `occlude` hides, as joint indices of `layout`; a part the layout has

@@ -26,4 +26,22 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         let u1 = max(uniform(), 1e-300), u2 = uniform()
         return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
     }
+    /// Gamma(shape, 1), shape > 0 (Marsaglia and Tsang's squeeze; below 1 through
+    /// Gamma(shape + 1)·U^(1/shape)).
+    public mutating func gamma(_ shape: Double) -> Double {
+        precondition(shape > 0)
+        if shape < 1 { return gamma(shape + 1) * pow(max(uniform(), 1e-300), 1 / shape) }
+        let d = shape - 1.0 / 3, c = 1 / (9 * d).squareRoot()
+        while true {
+            let x = gaussian(), v0 = 1 + c * x
+            guard v0 > 0 else { continue }
+            let v = v0 * v0 * v0, u = uniform()
+            if log(max(u, 1e-300)) < 0.5 * x * x + d - d * v + d * log(v) { return d * v }
+        }
+    }
+    /// Beta(a, b), a, b > 0, as X / (X + Y) of two gamma variates.
+    public mutating func beta(_ a: Double, _ b: Double) -> Double {
+        let x = gamma(a), y = gamma(b)
+        return x + y > 0 ? x / (x + y) : 0.5
+    }
 }

@@ -50,7 +50,7 @@ final class ConfigTests: XCTestCase {
         }
         let file = try String(contentsOfFile: Self.repository.appendingPathComponent("configs/penn-action.yaml").path, encoding: .utf8)
         XCTAssertEqual(keys(file), keys(TrainingConfig().yaml()))
-        XCTAssertEqual(keys(file).count, 51, "7 data, 12 preprocessing, 8 model, 7 optimizer, 8 training, 9 augmentation")
+        XCTAssertEqual(keys(file).count, 53, "7 data, 12 preprocessing, 8 model, 7 optimizer, 9 training, 10 augmentation")
     }
 
     func testYAMLRoundTrip() throws {
@@ -70,6 +70,8 @@ final class ConfigTests: XCTestCase {
         c.augmentation = .standard
         c.augmentation.occlude = 0.25
         c.augmentation.turnDegrees = 30
+        c.augmentation.mixup = 0.3
+        c.training.emaEpochs = 2.5
         c.preprocessing.outsideFrame = .missing
         c.preprocessing.centre = .frame
         c.preprocessing.torso = .median

@@ -125,4 +125,49 @@ final class LayerGradientTests: XCTestCase {
             log("SoftmaxCrossEntropy weights=\(weights != nil) smoothing=\(smoothing)", report)
         }
     }
+
+    func testSoftmaxCrossEntropyMixupGradients() {
+        // Mixup: each sample has a second target and λ; with and without class weights,
+        // sample weights and smoothing. dL/dlogits against finite differences of the loss.
+        let B = 3, O = 4
+        let targets = [2, 0, 3], partners = [1, 0, 2], sampleWeights: [Float] = [1, 0.5, 2]
+        for (weights, smoothing, lambda) in [(nil, 0, 0.3), ([0.5, 2.0, 1.0, 3.0] as [Float]?, 0, 0.7), ([0.5, 2.0, 1.0, 3.0], 0.1, 0.5)] as [([Float]?, Float, Float)] {
+            let ce = SoftmaxCrossEntropy(classes: O, maxBatch: B, classWeights: weights)
+            ce.smoothing = smoothing
+            let logits = randomBuffer(B * O, seed: 82, scale: 2)
+            func loss() -> Float {
+                partners.withUnsafeBufferPointer { p in
+                    targets.withUnsafeBufferPointer { t in
+                        sampleWeights.withUnsafeBufferPointer { s in
+                            ce.forward(logits.pointer, targets: t.baseAddress!, batch: B, sampleWeights: s.baseAddress!,
+                                       mix: .init(partners: p.baseAddress!, lambda: lambda))
+                        }
+                    }
+                }
+            }
+            let l = loss()
+            let analytic = ce.dLogits.array
+            // The loss is λ·CE(y) + (1 − λ)·CE(y') per sample, here written out for sample weights
+            // s and class weights w: Σ s·(λ·w[y]·CE(y) + (1−λ)·w[y']·CE(y')) / Σ s·(λ·w[y] + (1−λ)·w[y']).
+            let probs = ce.probs.array, w = weights ?? [1, 1, 1, 1]
+            var num = 0.0, den = 0.0
+            for b in 0..<B {
+                func crossEntropy(_ y: Int) -> Double {
+                    let logP = (0..<O).map { log(Double(probs[b * O + $0])) }
+                    return -(1 - Double(smoothing)) * logP[y] - Double(smoothing) * logP.reduce(0, +) / Double(O)
+                }
+                let w1 = Double(lambda * w[targets[b]]), w2 = Double((1 - lambda) * w[partners[b]])
+                num += Double(sampleWeights[b]) * (w1 * crossEntropy(targets[b]) + w2 * crossEntropy(partners[b]))
+                den += Double(sampleWeights[b]) * (w1 + w2)
+            }
+            XCTAssertEqual(Double(l), num / den, accuracy: 1e-5, "float rounding of a sum of a few logs")
+            var report = GradientReport()
+            for i in 0..<(B * O) {
+                let numeric = GradCheck.numeric(logits.pointer, i) { Double(loss()) }
+                report.compare(Double(analytic[i]), numeric, floor: GradCheck.floor, label: "dlogits[\(i)]")
+            }
+            GradCheck.assertPasses(report)
+            log("SoftmaxCrossEntropy mixup λ=\(lambda) weights=\(weights != nil) smoothing=\(smoothing)", report)
+        }
+    }
 }

@@ -145,6 +145,45 @@ final class TrainingTests: XCTestCase {
         XCTAssertNotEqual(state(d), Array(state(a)), "another seed, another model")
     }
 
+    /// With mixup and a moving average of the weights: still deterministic, a resumed run
+    /// ends where the uninterrupted one does (the average too), and the model that is
+    /// validated and saved is the average, not the last step's weights.
+    func testMixupAndWeightAverageResumeAndAreTheModel() throws {
+        let path = temp("slice.h5")
+        try PennSlice.store(at: path)
+        var config = PennSlice.config(epochs: 3)
+        config.augmentation.mixup = 0.4
+        config.training.emaEpochs = 1
+        let data = try TrainingData.load(path: path, config: config)
+
+        let a = Trainer(config: config, data: data)
+        for _ in 0..<3 { a.runEpoch() }
+        let c = Trainer(config: config, data: data)
+        c.runEpoch(); c.runEpoch()
+        let checkpoint = temp("checkpoint.h5")
+        try c.saveCheckpoint(to: checkpoint)
+        let resumed = try Trainer.resume(from: checkpoint, config: config, data: data)
+        resumed.runEpoch()
+        XCTAssertEqual(state(resumed), state(a), "live weights: interrupted and resumed = uninterrupted")
+        XCTAssertEqual(resumed.average!.buffers.map(\.array), a.average!.buffers.map(\.array), "the average too")
+        XCTAssertEqual(resumed.history.map(\.validationAccuracy), a.history.map(\.validationAccuracy))
+
+        // Mixup changes training (another loss than without it, same seed).
+        var plain = config
+        plain.augmentation.mixup = 0
+        let p = Trainer(config: plain, data: data)
+        p.runEpoch()
+        XCTAssertNotEqual(p.history[0].trainLoss, a.history[0].trainLoss)
+
+        // The average is not the live state, and it is what the weights file holds.
+        XCTAssertNotEqual(a.average!.buffers.map(\.array), state(a))
+        let file = temp("m.poseact.h5")
+        try a.saveModel(to: file)
+        let saved = try ActionClassifier.load(path: file)
+        XCTAssertEqual(saved.model.state.map(\.buffer.array), a.average!.buffers.map(\.array))
+        XCTAssertEqual(saved.probabilities(data.test), a.withModelWeights { a.classifier.probabilities(data.test) })
+    }
+
     /// The model learns the slice: training loss falls, and the test clips are mostly right
     /// (3 very different exercises; chance is 33 %).
     func testLearnsTheSlice() throws {

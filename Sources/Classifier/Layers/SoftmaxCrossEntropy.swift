@@ -14,6 +14,10 @@ import Tensor
 ///
 /// With label smoothing ε the target of sample b is q_b = (1 − ε)·onehot(y_b) + ε/O, and
 /// its loss −Σ_o q_b[o]·log p_b[o] (ε = 0: the plain cross-entropy).
+///
+/// With mixup (a second target y'_b and a share λ), sample b is two samples in one: its
+/// loss is λ·w[y_b]·CE(y_b) + (1 − λ)·w[y'_b]·CE(y'_b), and its weight in the mean
+/// λ·w[y_b] + (1 − λ)·w[y'_b] (λ = 1: no mixing).
 public final class SoftmaxCrossEntropy {
     public let classes: Int, maxBatch: Int
     /// Label smoothing ε in [0, 1).
@@ -44,20 +48,42 @@ public final class SoftmaxCrossEntropy {
         }
     }
 
-    // logits (B,O), targets (B), optional sample weights s (B) → probs (B,O) = softmax(logits),
-    // returns L (above, with w[y_b]·s_b as sample b's weight), and writes
-    // dlogits[b,o] = w[y_b]·s_b / Σ_b w[y_b]·s_b · (probs[b,o] − q_b[o]).
-    // log-softmax is taken as (z − max) − log Σ exp(z − max), so large logits don't overflow.
+    /// The second target of each sample and the share λ of the first, for mixup.
+    public struct Mix {
+        public let partners: UnsafePointer<Int>
+        public let lambda: Float
+        public init(partners: UnsafePointer<Int>, lambda: Float) { self.partners = partners; self.lambda = lambda }
+    }
+
+    // logits (B,O), targets (B), optional sample weights s (B) and mix (y', λ) → probs (B,O) =
+    // softmax(logits), returns L = Σ_b s_b·(λ·w[y_b]·CE_b(y_b) + (1−λ)·w[y'_b]·CE_b(y'_b)) / W,
+    // W = Σ_b s_b·(λ·w[y_b] + (1−λ)·w[y'_b]), CE_b(y) = −Σ_o q_y[o]·log p_b[o], and writes
+    //   dlogits[b,o] = s_b / W · ((λ·w[y_b] + (1−λ)·w[y'_b])·p_b[o] − λ·w[y_b]·q_{y_b}[o] − (1−λ)·w[y'_b]·q_{y'_b}[o]).
+    // Without mix, y' = y and λ = 1. log-softmax is taken as (z − max) − log Σ exp(z − max),
+    // so large logits don't overflow.
     @discardableResult
     public func forward(_ logits: UnsafePointer<Float>, targets: UnsafePointer<Int>, batch B: Int,
-                        sampleWeights: UnsafePointer<Float>? = nil) -> Float {
+                        sampleWeights: UnsafePointer<Float>? = nil, mix: Mix? = nil) -> Float {
         precondition(B <= maxBatch)
         let O = classes, p = probs.pointer, d = dLogits.pointer, w = classWeights.pointer
+        let lambda = mix?.lambda ?? 1
+        precondition((0...1).contains(lambda), "mixup share \(lambda) outside 0…1")
+        // −Σ_o q_y[o]·log p[o] for sample b's log-probabilities.
+        func crossEntropy(_ logP: (Int) -> Double, _ y: Int) -> Double {
+            var l = -logP(y)
+            if smoothing > 0 {
+                var meanLogP = 0.0
+                for o in 0..<O { meanLogP += logP(o) }
+                meanLogP /= Double(O)
+                l = (1 - Double(smoothing)) * l - Double(smoothing) * meanLogP
+            }
+            return l
+        }
         var totalWeight = 0.0, loss = 0.0
         for b in 0..<B {
             let z = logits + b * O, pb = p + b * O
-            let y = targets[b]
-            precondition(y >= 0 && y < O, "target \(y) outside 0..<\(O)")
+            let y = targets[b], y2 = mix?.partners[b] ?? y
+            precondition(y >= 0 && y < O && y2 >= 0 && y2 < O, "target \(y) or \(y2) outside 0..<\(O)")
             var maxZ = z[0]
             for o in 1..<O where z[o] > maxZ { maxZ = z[o] }
             var sum: Float = 0
@@ -65,22 +91,21 @@ public final class SoftmaxCrossEntropy {
             let inv = 1 / sum
             for o in 0..<O { pb[o] *= inv }
             let logSum = Double(logf(sum))
-            var sampleLoss = -(Double(z[y] - maxZ) - logSum)
-            if smoothing > 0 {
-                var meanLogP = 0.0
-                for o in 0..<O { meanLogP += Double(z[o] - maxZ) - logSum }
-                meanLogP /= Double(O)
-                sampleLoss = (1 - Double(smoothing)) * sampleLoss - Double(smoothing) * meanLogP
-            }
-            let wb = Double(w[y]) * Double(sampleWeights?[b] ?? 1)
-            loss += wb * sampleLoss
-            totalWeight += wb
+            let logP = { (o: Int) in Double(z[o] - maxZ) - logSum }
+            let s = Double(sampleWeights?[b] ?? 1)
+            let w1 = Double(lambda) * Double(w[y]), w2 = Double(1 - lambda) * Double(w[y2])
+            loss += s * (w1 * crossEntropy(logP, y) + (w2 > 0 ? w2 * crossEntropy(logP, y2) : 0))
+            totalWeight += s * (w1 + w2)
         }
         let scale: Float = totalWeight > 0 ? Float(1 / totalWeight) : 0
         let off = smoothing / Float(O), on = 1 - smoothing + off
         for b in 0..<B {
-            let y = targets[b], wb = w[y] * (sampleWeights?[b] ?? 1) * scale
-            for o in 0..<O { d[b * O + o] = wb * (p[b * O + o] - (o == y ? on : off)) }
+            let y = targets[b], y2 = mix?.partners[b] ?? y, s = (sampleWeights?[b] ?? 1) * scale
+            let w1 = lambda * w[y], w2 = (1 - lambda) * w[y2]
+            for o in 0..<O {
+                let q = w1 * (o == y ? on : off) + w2 * (o == y2 ? on : off)
+                d[b * O + o] = s * ((w1 + w2) * p[b * O + o] - q)
+            }
         }
         return totalWeight > 0 ? Float(loss / totalWeight) : 0
     }
