@@ -35,7 +35,13 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        // The live page's server: HTTP/1.1 and WebSocket on SwiftNIO, with limits on request
+        // heads, idle connections, frames and connections (see BrowserView).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries (Debian -dev packages), found by pkg-config.
@@ -74,10 +80,16 @@ let package = Package(
         // The real-time pipeline and its offline twin (annotate): poses → window → model →
         // states, overlays, timelines, summaries.
         .target(name: "Live", dependencies: ["Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
-        // Where a person watches a live run: the browser page (FlyingFox HTTP + WebSocket,
+        // Where a person watches a live run: the browser page (Hummingbird HTTP + WebSocket,
         // JPEG frames) and the native window (Xlib).
         .target(name: "LiveView", dependencies: ["Live", "Media", "CX11",
-                                                 .product(name: "FlyingFox", package: "FlyingFox")],
+                                                 .product(name: "Hummingbird", package: "hummingbird"),
+                                                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                                                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                                                 .product(name: "NIOCore", package: "swift-nio"),
+                                                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                                                 .product(name: "Logging", package: "swift-log"),
+                                                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                 swiftSettings: commonSettings),
 
         .executableTarget(

@@ -1,6 +1,11 @@
-import FlyingFox
-import FlyingSocks
 import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+import ServiceLifecycle
 
 public struct ViewError: Error, CustomStringConvertible {
     public let description: String
@@ -8,7 +13,8 @@ public struct ViewError: Error, CustomStringConvertible {
 }
 
 /// `live --serve`: a web page with the live video and its overlay, the action and its
-/// confidence, the fps and the seconds per action, on a small HTTP server (FlyingFox).
+/// confidence, the fps and the seconds per action, on a small HTTP server (Hummingbird on
+/// SwiftNIO).
 ///
 ///   GET /            the page (HTML + a little JavaScript, with the state of the moment)
 ///   GET /ws          a WebSocket: the page sends "next", the server answers with the first
@@ -19,73 +25,187 @@ public struct ViewError: Error, CustomStringConvertible {
 ///   GET /frame.jpg   the newest picture alone
 ///
 /// Every request passes `PageAccess` first: the camera is for the person who started
-/// `live`, not for every web page their browser opens, nor for the network.
+/// `live`, not for every web page their browser opens, nor for the network. And nobody
+/// can knock the page over (`PageLimits`): NIO parses a request in one pass and refuses
+/// one whose head is too large, a connection that sends nothing for a while is closed,
+/// WebSocket messages from the page are a few bytes, and the connections are capped
+/// below the descriptors the process may open.
 public final class BrowserView: @unchecked Sendable {
     /// The page's address, e.g. http://127.0.0.1:8080/
     public let url: String
     public let port: Int
     public let access: PageAccess
-    private let server: HTTPServer
-    private var task: Task<Void, Never>?
+    private let group: ServiceGroup
+    private let task: Task<Void, Never>
 
     /// Starts serving at once; throws one clear line when the address cannot be used.
-    public init(board: LiveBoard, host: String = "127.0.0.1", port: Int) throws {
+    public init(board: LiveBoard, host: String = "127.0.0.1", port: Int, limits: PageLimits = PageLimits()) throws {
         guard (0...65535).contains(port) else { throw ViewError("--serve \(port): a port is 0 to 65535 (0: any free port)") }
-        let address: sockaddr_in
-        do { address = try .inet(ip4: host, port: UInt16(port)) } catch {
+        var probe = in_addr()
+        guard inet_pton(AF_INET, host, &probe) == 1 else {
             throw ViewError("--serve-host \(host): not an IPv4 address (127.0.0.1 for this machine only, 0.0.0.0 for every network)")
         }
-        let server = HTTPServer(address: address, timeout: 15, logger: .disabled)
-        self.server = server
         let access = PageAccess(host: host)
         self.access = access
-        try blocking {
-            await server.appendRoute("GET /state.json", to: access.gate { _ in
-                HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                             body: board.stateJSON())
-            })
-            await server.appendRoute("GET /frame.jpg", to: access.gate { _ in
-                guard let jpeg = board.jpeg() else {
-                    return HTTPResponse(statusCode: .notFound, headers: [.contentType: "text/plain"], body: Data("no frame yet\n".utf8))
-                }
-                return HTTPResponse(statusCode: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"], body: jpeg)
-            })
-            let feed = WebSocketHTTPHandler.webSocket(BoardFeed(board: board))
-            await server.appendRoute("GET /ws", to: access.gate { try await feed.handleRequest($0) })
-            // Last: "/" matches every path FlyingFox has no other route for.
-            await server.appendRoute("GET /", to: access.gate { _ in
-                // The state of the moment, inline ("<" escaped: a label cannot end the script).
-                let state = String(decoding: board.stateJSON(), as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
-                let page = livePage.replacingOccurrences(of: initialState, with: state)
-                    .replacingOccurrences(of: "src=\"/frame.jpg\"", with: "src=\"/frame.jpg\(access.query)\"")
-                return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                                    body: Data(page.utf8))
-            })
+        let maxConnections = limits.connections(descriptors: PageLimits.raiseDescriptorLimit())
+
+        let router = Router()
+        router.middlewares.add(AccessMiddleware(access: access))
+        router.get("/state.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: board.stateJSON())))
         }
+        router.get("/frame.jpg") { _, _ in
+            guard let jpeg = board.jpeg() else {
+                return Response(status: .notFound, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "no frame yet\n")))
+            }
+            return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
+        }
+        // Reached by a /ws request that is not an upgrade (an upgrade that passes the access
+        // check never gets here): one line saying what the path is for.
+        router.get("/ws") { _, _ in
+            Response(status: .badRequest, headers: [.contentType: "text/plain"],
+                     body: .init(byteBuffer: ByteBuffer(string: "/ws is the page's WebSocket: a WebSocket upgrade is expected\n")))
+        }
+        router.get("/") { _, _ in
+            // The state of the moment, inline ("<" escaped: a label cannot end the script).
+            let state = String(decoding: board.stateJSON(), as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+            let page = livePage.replacingOccurrences(of: initialState, with: state)
+                .replacingOccurrences(of: "src=\"/frame.jpg\"", with: "src=\"/frame.jpg\(access.query)\"")
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(string: page)))
+        }
+
+        var logger = Logger(label: "poseact.page")
+        logger.logLevel = .critical
+        let bound = Box<Int>(), settled = DispatchSemaphore(value: 0)
+        let upgrade = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: .seconds(Int64(limits.idleSeconds)),
+                         httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.headBytes, maxHeaderListSize: limits.headBytes,
+                                                         maxHeaderFieldCount: 100)),
+            // Pings keep a quiet page's connection reading (its pongs) within the idle time.
+            ws: .init(maxFrameSize: limits.webSocketFrameBytes, autoPing: .enabled(timePeriod: .seconds(max(1, limits.idleSeconds / 2)))))
+        let app = Application(
+            router: router,
+            server: HTTPServerBuilder { responder in
+                GuardedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: upgrade) { request, _, _ in
+                    // Only /ws, and only for whom the page is: a refused upgrade is answered 400
+                    // by the library (a plain request to /ws gets AccessMiddleware's 403 and reason).
+                    guard request.path.map({ $0 == "/ws" || $0.hasPrefix("/ws?") }) == true,
+                          access.refusal(host: request.authority, origin: request.headerFields[.origin],
+                                         token: PageAccess.token(inPath: request.path)) == nil else { return .dontUpgrade }
+                    return .upgrade([:]) { inbound, outbound, _ in
+                        try await BoardFeed(board: board).serve(inbound.messages(maxSize: limits.webSocketMessageBytes), outbound)
+                    }
+                }, readTimeout: .seconds(Int64(limits.idleSeconds)))
+            },
+            configuration: .init(address: .hostname(host, port: port), serverName: nil,
+                                 availableConnectionsDelegate: MaximumAvailableConnections(maxConnections, logger: logger)),
+            onServerRunning: { channel in
+                bound.value = channel.localAddress?.port
+                settled.signal()
+            },
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        self.group = group
         let failure = Box<Error>()
-        let settled = DispatchSemaphore(value: 0)
         task = Task {
-            do { try await server.run() } catch { failure.value = error; settled.signal() }
-        }
-        Task {
-            try? await server.waitUntilListening(timeout: 5)
+            do { try await group.run() } catch { failure.value = error }
             settled.signal()
         }
         settled.wait()
-        let listening = try blocking { await server.listeningAddress }
-        guard failure.value == nil, case .ip4(_, let bound)? = listening else {
-            task?.cancel()
+        guard failure.value == nil, let boundPort = bound.value else {
+            task.cancel()
             let why = failure.value.map { "\($0)" } ?? "no answer"
             throw ViewError("--serve \(port): cannot listen on \(host):\(port) (\(why)): is the port in use? Try another, or 0 for any free port")
         }
-        self.port = Int(bound)
-        url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(bound)/" + access.query
+        self.port = boundPort
+        url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)/" + access.query
     }
 
+    /// Stops the server: new connections are refused at once, open ones get a second to end.
     public func stop() {
-        let server = server
-        try? blocking { await server.stop(timeout: 1) }
-        task?.cancel()
+        let group = group, task = task
+        try? blocking {
+            await group.triggerGracefulShutdown()
+            let deadline = Task { try await Task.sleep(nanoseconds: 1_000_000_000); task.cancel() }
+            await task.value
+            deadline.cancel()
+        }
+    }
+}
+
+/// A connection to the page, guarded beyond what the HTTP and WebSocket handlers do: one
+/// that sends nothing for `readTimeout` is closed, from its first byte on (Hummingbird's
+/// idle timeout starts only once a request head has been parsed, so a connection that
+/// never finishes one would stay open for good), and any error (a request head over the
+/// limit, a frame too large) closes it at once instead of leaving it to read on.
+struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Inner.Value
+    let inner: Inner
+    let readTimeout: TimeAmount
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandlers([IdleStateHandler(readTimeout: readTimeout), CloseWhenIdle()])
+        }.flatMap {
+            inner.setup(channel: channel, logger: logger)
+        }.flatMapThrowing { value in
+            try channel.pipeline.syncOperations.addHandler(CloseOnError())
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async { await inner.handle(value: value, logger: logger) }
+
+    final class CloseWhenIdle: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = NIOAny
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read { context.close(promise: nil) }
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    final class CloseOnError: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = NIOAny
+        func errorCaught(context: ChannelHandlerContext, error: Error) {
+            // A refused WebSocket upgrade is an error too, answered 400 by the library, then closed.
+            if !(error is NIOWebSocketUpgradeError) { context.close(promise: nil) }
+            context.fireErrorCaught(error)
+        }
+    }
+}
+
+/// What one client may ask of the page, so that nobody can knock it over.
+public struct PageLimits: Sendable {
+    /// A request's line and headers, in bytes (NIO's parser refuses longer ones at once).
+    public var headBytes = 16 * 1024
+    /// A connection that sends nothing for this long is closed (a half-sent request too).
+    public var idleSeconds = 10
+    /// A WebSocket frame, and a message from the page ("next" is 4 bytes).
+    public var webSocketFrameBytes = 64 * 1024
+    public var webSocketMessageBytes = 1024
+    /// Connections at once, at most: past it new ones wait in the listen queue.
+    public var maxConnections = 4096
+
+    public init() {}
+
+    /// The connections to allow with `descriptors` open files: a quarter of them go to the
+    /// video, the models and the rest of the process.
+    func connections(descriptors: Int) -> Int { max(16, min(maxConnections, descriptors - max(64, descriptors / 4))) }
+
+    /// Raises the process's open-file limit to its hard limit (a server's usual first step:
+    /// the soft limit is often 1,024), and returns the limit in force.
+    static func raiseDescriptorLimit() -> Int {
+        let resourceNoFile = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        var limit = rlimit()
+        guard getrlimit(resourceNoFile, &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = min(limit.rlim_max, 1 << 20)
+            if setrlimit(resourceNoFile, &raised) == 0 { limit = raised }
+        }
+        return Int(min(limit.rlim_cur, 1 << 20))
     }
 }
 
@@ -136,41 +256,46 @@ public struct PageAccess: Sendable {
         return difference == 0
     }
 
-    /// `handler` behind the check.
-    func gate(_ handler: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) -> ClosureHTTPHandler {
-        ClosureHTTPHandler { request in
-            if let why = refusal(host: request.headers[.host], origin: request.headers[HTTPHeader("Origin")], token: request.query["token"]) {
-                return HTTPResponse(statusCode: .forbidden, headers: [.contentType: "text/plain"], body: Data("\(why)\n".utf8))
-            }
-            return try await handler(request)
+    /// The `token` query parameter of a request path, if any.
+    static func token(inPath path: String?) -> String? {
+        guard let path, let q = path.firstIndex(of: "?") else { return nil }
+        for pair in path[path.index(after: q)...].split(separator: "&") where pair.hasPrefix("token=") {
+            return String(pair.dropFirst(6)).removingPercentEncoding
         }
+        return nil
+    }
+}
+
+/// Every route behind `PageAccess`: a refused request gets 403 and the reason.
+struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
+    let access: PageAccess
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let why = access.refusal(host: request.head.authority, origin: request.headers[.origin],
+                                    token: PageAccess.token(inPath: request.head.path)) {
+            return Response(status: .forbidden, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "\(why)\n")))
+        }
+        return try await next(request, context)
     }
 }
 
 /// The page's WebSocket: one update per "next" the page sends.
-struct BoardFeed: WSMessageHandler {
+struct BoardFeed {
     let board: LiveBoard
 
-    func makeMessages(for client: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
-        let board = board
-        return AsyncStream { continuation in
-            let task = Task {
-                var seen = -1
-                for await message in client {
-                    guard case .text = message else { continue }
-                    // Waits for something new: a frame, a prediction or the end of the input.
-                    while !Task.isCancelled {
-                        if let update = board.update(after: seen) {
-                            seen = update.sequence
-                            continuation.yield(.data(update.payload))
-                            break
-                        }
-                        try? await Task.sleep(nanoseconds: 10_000_000)
-                    }
+    func serve(_ messages: WebSocketInboundMessageStream, _ outbound: WebSocketOutboundWriter) async throws {
+        var seen = -1
+        for try await message in messages {
+            guard case .text = message else { continue }
+            // Waits for something new: a frame, a prediction or the end of the input.
+            while !Task.isCancelled {
+                if let update = board.update(after: seen) {
+                    seen = update.sequence
+                    try await outbound.writeBinaryMessage(ByteBuffer(bytes: update.payload))
+                    break
                 }
-                continuation.finish()
+                try await Task.sleep(nanoseconds: 10_000_000)
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 }

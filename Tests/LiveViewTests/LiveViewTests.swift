@@ -32,6 +32,22 @@ private func picture(width: Int, height: Int) -> RGBImage {
     return image
 }
 
+/// A socket connected to 127.0.0.1:`port`, with a 5 s receive timeout.
+private func loopbackConnection(_ port: Int, file: StaticString = #filePath, line: UInt = #line) -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    XCTAssertEqual(connected, 0, "connect to 127.0.0.1:\(port)", file: file, line: line)
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    return fd
+}
+
 /// `live --window`: a real X server (Xvfb), a real window; what the window shows is read
 /// back from the server.
 final class LiveWindowTests: XCTestCase {
@@ -120,18 +136,8 @@ final class BrowserViewTests: XCTestCase {
         board.handle(.prediction(Prediction(time: 0.5, frame: 15, personID: 1, state: .noPerson, probabilities: []), fps: 30, dropped: 0))
         let view = try BrowserView(board: board, port: 0)
         defer { view.stop() }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = loopbackConnection(view.port)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(view.port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        XCTAssertEqual(connected, 0)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         func write(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) } }
         func read(_ n: Int) throws -> [UInt8] {
             var out = [UInt8](repeating: 0, count: n), got = 0
@@ -179,18 +185,8 @@ final class BrowserViewTests: XCTestCase {
 
     /// One raw HTTP request to the page; the status line and the body.
     func request(_ port: Int, _ head: String, body wanted: Bool = false) throws -> (status: String, body: String) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = loopbackConnection(port)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        XCTAssertEqual(connected, 0)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let bytes = Array(head.utf8)
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
         var out: [UInt8] = []
@@ -208,9 +204,10 @@ final class BrowserViewTests: XCTestCase {
 
     static let upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
 
-    /// Another web page cannot read the camera: a WebSocket or a request with a foreign
-    /// Origin, or a Host name that is not loopback (DNS rebinding), gets 403; the page's own
-    /// origin and scripts without an Origin are answered.
+    /// Another web page cannot read the camera: a request with a foreign Origin, or a Host
+    /// name that is not loopback (DNS rebinding), gets 403 and the reason; a WebSocket upgrade
+    /// from there is refused too (400: the WebSocket library answers every refused upgrade so,
+    /// without a body); the page's own origin and scripts without an Origin are answered.
     func testOtherOriginsAreRefused() throws {
         let board = LiveBoard(model: "m")
         board.handle(.frame(picture(width: 64, height: 48), time: 0.1))
@@ -219,8 +216,12 @@ final class BrowserViewTests: XCTestCase {
         let port = view.port, own = "127.0.0.1:\(port)"
         XCTAssertNil(view.access.token, "no token on loopback")
         let evil = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\n\(Self.upgrade)\r\n")
-        XCTAssertTrue(evil.status.hasPrefix("HTTP/1.1 403"), evil.status)
-        XCTAssertTrue(evil.body.contains("cross-origin request (from http://evil.example.com) refused"), evil.body)
+        XCTAssertTrue(evil.status.hasPrefix("HTTP/1.1 400"), "no upgrade, no frames: \(evil.status)")
+        let evilPage = try request(port, "GET /frame.jpg HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nConnection: close\r\n\r\n", body: true)
+        XCTAssertTrue(evilPage.status.hasPrefix("HTTP/1.1 403"), evilPage.status)
+        XCTAssertTrue(evilPage.body.contains("cross-origin request (from http://evil.example.com) refused"), evilPage.body)
+        let evilWebSocket = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nConnection: close\r\n\r\n", body: true)
+        XCTAssertTrue(evilWebSocket.status.hasPrefix("HTTP/1.1 403"), evilWebSocket.status)
         let mine = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://\(own)\r\n\(Self.upgrade)\r\n")
         XCTAssertTrue(mine.status.hasPrefix("HTTP/1.1 101"), mine.status)
         let rebound = try request(port, "GET /frame.jpg HTTP/1.1\r\nHost: evil.example.com:\(port)\r\nOrigin: http://evil.example.com:\(port)\r\n\r\n")
@@ -256,5 +257,126 @@ final class BrowserViewTests: XCTestCase {
         XCTAssertFalse(PageAccess.equalInConstantTime(Array("abc".utf8), Array("abd".utf8)))
         XCTAssertFalse(PageAccess.equalInConstantTime(Array("ab".utf8), Array("abc".utf8)))
         XCTAssertFalse(PageAccess.equalInConstantTime([], Array("a".utf8)))
+    }
+}
+
+/// Nobody can knock the page over (`PageLimits`): idle connections by the thousand, a
+/// megabyte URL, a megabyte WebSocket message. All traffic on 127.0.0.1, bounded in count.
+final class PageLimitsTests: XCTestCase {
+    func send(_ fd: Int32, _ bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let r = bytes.withUnsafeBytes { Foundation.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            guard r > 0 else { return }   // the server closed: the rest is not wanted
+            sent += r
+        }
+    }
+
+    /// Everything the server sends until it closes or `timeout` passes.
+    func receive(_ fd: Int32) -> String {
+        var out: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let r = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 4096, 0) }
+            guard r > 0 else { break }
+            out += chunk[0..<r]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// 2,000 connections that send nothing do not stop a normal request from being answered
+    /// at once, and each is closed by the server after the idle time (1 s here, 10 s by default).
+    func testIdleConnectionsNeitherBlockTheServerNorStay() throws {
+        let board = LiveBoard(model: "m")
+        var limits = PageLimits()
+        limits.idleSeconds = 1
+        let view = try BrowserView(board: board, port: 0, limits: limits)
+        defer { view.stop() }
+        var idle: [Int32] = []
+        defer { idle.forEach { close($0) } }
+        for _ in 0..<2000 { idle.append(loopbackConnection(view.port)) }
+        XCTAssertEqual(idle.filter { $0 < 0 }.count, 0)
+        // Half a request line, never finished.
+        send(idle[0], Array("GET /state.json HT".utf8))
+
+        let start = Date()
+        let fd = loopbackConnection(view.port)
+        defer { close(fd) }
+        send(fd, Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+        let answer = receive(fd)
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200"), answer)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1, "answered while 2,000 connections sit idle (seconds)")
+
+        // The idle ones (the half-sent one too) are closed by the server: recv sees the end
+        // (0), not the 5 s receive timeout.
+        for fd in [idle[0], idle[1], idle[999], idle[1999]] {
+            let t0 = Date()
+            var byte: UInt8 = 0
+            XCTAssertEqual(recv(fd, &byte, 1, 0), 0, "closed by the server")
+            XCTAssertLessThan(Date().timeIntervalSince(t0), 4)
+        }
+    }
+
+    /// A 1 MB URL is refused after the first 16 kB, with next to no work: under 10 ms of CPU
+    /// for this whole process (the server and the test's own sending). The server then still
+    /// answers.
+    func testAMegabyteURLIsRefusedAtOnce() throws {
+        let board = LiveBoard(model: "m")
+        let view = try BrowserView(board: board, port: 0)
+        defer { view.stop() }
+        let request = Array("GET /".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
+            + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        let fd = loopbackConnection(view.port)
+        defer { close(fd) }
+        let cpu0 = cpuSeconds()
+        send(fd, request)
+        let answer = receive(fd)
+        let cpu = cpuSeconds() - cpu0
+        XCTAssertFalse(answer.hasPrefix("HTTP/1.1 200"), "refused: \(answer.prefix(80))")
+        XCTAssertLessThan(cpu, 0.010, "CPU seconds to refuse a 1 MB URL")
+        let long = Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: ".utf8) + [UInt8](repeating: UInt8(ascii: "b"), count: 100_000) + Array("\r\n\r\n".utf8)
+        let fd2 = loopbackConnection(view.port)
+        defer { close(fd2) }
+        send(fd2, long)
+        XCTAssertFalse(receive(fd2).hasPrefix("HTTP/1.1 200"), "a 100 kB header is refused too")
+        let fd3 = loopbackConnection(view.port)
+        defer { close(fd3) }
+        send(fd3, Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+        XCTAssertTrue(receive(fd3).hasPrefix("HTTP/1.1 200"), "still serving")
+    }
+
+    /// A WebSocket message larger than the page ever sends ("next") ends the connection
+    /// instead of being buffered.
+    func testAMegabyteWebSocketMessageEndsTheConnection() throws {
+        let board = LiveBoard(model: "m")
+        let view = try BrowserView(board: board, port: 0)
+        defer { view.stop() }
+        let fd = loopbackConnection(view.port)
+        defer { close(fd) }
+        send(fd, Array("GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\n\(BrowserViewTests.upgrade)\r\n".utf8))
+        var head: [UInt8] = [], byte: UInt8 = 0
+        while !head.suffix(4).elementsEqual([13, 10, 13, 10]), recv(fd, &byte, 1, 0) == 1 { head.append(byte) }
+        XCTAssertTrue(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101"))
+        // One masked binary frame of 1 MB (length in 8 bytes), then the server's answer.
+        let n = 1 << 20, mask: [UInt8] = [9, 8, 7, 6]
+        let frame = [0x82, 0x80 | 127] + (0..<8).reversed().map { UInt8((n >> (8 * $0)) & 0xff) } + mask
+            + (0..<n).map { UInt8($0 % 251) ^ mask[$0 % 4] }
+        send(fd, frame)
+        let t0 = Date()
+        var rest: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let r = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 4096, 0) }
+            // 0: closed; ECONNRESET: closed with the rest of the frame unread. Not a timeout.
+            guard r > 0 else { XCTAssertTrue(r == 0 || errno == ECONNRESET, "closed by the server, not timed out (errno \(errno))"); break }
+            rest += chunk[0..<r]
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(t0), 4)
+        // A close frame (0x88) with 1009, message too big, may come first.
+        if let first = rest.first { XCTAssertEqual(first, 0x88, "only a close frame: \(rest.prefix(8))") }
     }
 }

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Floods poseact's live page on loopback with what a hostile or broken client would send,
+for a bounded time, while `poseact live --serve` runs; prints one JSON line of what was sent
+and how the page answered. Standard library only. Used by page-flood.sh.
+
+    page_flood.py PORT [--seconds 20]
+
+What runs at once, each in its own threads, every connection to 127.0.0.1 only:
+  - idle: 1,000 connections opened and left silent (the page closes them after its idle time,
+    and they are opened again);
+  - frames: 4 clients fetching /frame.jpg and /state.json back to back;
+  - long URLs: 1 MB request lines, one after another;
+  - big messages: WebSocket clients sending a 1 MB message;
+  - cross-origin: WebSocket upgrades from another origin.
+"""
+import argparse
+import json
+import os
+import socket
+import threading
+import time
+
+HOST = "127.0.0.1"
+
+
+def connect(port, timeout=5):
+    s = socket.create_connection((HOST, port), timeout=timeout)
+    return s
+
+
+def status_of(s):
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    return data.split(b"\r\n", 1)[0].decode(errors="replace")
+
+
+class Counter:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.counts = {}
+
+    def add(self, key, n=1):
+        with self.lock:
+            self.counts[key] = self.counts.get(key, 0) + n
+
+
+def idle(port, end, c):
+    held = []
+    while time.time() < end:
+        while len(held) < 1000 and time.time() < end:
+            try:
+                held.append(connect(port))
+                c.add("idle_opened")
+            except OSError:
+                c.add("idle_connect_failed")
+                time.sleep(0.05)
+                break
+        time.sleep(0.5)
+        alive = []
+        for s in held:   # keep the ones the page has not closed
+            s.setblocking(False)
+            try:
+                if s.recv(1) == b"":
+                    c.add("idle_closed_by_page")
+                    s.close()
+                    continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                c.add("idle_closed_by_page")
+                s.close()
+                continue
+            alive.append(s)
+        held = alive
+    for s in held:
+        s.close()
+
+
+def frames(port, end, c):
+    while time.time() < end:
+        for path in ("/frame.jpg", "/state.json"):
+            try:
+                s = connect(port)
+                s.sendall(f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n\r\n".encode())
+                st = status_of(s)
+                while s.recv(65536):
+                    pass
+                s.close()
+                c.add("get " + (st.split(" ")[1] if " " in st else "none"))
+            except OSError:
+                c.add("get_error")
+
+
+def long_urls(port, end, c):
+    line = b"GET /" + b"a" * (1 << 20) + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    while time.time() < end:
+        try:
+            s = connect(port)
+            try:
+                s.sendall(line)
+            except OSError:
+                pass   # the page closed it after the first kilobytes
+            st = status_of(s)
+            s.close()
+            c.add("long_url " + (st.split(" ")[1] if " " in st else "closed"))
+        except OSError:
+            c.add("long_url_error")
+
+
+def upgrade_request(port, origin=None):
+    extra = f"Origin: {origin}\r\n" if origin else ""
+    return (f"GET /ws HTTP/1.1\r\nHost: {HOST}:{port}\r\n{extra}Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode()
+
+
+def big_messages(port, end, c):
+    n = 1 << 20
+    mask = b"\x01\x02\x03\x04"
+    payload = bytes(b ^ mask[i % 4] for i, b in enumerate(os.urandom(n)))
+    frame = bytes([0x82, 0x80 | 127]) + n.to_bytes(8, "big") + mask + payload
+    while time.time() < end:
+        try:
+            s = connect(port)
+            s.sendall(upgrade_request(port))
+            st = status_of(s)
+            try:
+                s.sendall(frame)
+            except OSError:
+                pass
+            s.close()
+            c.add("big_message after " + (st.split(" ")[1] if " " in st else "none"))
+        except OSError:
+            c.add("big_message_error")
+
+
+def cross_origin(port, end, c):
+    while time.time() < end:
+        try:
+            s = connect(port)
+            s.sendall(upgrade_request(port, "http://evil.example.com"))
+            st = status_of(s)
+            s.close()
+            c.add("cross_origin " + (st.split(" ")[1] if " " in st else "none"))
+        except OSError:
+            c.add("cross_origin_error")
+        time.sleep(0.01)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("port", type=int)
+    ap.add_argument("--seconds", type=float, default=20)
+    a = ap.parse_args()
+    end = time.time() + a.seconds
+    c = Counter()
+    jobs = [idle] + [frames] * 4 + [long_urls] * 2 + [big_messages] * 2 + [cross_origin]
+    threads = [threading.Thread(target=j, args=(a.port, end, c), daemon=True) for j in jobs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(a.seconds + 30)
+    print(json.dumps({"seconds": a.seconds, **dict(sorted(c.counts.items()))}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
