@@ -108,8 +108,9 @@ public struct TrainingData: Sendable {
         var validationGroups = Set<String>()
         if config.data.validationShare > 0 {
             var rng = SplitMix64(seed: config.training.seed &+ 0x5EED)
-            let clipsOf = Dictionary(grouping: Set(train.map { "\($0.label)\u{1}\($0.clipID)" }).map { $0 }, by: { String($0.split(separator: "\u{1}")[0]) })
-                .mapValues { $0.map { String($0.split(separator: "\u{1}")[1]) } }
+            struct LabelledClip: Hashable { let label: String, clip: String }
+            let clipsOf = Dictionary(grouping: Set(train.map { LabelledClip(label: $0.label, clip: $0.clipID) }), by: \.label)
+                .mapValues { $0.map(\.clip) }
             let groups = Array(Set(train.map { groupOf[$0.clipID] ?? $0.clipID })).sorted().shuffledDeterministically(&rng)
             var labelsOfGroup: [String: Set<String>] = [:]
             var clipsInGroup: [String: [String: Int]] = [:]

@@ -238,8 +238,12 @@ public final class KeypointStore: @unchecked Sendable {
                 guard shape.count == 1 else { throw StoreError("\(path): /clips/\(name)/times has shape \(shape); expected [frames]") }
                 let split = try g.stringAttribute("split")
                 let start = try g.doubleAttribute("start"), end = try g.doubleAttribute("end")
+                let label = try g.stringAttribute("label")
+                guard !id.isEmpty, !label.isEmpty else {
+                    throw StoreError("\(path): /clips/\(name) has an empty \(id.isEmpty ? "id" : "label") (damaged store)")
+                }
                 entries.append(Entry(
-                    id: id, label: try g.stringAttribute("label"), split: split.isEmpty ? nil : split, frames: shape[0],
+                    id: id, label: label, split: split.isEmpty ? nil : split, frames: shape[0],
                     source: try g.stringAttribute("source"), start: start.isNaN ? nil : start, end: end.isNaN ? nil : end,
                     fps: try g.doubleAttribute("fps"), width: try g.intAttribute("width"), height: try g.intAttribute("height"),
                     framesWithPerson: try g.intAttribute("frames_with_person")))
