@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOWebSocket
 import ServiceLifecycle
 
@@ -168,9 +169,20 @@ struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
 
     final class CloseOnError: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = NIOAny
+        typealias OutboundOut = HTTPServerResponsePart
+
         func errorCaught(context: ChannelHandlerContext, error: Error) {
-            // A refused WebSocket upgrade is an error too, answered 400 by the library, then closed.
-            if !(error is NIOWebSocketUpgradeError) { context.close(promise: nil) }
+            if let parse = error as? HTTPParserError {
+                // Only while HTTP is spoken (the request decoder is what fails), so NIO's
+                // response encoder is next towards the socket: one status line says why.
+                let status: HTTPResponseStatus = parse == .headerOverflow ? .requestHeaderFieldsTooLarge : .badRequest
+                let head = HTTPResponseHead(version: .http1_1, status: status, headers: ["Content-Length": "0", "Connection": "close"])
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+            } else if !(error is NIOWebSocketUpgradeError) {
+                // (A refused WebSocket upgrade is an error too, answered 400 by the library, then closed.)
+                context.close(promise: nil)
+            }
             context.fireErrorCaught(error)
         }
     }

@@ -241,7 +241,8 @@ final class BrowserViewTests: XCTestCase {
         XCTAssertEqual(token.count, 64)
         XCTAssertTrue(view.url.hasSuffix("/?token=\(token)"), view.url)
         let host = "Host: 192.0.2.1:\(view.port)\r\n"
-        for path in ["/", "/state.json", "/frame.jpg", "/?token=\(token.dropLast())0", "/?token="] {
+        let wrong = token.dropLast() + (token.last == "0" ? "1" : "0")   // one character off
+        for path in ["/", "/state.json", "/frame.jpg", "/?token=\(wrong)", "/?token="] {
             let r = try request(view.port, "GET \(path) HTTP/1.1\r\n\(host)\r\n")
             XCTAssertTrue(r.status.hasPrefix("HTTP/1.1 403"), "\(path): \(r.status)")
         }
@@ -263,25 +264,30 @@ final class BrowserViewTests: XCTestCase {
 /// Nobody can knock the page over (`PageLimits`): idle connections by the thousand, a
 /// megabyte URL, a megabyte WebSocket message. All traffic on 127.0.0.1, bounded in count.
 final class PageLimitsTests: XCTestCase {
-    func send(_ fd: Int32, _ bytes: [UInt8]) {
+    /// Sends `bytes`; returns how many went before the server closed the connection.
+    @discardableResult
+    func send(_ fd: Int32, _ bytes: [UInt8]) -> Int {
         var sent = 0
         while sent < bytes.count {
             let r = bytes.withUnsafeBytes { Foundation.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
-            guard r > 0 else { return }   // the server closed: the rest is not wanted
+            guard r > 0 else { break }   // the server closed: the rest is not wanted
             sent += r
         }
+        return sent
     }
 
-    /// Everything the server sends until it closes or `timeout` passes.
-    func receive(_ fd: Int32) -> String {
+    /// Everything the server sends until it closes the connection or the 5 s receive timeout
+    /// passes; `closedByServer` tells which.
+    func receiveAll(_ fd: Int32) -> (text: String, closedByServer: Bool) {
         var out: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             let r = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 4096, 0) }
-            guard r > 0 else { break }
+            guard r > 0 else { return (String(decoding: out, as: UTF8.self), r == 0 || errno == ECONNRESET) }
             out += chunk[0..<r]
         }
-        return String(decoding: out, as: UTF8.self)
     }
+
+    func receive(_ fd: Int32) -> String { receiveAll(fd).text }
 
     func cpuSeconds() -> Double {
         var usage = rusage()
@@ -290,41 +296,42 @@ final class PageLimitsTests: XCTestCase {
     }
 
     /// 2,000 connections that send nothing do not stop a normal request from being answered
-    /// at once, and each is closed by the server after the idle time (1 s here, 10 s by default).
+    /// (with the default 10 s idle time, a server they blocked would answer only once they
+    /// were closed); and a silent or half-sent connection is closed by the server after the
+    /// idle time (1 s here): recv sees the end, not its own 5 s timeout.
     func testIdleConnectionsNeitherBlockTheServerNorStay() throws {
-        let board = LiveBoard(model: "m")
-        var limits = PageLimits()
-        limits.idleSeconds = 1
-        let view = try BrowserView(board: board, port: 0, limits: limits)
+        let view = try BrowserView(board: LiveBoard(model: "m"), port: 0)
         defer { view.stop() }
         var idle: [Int32] = []
         defer { idle.forEach { close($0) } }
         for _ in 0..<2000 { idle.append(loopbackConnection(view.port)) }
         XCTAssertEqual(idle.filter { $0 < 0 }.count, 0)
-        // Half a request line, never finished.
-        send(idle[0], Array("GET /state.json HT".utf8))
-
         let start = Date()
         let fd = loopbackConnection(view.port)
         defer { close(fd) }
         send(fd, Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
         let answer = receive(fd)
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200"), answer)
-        XCTAssertLessThan(Date().timeIntervalSince(start), 1, "answered while 2,000 connections sit idle (seconds)")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5, "answered before the idle ones could be closed (seconds)")
 
-        // The idle ones (the half-sent one too) are closed by the server: recv sees the end
-        // (0), not the 5 s receive timeout.
-        for fd in [idle[0], idle[1], idle[999], idle[1999]] {
-            let t0 = Date()
+        var limits = PageLimits()
+        limits.idleSeconds = 1
+        let quick = try BrowserView(board: LiveBoard(model: "m"), port: 0, limits: limits)
+        defer { quick.stop() }
+        let silent = loopbackConnection(quick.port), half = loopbackConnection(quick.port)
+        defer { close(silent); close(half) }
+        send(half, Array("GET /state.json HT".utf8))
+        for fd in [silent, half] {
             var byte: UInt8 = 0
             XCTAssertEqual(recv(fd, &byte, 1, 0), 0, "closed by the server")
-            XCTAssertLessThan(Date().timeIntervalSince(t0), 4)
         }
     }
 
-    /// A 1 MB URL is refused after the first 16 kB, with next to no work: under 10 ms of CPU
-    /// for this whole process (the server and the test's own sending). The server then still
-    /// answers.
+    /// A 1 MB URL is refused after the first 16 kB: the server closes the connection at once,
+    /// with next to no work (CPU time of this whole process,
+    /// server and the test's own sending: printed, and bounded at 0.2 s, where FlyingFox's
+    /// quadratic parser took 75 s for 400 kB; CPU time, not wall time, so a busy machine
+    /// does not move it). The server then still answers.
     func testAMegabyteURLIsRefusedAtOnce() throws {
         let board = LiveBoard(model: "m")
         let view = try BrowserView(board: board, port: 0)
@@ -335,15 +342,17 @@ final class PageLimitsTests: XCTestCase {
         defer { close(fd) }
         let cpu0 = cpuSeconds()
         send(fd, request)
-        let answer = receive(fd)
+        let (answer, closed) = receiveAll(fd)
         let cpu = cpuSeconds() - cpu0
-        XCTAssertFalse(answer.hasPrefix("HTTP/1.1 200"), "refused: \(answer.prefix(80))")
-        XCTAssertLessThan(cpu, 0.010, "CPU seconds to refuse a 1 MB URL")
+        print("a 1 MB URL: refused with '\(answer.prefix { $0 != "\r" })', \(Int(cpu * 1000)) ms of CPU")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 431"), "refused: \(answer.prefix(80))")
+        XCTAssertTrue(closed, "the server closed the connection (not left to time out)")
+        XCTAssertLessThan(cpu, 0.2, "CPU seconds to refuse a 1 MB URL")
         let long = Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: ".utf8) + [UInt8](repeating: UInt8(ascii: "b"), count: 100_000) + Array("\r\n\r\n".utf8)
         let fd2 = loopbackConnection(view.port)
         defer { close(fd2) }
         send(fd2, long)
-        XCTAssertFalse(receive(fd2).hasPrefix("HTTP/1.1 200"), "a 100 kB header is refused too")
+        XCTAssertTrue(receive(fd2).hasPrefix("HTTP/1.1 431"), "a 100 kB header is refused too")
         let fd3 = loopbackConnection(view.port)
         defer { close(fd3) }
         send(fd3, Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
