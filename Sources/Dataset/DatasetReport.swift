@@ -261,7 +261,7 @@ public struct DatasetReport: Sendable {
             empty_clips: emptyClips, imbalance: imbalance.isFinite ? (imbalance * 1000).rounded() / 1000 : 0,
             duplicates: duplicates, warnings: warnings)
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]   // one line: `| tail -1 | jq` works
         // Every field is a plain number, string or collection of them: encoding cannot fail.
         let data = (try? encoder.encode(report)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)

@@ -288,6 +288,7 @@ final class ExtractCommandTests: PoseactCLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: store + ".partial"), "the journal is removed when done")
         let inspect = try poseact(["dataset", "inspect", store, "--json"])
         XCTAssertEqual(inspect.status, 0, inspect.stderr)
+        XCTAssertEqual(inspect.stdout.split(separator: "\n").count, 1, "--json: one object, one line")
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(report["clips"] as? Int, 2)
         // correct39: 98 frames at 25 fps = 3.92 s → 59 frames resampled to 15 fps.
