@@ -88,6 +88,7 @@ let package = Package(
                                                  .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                                                  .product(name: "NIOCore", package: "swift-nio"),
                                                  .product(name: "NIOHTTP1", package: "swift-nio"),
+                                                 .product(name: "NIOPosix", package: "swift-nio"),
                                                  .product(name: "NIOWebSocket", package: "swift-nio"),
                                                  .product(name: "Logging", package: "swift-log"),
                                                  .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],

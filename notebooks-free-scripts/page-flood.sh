@@ -8,6 +8,7 @@
 #   notebooks-free-scripts/page-flood.sh MODEL [VIDEO]   (default VIDEO: montage_01 of the push-ups)
 #
 # FLOOD_SECONDS: how long the flood lasts (default 18, within montage_01's 21.9 s).
+# FLOOD_RATE: requests a second per flooding client (default 20; 10 clients, and 1,000 idle connections).
 # POSEACT_SHARED: the shared folder (default ../shared). POSEACT_BIN: a poseact binary to use
 # as it is; without it the script builds .build/release/poseact first.
 set -euo pipefail
@@ -25,9 +26,9 @@ for _ in $(seq 100); do grep -q "live page:" "$WORK/err" && break; sleep 0.1; do
 PORT=$(sed -n 's|.*live page: http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$WORK/err" | head -1)
 [ -n "$PORT" ] || { echo "page-flood.sh: the page did not start:" >&2; cat "$WORK/err" >&2; exit 1; }
 FLOOD=${FLOOD_SECONDS:-18}   # montage_01 plays for 21.9 s
-python3 notebooks-free-scripts/page_flood.py "$PORT" --seconds "$FLOOD" > "$WORK/flood" &
+python3 notebooks-free-scripts/page_flood.py "$PORT" --seconds "$FLOOD" --rate "${FLOOD_RATE:-20}" > "$WORK/flood" &
 FLOODER=$!
-for _ in $(seq 600); do grep -q '"type":"summary"' "$WORK/out" && break; sleep 0.1; done
+for _ in $(seq 600); do grep -q '"type": "summary"' "$WORK/out" && break; sleep 0.1; done
 wait $FLOODER
-grep '"type":"summary"' "$WORK/out"
+grep '"type": "summary"' "$WORK/out"
 cat "$WORK/flood"

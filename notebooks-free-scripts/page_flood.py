@@ -3,15 +3,17 @@
 for a bounded time, while `poseact live --serve` runs; prints one JSON line of what was sent
 and how the page answered. Standard library only. Used by page-flood.sh.
 
-    page_flood.py PORT [--seconds 20]
+    page_flood.py PORT [--seconds 20] [--rate 20]
 
-What runs at once, each in its own threads, every connection to 127.0.0.1 only:
+What runs at once, each in its own threads, every connection to 127.0.0.1 only, each
+client at most --rate requests a second (the flooder shares the machine's cores with the
+live run, so an unpaced flood measures the flooder's own CPU, not the page):
   - idle: 1,000 connections opened and left silent (the page closes them after its idle time,
     and they are opened again);
-  - frames: 4 clients fetching /frame.jpg and /state.json back to back;
-  - long URLs: 1 MB request lines, one after another;
-  - big messages: WebSocket clients sending a 1 MB message;
-  - cross-origin: WebSocket upgrades from another origin.
+  - frames: 4 clients fetching /frame.jpg and /state.json;
+  - long URLs: 2 clients sending 1 MB request lines;
+  - big messages: 2 WebSocket clients sending a 1 MB message each time;
+  - cross-origin: 1 client asking for WebSocket upgrades from another origin.
 """
 import argparse
 import json
@@ -39,6 +41,22 @@ def status_of(s):
     except OSError:
         pass
     return data.split(b"\r\n", 1)[0].decode(errors="replace")
+
+
+class Pace:
+    """At most `rate` rounds a second for one client."""
+
+    def __init__(self, rate):
+        self.period = 1.0 / rate
+        self.next = time.time()
+
+    def wait(self):
+        self.next += self.period
+        delay = self.next - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        else:
+            self.next = time.time()
 
 
 class Counter:
@@ -83,8 +101,10 @@ def idle(port, end, c):
         s.close()
 
 
-def frames(port, end, c):
+def frames(port, end, c, rate):
+    pace = Pace(rate)
     while time.time() < end:
+        pace.wait()
         for path in ("/frame.jpg", "/state.json"):
             try:
                 s = connect(port)
@@ -98,9 +118,11 @@ def frames(port, end, c):
                 c.add("get_error")
 
 
-def long_urls(port, end, c):
+def long_urls(port, end, c, rate):
     line = b"GET /" + b"a" * (1 << 20) + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    pace = Pace(rate)
     while time.time() < end:
+        pace.wait()
         try:
             s = connect(port)
             try:
@@ -120,12 +142,14 @@ def upgrade_request(port, origin=None):
             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode()
 
 
-def big_messages(port, end, c):
+def big_messages(port, end, c, rate):
     n = 1 << 20
     mask = b"\x01\x02\x03\x04"
     payload = bytes(b ^ mask[i % 4] for i, b in enumerate(os.urandom(n)))
     frame = bytes([0x82, 0x80 | 127]) + n.to_bytes(8, "big") + mask + payload
+    pace = Pace(rate)
     while time.time() < end:
+        pace.wait()
         try:
             s = connect(port)
             s.sendall(upgrade_request(port))
@@ -140,8 +164,10 @@ def big_messages(port, end, c):
             c.add("big_message_error")
 
 
-def cross_origin(port, end, c):
+def cross_origin(port, end, c, rate):
+    pace = Pace(rate)
     while time.time() < end:
+        pace.wait()
         try:
             s = connect(port)
             s.sendall(upgrade_request(port, "http://evil.example.com"))
@@ -150,23 +176,24 @@ def cross_origin(port, end, c):
             c.add("cross_origin " + (st.split(" ")[1] if " " in st else "none"))
         except OSError:
             c.add("cross_origin_error")
-        time.sleep(0.01)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("port", type=int)
     ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--rate", type=float, default=20, help="requests a second per client (default 20)")
     a = ap.parse_args()
     end = time.time() + a.seconds
     c = Counter()
     jobs = [idle] + [frames] * 4 + [long_urls] * 2 + [big_messages] * 2 + [cross_origin]
-    threads = [threading.Thread(target=j, args=(a.port, end, c), daemon=True) for j in jobs]
+    threads = [threading.Thread(target=j, args=(a.port, end, c) if j is idle else (a.port, end, c, a.rate), daemon=True)
+               for j in jobs]
     for t in threads:
         t.start()
     for t in threads:
         t.join(a.seconds + 30)
-    print(json.dumps({"seconds": a.seconds, **dict(sorted(c.counts.items()))}), flush=True)
+    print(json.dumps({"seconds": a.seconds, "rate_per_client": a.rate, **dict(sorted(c.counts.items()))}), flush=True)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOWebSocket
 import ServiceLifecycle
 
@@ -38,6 +39,7 @@ public final class BrowserView: @unchecked Sendable {
     public let access: PageAccess
     private let group: ServiceGroup
     private let task: Task<Void, Never>
+    private let loop: MultiThreadedEventLoopGroup
 
     /// Starts serving at once; throws one clear line when the address cannot be used.
     public init(board: LiveBoard, host: String = "127.0.0.1", port: Int, limits: PageLimits = PageLimits()) throws {
@@ -77,6 +79,12 @@ public final class BrowserView: @unchecked Sendable {
                             body: .init(byteBuffer: ByteBuffer(string: page)))
         }
 
+        // One event-loop thread, below the live pipeline's priority: a flood of requests
+        // takes what the video leaves, not the other way round. (On Linux a nice value is
+        // per thread, and who = 0 is the calling thread.)
+        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        self.loop = loop
+        loop.next().execute { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
         var logger = Logger(label: "poseact.page")
         logger.logLevel = .critical
         let bound = Box<Int>(), settled = DispatchSemaphore(value: 0)
@@ -106,6 +114,7 @@ public final class BrowserView: @unchecked Sendable {
                 bound.value = channel.localAddress?.port
                 settled.signal()
             },
+            eventLoopGroupProvider: .shared(loop),
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         self.group = group
@@ -117,6 +126,7 @@ public final class BrowserView: @unchecked Sendable {
         settled.wait()
         guard failure.value == nil, let boundPort = bound.value else {
             task.cancel()
+            loop.shutdownGracefully { _ in }
             let why = failure.value.map { "\($0)" } ?? "no answer"
             throw ViewError("--serve \(port): cannot listen on \(host):\(port) (\(why)): is the port in use? Try another, or 0 for any free port")
         }
@@ -126,12 +136,13 @@ public final class BrowserView: @unchecked Sendable {
 
     /// Stops the server: new connections are refused at once, open ones get a second to end.
     public func stop() {
-        let group = group, task = task
+        let group = group, task = task, loop = loop
         try? blocking {
             await group.triggerGracefulShutdown()
             let deadline = Task { try await Task.sleep(nanoseconds: 1_000_000_000); task.cancel() }
             await task.value
             deadline.cancel()
+            try? await loop.shutdownGracefully()
         }
     }
 }

@@ -159,6 +159,7 @@ struct LiveCommand: ParsableCommand {
         let ending = stats.error.map { "the input stopped: \($0)" } ?? (Interrupt.happened ? "stopped" : "the input ended")
         if stats.error != nil { note(ending) }
         printSummary(stats)
+        fflush(stdout)   // seen now, not when the page or the window is closed
         board.finish(summary: stats.summary, message: ending)
         // Whoever watches sees the end: the last frame and the summary stay until Ctrl-C.
         if (page != nil || shown != nil) && !Interrupt.happened && !(shown?.closed ?? false) {
