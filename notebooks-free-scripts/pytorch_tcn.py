@@ -61,7 +61,7 @@ DEFAULTS = {
     "optimizer": {"name": "adamw", "learning_rate": 0.001, "min_learning_rate": 0.00001, "warmup_epochs": 1,
                   "weight_decay": 0.01, "gradient_clip": 5, "batch_size": 32},
     "training": {"epochs": 40, "patience": 0, "keep": "last", "class_weighting": "none", "window_weighting": "window",
-                 "label_smoothing": 0, "ema_epochs": 0, "seed": 1, "threads": 0},
+                 "label_smoothing": 0, "ema_epochs": 5, "seed": 1, "threads": 0},
     "augmentation": {"flip": True, "rotation_degrees": 0, "scale": [1, 1], "translation": 0, "jitter": 0,
                      "time_stretch": [1, 1], "drop_frames": 0, "occlude": 0, "turn_degrees": 0, "mixup": 0},
 }

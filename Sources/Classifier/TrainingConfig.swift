@@ -115,7 +115,7 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
         public var labelSmoothing = 0.0
         /// The model is a moving average of the weights over about this many epochs
         /// (`WeightAverage`); 0: the last step's weights.
-        public var emaEpochs = 0.0
+        public var emaEpochs = 5.0
         public var seed: UInt64 = 1
         /// BLAS threads; 0: the machine's cores.
         public var threads = 0
@@ -136,7 +136,8 @@ public struct TrainingConfig: Codable, Equatable, Sendable {
             classWeighting = try c.decodeIfPresent(ClassWeighting.self, forKey: .classWeighting) ?? d.classWeighting
             windowWeighting = try c.decodeIfPresent(WindowWeighting.self, forKey: .windowWeighting) ?? d.windowWeighting
             labelSmoothing = try c.decodeIfPresent(Double.self, forKey: .labelSmoothing) ?? d.labelSmoothing
-            emaEpochs = try c.decodeIfPresent(Double.self, forKey: .emaEpochs) ?? d.emaEpochs
+            // A record from before the key was trained without an average: 0, not today's default.
+            emaEpochs = try c.decodeIfPresent(Double.self, forKey: .emaEpochs) ?? 0
             seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
             threads = try c.decodeIfPresent(Int.self, forKey: .threads) ?? d.threads
         }

@@ -53,6 +53,19 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(keys(file).count, 53, "7 data, 12 preprocessing, 8 model, 7 optimizer, 9 training, 10 augmentation")
     }
 
+    /// A weights file or checkpoint from before a key keeps the behaviour it was trained with:
+    /// no ema_epochs in its record means no average, whatever today's default.
+    func testOldRecordsKeepTheirBehaviour() throws {
+        XCTAssertEqual(TrainingConfig().training.emaEpochs, 5)
+        var object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(TrainingConfig().json().utf8)) as? [String: Any])
+        var training = try XCTUnwrap(object["training"] as? [String: Any])
+        training.removeValue(forKey: "ema_epochs")
+        object["training"] = training
+        let old = try JSONDecoder().decode(TrainingConfig.self, from: JSONSerialization.data(withJSONObject: object))
+        XCTAssertEqual(old.training.emaEpochs, 0)
+        XCTAssertEqual(try JSONDecoder().decode(TrainingConfig.self, from: Data(TrainingConfig().json().utf8)), TrainingConfig())
+    }
+
     func testYAMLRoundTrip() throws {
         var c = TrainingConfig()
         c.data.store = "some \"odd\" path.h5"
