@@ -16,6 +16,7 @@ live run, so an unpaced flood measures the flooder's own CPU, not the page):
   - cross-origin: 1 client asking for WebSocket upgrades from another origin.
 """
 import argparse
+import itertools
 import json
 import os
 import socket
@@ -101,39 +102,41 @@ def idle(port, end, c):
         s.close()
 
 
-def frames(port, end, c, rate):
-    pace = Pace(rate)
-    while time.time() < end:
-        pace.wait()
-        for path in ("/frame.jpg", "/state.json"):
+def exchange(port, first, then=None, drain=False):
+    """Sends `first`, reads the status line, sends `then` (if any) or reads the body to the
+    end (`drain`), closes; returns the status code, or "closed" when none came."""
+    s = connect(port)
+    try:
+        try:
+            s.sendall(first)
+        except OSError:
+            pass   # the page closed it after the first kilobytes
+        status = status_of(s)
+        if then is not None:
             try:
-                s = connect(port)
-                s.sendall(f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n\r\n".encode())
-                st = status_of(s)
-                while s.recv(65536):
-                    pass
-                s.close()
-                c.add("get " + (st.split(" ")[1] if " " in st else "none"))
+                s.sendall(then)
             except OSError:
-                c.add("get_error")
+                pass
+        while drain and s.recv(65536):
+            pass
+    finally:
+        s.close()
+    return status.split(" ")[1] if " " in status else "closed"
 
 
-def long_urls(port, end, c, rate):
-    line = b"GET /" + b"a" * (1 << 20) + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+def paced(end, rate, c, key, action):
+    """`action` at most `rate` times a second until `end`, each answer counted under `key`."""
     pace = Pace(rate)
     while time.time() < end:
         pace.wait()
         try:
-            s = connect(port)
-            try:
-                s.sendall(line)
-            except OSError:
-                pass   # the page closed it after the first kilobytes
-            st = status_of(s)
-            s.close()
-            c.add("long_url " + (st.split(" ")[1] if " " in st else "closed"))
+            c.add(f"{key} {action()}")
         except OSError:
-            c.add("long_url_error")
+            c.add(f"{key}_error")
+
+
+def get(port, path):
+    return f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n\r\n".encode()
 
 
 def upgrade_request(port, origin=None):
@@ -142,40 +145,26 @@ def upgrade_request(port, origin=None):
             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode()
 
 
+def frames(port, end, c, rate):
+    paths = itertools.cycle(["/frame.jpg", "/state.json"])   # both, `rate` times a second each
+    paced(end, 2 * rate, c, "get", lambda: exchange(port, get(port, next(paths)), drain=True))
+
+
+def long_urls(port, end, c, rate):
+    line = b"GET /" + b"a" * (1 << 20) + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    paced(end, rate, c, "long_url", lambda: exchange(port, line))
+
+
 def big_messages(port, end, c, rate):
     n = 1 << 20
     mask = b"\x01\x02\x03\x04"
     payload = bytes(b ^ mask[i % 4] for i, b in enumerate(os.urandom(n)))
     frame = bytes([0x82, 0x80 | 127]) + n.to_bytes(8, "big") + mask + payload
-    pace = Pace(rate)
-    while time.time() < end:
-        pace.wait()
-        try:
-            s = connect(port)
-            s.sendall(upgrade_request(port))
-            st = status_of(s)
-            try:
-                s.sendall(frame)
-            except OSError:
-                pass
-            s.close()
-            c.add("big_message after " + (st.split(" ")[1] if " " in st else "none"))
-        except OSError:
-            c.add("big_message_error")
+    paced(end, rate, c, "big_message after", lambda: exchange(port, upgrade_request(port), then=frame))
 
 
 def cross_origin(port, end, c, rate):
-    pace = Pace(rate)
-    while time.time() < end:
-        pace.wait()
-        try:
-            s = connect(port)
-            s.sendall(upgrade_request(port, "http://evil.example.com"))
-            st = status_of(s)
-            s.close()
-            c.add("cross_origin " + (st.split(" ")[1] if " " in st else "none"))
-        except OSError:
-            c.add("cross_origin_error")
+    paced(end, rate, c, "cross_origin", lambda: exchange(port, upgrade_request(port, "http://evil.example.com")))
 
 
 def main():

@@ -5,8 +5,8 @@ import Tensor
 ///
 ///     average = d·average + (1 − d)·live,   d = min(decay, (1 + t) / (10 + t))
 ///
-/// at step t (the ramp keeps the first steps' random weights from lingering: timm's
-/// ModelEmaV2 and TensorFlow's ExponentialMovingAverage use it). The averaged weights
+/// at step t (the ramp keeps the first steps' random weights from lingering, as in
+/// TensorFlow's ExponentialMovingAverage with num_updates). The averaged weights
 /// sit in a flatter part of the loss than the last step's, which holds up better on
 /// clips unlike the training ones. `swap()` exchanges the average and the live state in
 /// place, so the model evaluates or saves the average and training goes on from the live

@@ -279,13 +279,9 @@ public struct PageAccess: Sendable {
         return difference == 0
     }
 
-    /// The `token` query parameter of a request path, if any.
+    /// The `token` query parameter of a request path, if any (Hummingbird's URI parser).
     static func token(inPath path: String?) -> String? {
-        guard let path, let q = path.firstIndex(of: "?") else { return nil }
-        for pair in path[path.index(after: q)...].split(separator: "&") where pair.hasPrefix("token=") {
-            return String(pair.dropFirst(6)).removingPercentEncoding
-        }
-        return nil
+        path.flatMap { URI($0).queryParameters["token"] }.map(String.init)
     }
 }
 

@@ -18,22 +18,28 @@ final class ReaderFuzzTests: XCTestCase {
     }
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
-    /// Damaged files per test: 150 in the suite (about 5 s); POSEACT_FUZZ_ITERATIONS=5000 for a longer hunt.
+    /// Damaged files per test: 150 in the suite (about 5 s); POSEACT_FUZZ_ITERATIONS=2000 for a longer hunt.
     let iterations = Int(ProcessInfo.processInfo.environment["POSEACT_FUZZ_ITERATIONS"] ?? "") ?? 150
 
-    /// Every dataset and attribute of a file, as (group path, name, is a dataset).
-    func objects(_ group: HDF5Group, _ path: String) throws -> [(String, String, Bool)] {
-        var out = try group.attributeNames().map { (path, $0, false) }
+    /// What can be changed: a dataset, or an attribute of a group or of a dataset.
+    enum Target {
+        case dataset(group: String, name: String)
+        case attribute(group: String, dataset: String?, name: String)
+    }
+
+    /// Every dataset and attribute of a file; `path` is the group's, ending in "/".
+    func targets(_ group: HDF5Group, _ path: String) throws -> [Target] {
+        var out = try group.attributeNames().map { Target.attribute(group: path, dataset: nil, name: $0) }
         for name in try group.children() {
             switch try group.kind(of: name) {
             case .group:
                 let g = try group.group(name)
-                out += try objects(g, path + name + "/")
+                out += try targets(g, path + name + "/")
                 g.close()
             default:
-                out.append((path, name, true))
+                out.append(.dataset(group: path, name: name))
                 let d = try group.dataset(name)
-                out += try d.attributeNames().map { (path + name, $0, false) }
+                out += try d.attributeNames().map { Target.attribute(group: path, dataset: name, name: $0) }
                 d.close()
             }
         }
@@ -45,12 +51,17 @@ final class ReaderFuzzTests: XCTestCase {
         let file = try HDF5File.open(path, writable: true)
         defer { try? file.close() }
         let root = try file.root()
-        let all = try objects(root, "/")
-        let (groupPath, name, isDataset) = all[rng.below(all.count)]
-        let dims = [0, 1, 2, 3, 5, 17, 33, 200]
-        if isDataset {
-            let group = groupPath == "/" ? root : try file.group(groupPath)
+        let all = try targets(root, "/")
+        let target = all[rng.below(all.count)]
+        let groupPath: String, name: String, datasetName: String?
+        switch target {
+        case .dataset(let g, let n): (groupPath, name, datasetName) = (g, n, nil)
+        case .attribute(let g, let d, let n): (groupPath, name, datasetName) = (g, n, d)
+        }
+        let group = groupPath == "/" ? root : try file.group(groupPath)
+        if case .dataset = target {
             try group.remove(name)
+            let dims = [0, 1, 2, 3, 5, 17, 33, 200]
             let shape = (0..<(1 + rng.below(3))).map { _ in rng.pick(dims) }
             let count = shape.reduce(1, *)
             let special: [Float] = [.nan, .infinity, -.infinity, 1e38, -1e38, 0, -1]
@@ -58,19 +69,12 @@ final class ReaderFuzzTests: XCTestCase {
             try group.write(name, values, shape: shape).close()
             return "dataset \(groupPath)\(name) → shape \(shape)"
         }
-        // An attribute: of a group or of a dataset.
-        let owner: HDF5Object
-        if try groupPath == "/" || (try? file.group(groupPath)) != nil { owner = groupPath == "/" ? root : try file.group(groupPath) }
-        else {
-            let parent = String(groupPath[..<(groupPath.lastIndex(of: "/") ?? groupPath.startIndex)])
-            let g = parent.isEmpty ? root : try file.group(parent)
-            owner = try g.dataset(String(groupPath.split(separator: "/").last!))
-        }
+        let owner: HDF5Object = try datasetName.map { try group.dataset($0) } ?? group
         let ints = [-1, 0, 1, 2, 7, 4096, 1 << 31, Int.max]
         let texts = ["", "{", "[]", "null", "nan", "{\"a\":1}", String(repeating: "x", count: 3000), "0", "-5", "1e309"]
         switch rng.below(3) {
-        case 0: let v = rng.pick(ints); try owner.setAttribute(name, v); return "attribute \(groupPath) \(name) = \(v)"
-        case 1: let v = rng.pick([Double.nan, .infinity, -1, 0, 1e300]); try owner.setAttribute(name, v); return "attribute \(groupPath) \(name) = \(v)"
+        case 0: let v = rng.pick(ints); try owner.setAttribute(name, v); return "attribute \(groupPath)\(datasetName ?? "") \(name) = \(v)"
+        case 1: let v = rng.pick([Double.nan, .infinity, -1, 0, 1e300]); try owner.setAttribute(name, v); return "attribute \(groupPath)\(datasetName ?? "") \(name) = \(v)"
         default:
             // A string: a whole other one, or the stored text cut or with one character changed.
             var v = rng.pick(texts)
@@ -81,7 +85,7 @@ final class ReaderFuzzTests: XCTestCase {
                 v = String(chars)
             }
             try owner.setAttribute(name, v)
-            return "attribute \(groupPath) \(name) = \(v.prefix(40))"
+            return "attribute \(groupPath)\(datasetName ?? "") \(name) = \(v.prefix(40))"
         }
     }
 
