@@ -67,33 +67,24 @@ public final class Annotator {
 
     /// `progress(frame, frames?)` after each frame.
     public func run(input: String, output: String?, progress: ((Int, Int?) -> Void)? = nil) throws -> Result {
-        pipeline.reset()
-        recognizer.reset()
         let fps = recognizer.spec.fps
         let reader = try VideoReader(input, options: ReaderOptions(targetFPS: fps))
         defer { reader.close() }
         let info = reader.info
         // VideoWriter writes to a .partial file and renames it when finished.
         let writer = try output.map { try VideoWriter(path: $0, width: info.width, height: info.height, fps: fps) }
-        var predictions: [Prediction] = [], summary = ActionSummary(), state: ActionState?
+        var predictions: [Prediction] = [], summary = ActionSummary()
         var n = 0
         let total = info.duration.map { Int($0 * fps) }
-        while let frame = try reader.next() {
-            let time = Double(n) / fps
-            let persons = pipeline.process(frame: frame)
-            if let p = recognizer.push(persons: persons, width: info.width, height: info.height, time: time + 1 / fps) {
-                predictions.append(p)
-                summary.add(p)
-                state = p.state
+        // Frame i covers [i/fps, (i+1)/fps): it is pushed at the end of its time.
+        try FrameLoop(pipeline: pipeline, recognizer: recognizer, drawOverlay: writer != nil)
+            .run(reader, time: { Double($0.index + 1) / fps }) { step in
+                if let p = step.prediction { predictions.append(p); summary.add(p) }
+                if let image = step.overlay { try writer?.write(image) }
+                n += 1
+                progress?(n, total)
+                return true
             }
-            if let writer {
-                var image = frame.image
-                Overlay.draw(&image, persons: persons, state: state)
-                try writer.write(image)
-            }
-            n += 1
-            progress?(n, total)
-        }
         try writer?.finish()
         let duration = Double(n) / fps
         summary.finish(at: duration)

@@ -29,8 +29,11 @@ public struct Frame: Sendable {
     public var time: Double
     /// 0-based index of the frame as handed out (after any frame-rate resampling).
     public var index: Int
+    /// `monotonicSeconds()` when the frame was decoded (for a live source: when it was captured),
+    /// the start of a live run's latency.
+    public var decodedAt: Double
 
-    public init(image: RGBImage, time: Double, index: Int) {
-        self.image = image; self.time = time; self.index = index
+    public init(image: RGBImage, time: Double, index: Int, decodedAt: Double = monotonicSeconds()) {
+        self.image = image; self.time = time; self.index = index; self.decodedAt = decodedAt
     }
 }

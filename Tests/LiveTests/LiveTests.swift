@@ -92,14 +92,41 @@ final class LiveTests: XCTestCase {
         XCTAssertEqual(lastState?.name, "low confidence")
     }
 
-    /// The mailbox keeps the newest frame and counts the ones it replaced.
-    func testMailboxDropsLateFrames() {
-        let box = LatestFrame()
-        let image = RGBImage(width: 2, height: 2)
-        for i in 0..<5 { box.put(Frame(image: image, time: Double(i), index: i), captured: 0, wait: false) }
-        XCTAssertEqual(box.dropped, 4)
-        XCTAssertEqual(box.take()?.0.index, 4)
-        box.finish()
-        XCTAssertNil(box.take())
+    /// A slow consumer on a fast source: processing takes its first frame, then nothing until the
+    /// source has ended, so every frame but the newest is dropped in the capture's mailbox, and
+    /// that one count is what the stats and the prediction events report.
+    func testSlowProcessingCountsTheDroppedFrames() throws {
+        let models = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("models")
+        let pipeline = try PosePipeline(detectorPath: models.appendingPathComponent("pose_detection.tflite").path,
+                                        landmarkPath: models.appendingPathComponent("pose_landmark_full.tflite").path,
+                                        options: PipelineOptions(maxPeople: 1, threads: 1))
+        var config = TrainingConfig()
+        config.model.channels = 8
+        config.model.dilations = [1]
+        config.preprocessing.fps = 30
+        let classifier = ActionClassifier(labels: ["a", "b"], spec: config.preprocessing,
+                                          architecture: Architecture(config: config, classes: 2))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try VideoWriter(path: path, width: 64, height: 48, fps: 30)
+        for _ in 0..<30 { try writer.write(RGBImage(width: 64, height: 48)) }
+        try writer.finish()
+
+        let reader = try VideoReader(path, options: ReaderOptions(targetFPS: 30, live: true))
+        defer { reader.close() }
+        let live = LivePipeline(pipeline: pipeline, recognizer: ActionRecognizer(classifier: classifier))
+        var frames = 0
+        let stats = try live.run(reader: reader) { event in
+            guard case .frame = event else { return }
+            frames += 1
+            if frames == 1 { reader.waitForEndOfInput() }
+        }
+        XCTAssertEqual(stats.frames, 2, "the first frame, then the newest")
+        XCTAssertEqual(frames, 2)
+        XCTAssertEqual(stats.dropped, 28, "30 frames, 2 processed, none above the 30 fps cap")
+        XCTAssertEqual(stats.dropped, reader.droppedFrames)
+        XCTAssertEqual(reader.skippedFrames, 0)
+        XCTAssertNil(stats.error)
     }
 }

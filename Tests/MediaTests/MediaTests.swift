@@ -444,7 +444,7 @@ final class MediaTests: XCTestCase {
             n += 1
         }
         XCTAssertEqual(n, 329)
-        XCTAssertEqual(half.droppedFrames, 328)
+        XCTAssertEqual(half.skippedFrames, 328)
 
         // 60 fps: output i shows source frame i/2 (each shown twice), 1314 frames, none dropped.
         let double = try VideoReader(path, options: ReaderOptions(targetFPS: 60))
@@ -455,7 +455,7 @@ final class MediaTests: XCTestCase {
             n += 1
         }
         XCTAssertEqual(n, 1314)
-        XCTAssertEqual(double.droppedFrames, 0)
+        XCTAssertEqual(double.skippedFrames, 0)
     }
 
     // MARK: damaged input and errors
@@ -587,7 +587,7 @@ final class MediaTests: XCTestCase {
                 n += 1
             }
             XCTAssertEqual(n, 30, name)
-            XCTAssertEqual(same.droppedFrames, 0, name)
+            XCTAssertEqual(same.skippedFrames, 0, name)
         }
     }
 
@@ -615,63 +615,66 @@ final class MediaTests: XCTestCase {
 
     // MARK: live mode
 
-    func testLiveModeOnAFileHandsOutTheNewestFrame() throws {
-        let path = try sharedFile("data/pushups/montage/montage_01.mp4")
-        let reader = try VideoReader(path, options: ReaderOptions(live: true))
+    /// A short 30 fps test video of `frames` frames.
+    private func shortVideo(_ name: String, frames: Int) throws -> String {
+        let path = temp(name)
+        let writer = try VideoWriter(path: path, width: 64, height: 48, fps: 30)
+        for t in 0..<frames { try writer.write(testPicture(width: 64, height: 48, t: t)) }
+        try writer.finish()
+        return path
+    }
+
+    /// A consumer slower than the source: the mailbox keeps only the newest frame and counts each
+    /// one it replaced, so nothing queues up. The consumer takes one frame, then nothing until
+    /// the source has ended: of 15 frames, 2 are taken and 13 dropped, whatever the timing.
+    func testLiveModeKeepsTheNewestFrameAndCountsTheDropped() throws {
+        let reader = try VideoReader(try shortVideo("live15.mp4", frames: 15), options: ReaderOptions(live: true))
         XCTAssertTrue(reader.info.isLive)
         let first = try XCTUnwrap(try reader.next())
         XCTAssertEqual(first.index, 0)
-        XCTAssertLessThan(first.time, 1.0)
-        // Not reading for a second: the reader keeps only the newest frame, so the next one is
-        // about a second newer, and the ~29 in between count as dropped (no queue builds up).
-        Thread.sleep(forTimeInterval: 1.0)
-        let later = try XCTUnwrap(try reader.next())
-        XCTAssertEqual(later.index, 1)
-        XCTAssertGreaterThan(later.time, first.time + 0.8)
-        XCTAssertGreaterThanOrEqual(reader.droppedFrames, 20)
-        var last = later.time
-        for i in 2..<12 {
-            let f = try XCTUnwrap(try reader.next())
-            XCTAssertEqual(f.index, i)
-            XCTAssertGreaterThan(f.time, last, "each frame is newer than the one before")
-            last = f.time
-        }
-        print("live: dropped \(reader.droppedFrames) after \(String(format: "%.2f", last)) s")
-        let t0 = now()
-        reader.close()
-        XCTAssertLessThan(now() - t0, 0.5, "close() stops the decoding thread promptly")
+        reader.waitForEndOfInput()
+        let newest = try XCTUnwrap(try reader.next())
+        XCTAssertEqual(newest.index, 1)
+        // Paced at the file's own 30 fps: the 15th frame comes 14/30 s after the first at the
+        // earliest (sleeping only ever makes it later). 1 ms for the clock's rounding.
+        XCTAssertGreaterThan(newest.time - first.time, 14.0 / 30 - 0.001)
         XCTAssertNil(try reader.next())
+        XCTAssertEqual(reader.droppedFrames, 13, "15 decoded, 2 taken")
+        XCTAssertEqual(reader.skippedFrames, 0)
+        XCTAssertEqual(reader.warnings, [], "the end of a file is no warning")
+        XCTAssertNil(reader.endReason)
     }
 
-    /// In live mode targetFPS caps the rate: at most that many frames a second, each the newest.
+    /// In live mode targetFPS caps the rate: the first frame of each 1/10 s slot is kept (by the
+    /// paced file's own timestamps), the rest skipped on purpose and not counted as dropped.
     func testLiveModeTargetFPSCapsTheRate() throws {
-        let path = try sharedFile("data/pushups/montage/montage_01.mp4")
-        let reader = try VideoReader(path, options: ReaderOptions(targetFPS: 10, live: true))
-        defer { reader.close() }
+        let reader = try VideoReader(try shortVideo("live30.mp4", frames: 30), options: ReaderOptions(targetFPS: 10, live: true))
         var times: [Double] = []
-        for _ in 0..<8 { times.append(try XCTUnwrap(try reader.next()).time) }
-        for k in 1..<times.count {
-            XCTAssertGreaterThan(times[k] - times[k - 1], 0.06, "frames \(k - 1), \(k): \(times)")
-        }
-        XCTAssertGreaterThan(times.last! - times.first!, 0.65, "\(times)")
-        XCTAssertGreaterThan(reader.droppedFrames, 5, "30 fps source, 10 fps reads")
+        while let f = try reader.next() { times.append(f.time) }
+        XCTAssertEqual(times.count + reader.droppedFrames, 10, "one frame per 0.1 s of a 1 s video")
+        XCTAssertEqual(reader.skippedFrames, 20)
+        XCTAssertEqual(times, times.sorted(), "each frame is newer than the one before")
     }
 
-    func testLiveModeEndsWithTheFile() throws {
-        let path = temp("short.mp4")
-        let writer = try VideoWriter(path: path, width: 64, height: 48, fps: 30)
-        for t in 0..<15 { try writer.write(testPicture(width: 64, height: 48, t: t)) }
-        try writer.finish()
-        let reader = try VideoReader(path, options: ReaderOptions(live: true))
-        let t0 = now()
+    /// close() on a live reader in the middle of a long file stops its thread: next() says nil.
+    func testCloseStopsALiveReader() throws {
+        let reader = try VideoReader(try sharedFile("data/pushups/montage/montage_01.mp4"), options: ReaderOptions(live: true))
+        XCTAssertNotNil(try reader.next())
+        reader.close()
+        XCTAssertNil(try reader.next())
+        XCTAssertEqual(reader.warnings, [])
+    }
+
+    /// interrupt() (Ctrl-C, from any thread) ends the reading: next() says nil, with no error.
+    func testInterruptEndsTheReading() throws {
+        let reader = try VideoReader(try sharedFile("data/pushups/montage/montage_01.mp4"), options: ReaderOptions(live: true))
+        defer { reader.close() }
+        XCTAssertNotNil(try reader.next())
+        reader.interrupt()
         var n = 0
         while try reader.next() != nil { n += 1 }
-        let elapsed = now() - t0
-        XCTAssertGreaterThan(n, 0)
-        XCTAssertEqual(n + reader.droppedFrames, 15)
-        XCTAssertGreaterThan(elapsed, 0.3, "a file in live mode plays at its own pace (0.5 s)")
-        XCTAssertLessThan(elapsed, 2)
-        XCTAssertEqual(reader.warnings, [], "the end of a file is no warning")
+        XCTAssertLessThanOrEqual(n, 1, "at most the frame already in the mailbox")
+        XCTAssertNil(reader.endReason, "an interrupt is no stream failure")
     }
 
     /// A network source end to end, on loopback only: a short MP4 served by a local HTTP server
@@ -724,20 +727,20 @@ final class MediaTests: XCTestCase {
         print("http live: \(n) frames, \(reader.droppedFrames) dropped, \(String(format: "%.2f", elapsed)) s; \(reader.warnings)")
     }
 
-    // MARK: speed
-
-    func testDecodeSpeed() throws {
+    /// One and two decoder threads give the same frames. (Decoding speed is measured by
+    /// `poseact bench video`, whose JSON has decode_ms, not by a test.)
+    func testDecodeWithOneAndTwoThreads() throws {
         let path = try sharedFile("data/pushups/montage/montage_01.mp4")
+        var checksums: [[Int]] = []
         for threads in [1, 2] {
-            let t0 = now()
             let reader = try VideoReader(path, options: ReaderOptions(threads: threads))
-            var n = 0
-            while try reader.next() != nil { n += 1 }
-            let dt = now() - t0
-            print("decode montage_01 (640×360 H.264) to RGB, \(threads) thread(s): \(n) frames in \(String(format: "%.3f", dt)) s = \(Int(Double(n) / dt)) fps")
-            XCTAssertEqual(n, 657)
-            XCTAssertGreaterThan(Double(n) / dt, 60, "decoding alone must leave room for pose at 60 fps")
+            var sums: [Int] = []
+            while let f = try reader.next() { if f.index % 50 == 0 { sums.append(f.image.pixels.reduce(0) { $0 + Int($1) }) } }
+            XCTAssertEqual(reader.warnings, [])
+            checksums.append(sums)
         }
+        XCTAssertEqual(checksums[0].count, 14, "657 frames, every 50th")
+        XCTAssertEqual(checksums[0], checksums[1])
     }
 }
 
