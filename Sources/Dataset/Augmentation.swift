@@ -6,7 +6,7 @@ import Tensor
 /// magnitude or a 1…1 range turns it off). Deterministic for a seed. Applied in this
 /// order: turn, time stretch, dropped frames, flip, occlusion, rotation, scale, translation,
 /// jitter.
-public struct AugmentationSpec: Codable, Sendable, Equatable {
+public struct AugmentationSpec: ConfigSection, Sendable, Equatable {
     /// Mirror horizontally with probability 0.5: x → −x, left/right joints swapped.
     public var flip: Bool = false
     /// Rotation about the window's centre, uniform in ±degrees.
@@ -45,25 +45,14 @@ public struct AugmentationSpec: Codable, Sendable, Equatable {
         self.turnDegrees = turnDegrees; self.mixup = mixup
     }
 
-    enum CodingKeys: String, CodingKey {
-        case flip, rotationDegrees, scale, translation, jitter, timeStretch, dropFrames, occlude, turnDegrees, mixup
-    }
+    public init() {}
 
-    /// Missing keys take their defaults, so a checkpoint from before a field still resumes.
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = AugmentationSpec()
-        flip = try c.decodeIfPresent(Bool.self, forKey: .flip) ?? d.flip
-        rotationDegrees = try c.decodeIfPresent(Double.self, forKey: .rotationDegrees) ?? d.rotationDegrees
-        scale = try c.decodeIfPresent(ClosedRange<Double>.self, forKey: .scale) ?? d.scale
-        translation = try c.decodeIfPresent(Double.self, forKey: .translation) ?? d.translation
-        jitter = try c.decodeIfPresent(Double.self, forKey: .jitter) ?? d.jitter
-        timeStretch = try c.decodeIfPresent(ClosedRange<Double>.self, forKey: .timeStretch) ?? d.timeStretch
-        dropFrames = try c.decodeIfPresent(Double.self, forKey: .dropFrames) ?? d.dropFrames
-        occlude = try c.decodeIfPresent(Double.self, forKey: .occlude) ?? d.occlude
-        turnDegrees = try c.decodeIfPresent(Double.self, forKey: .turnDegrees) ?? d.turnDegrees
-        mixup = try c.decodeIfPresent(Double.self, forKey: .mixup) ?? d.mixup
-    }
+    public static let keys: [ConfigKey<AugmentationSpec>] = [
+        .value("flip", \.flip), .value("rotation_degrees", \.rotationDegrees), .range("scale", \.scale),
+        .value("translation", \.translation), .value("jitter", \.jitter), .range("time_stretch", \.timeStretch),
+        .value("drop_frames", \.dropFrames), .value("occlude", \.occlude), .value("turn_degrees", \.turnDegrees),
+        .value("mixup", \.mixup),
+    ]
 
     /// The body parts `occlude` hides, as joint indices of `layout`; a part the layout has
     /// none of is left out. Each part holds the joints below it in the skeleton too (the

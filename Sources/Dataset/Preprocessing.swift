@@ -2,7 +2,7 @@ import Foundation
 import Pose
 
 /// How joint positions are normalised within a window.
-public enum Normalization: String, Codable, Sendable, CaseIterable {
+public enum Normalization: String, ConfigChoice, Sendable {
     /// Positions as the clip holds them: x and y normalised to the frame (0–1).
     case none
     /// In pixels (so the aspect ratio is right), centred on the window's mean root
@@ -12,7 +12,7 @@ public enum Normalization: String, Codable, Sendable, CaseIterable {
 }
 
 /// Where a window's positions are centred.
-public enum Centre: String, Codable, Sendable, CaseIterable {
+public enum Centre: String, ConfigChoice, Sendable {
     /// On the window's mean root: a body moving across the window moves in the positions too.
     case window
     /// Each frame on its own root (mid-hips; else one hip, else the mean of its present
@@ -22,7 +22,7 @@ public enum Centre: String, Codable, Sendable, CaseIterable {
 }
 
 /// Which torso length of a window's frames scales it.
-public enum TorsoLength: String, Codable, Sendable, CaseIterable {
+public enum TorsoLength: String, ConfigChoice, Sendable {
     case mean
     /// The median: one frame with a foreshortened or mis-tracked torso moves it less.
     case median
@@ -31,7 +31,7 @@ public enum TorsoLength: String, Codable, Sendable, CaseIterable {
 /// What a joint the pose model places outside the picture becomes. BlazePose guesses
 /// where a cut-off limb would be (a close-up's knees at the frame's edge, its ankles
 /// beyond it); Apple Vision gives no such joint.
-public enum OutsideFrame: String, Codable, Sendable, CaseIterable {
+public enum OutsideFrame: String, ConfigChoice, Sendable {
     /// Kept where the pose model put it, as any other joint.
     case keep
     /// Missing, as a joint below `minConfidence`.
@@ -39,7 +39,7 @@ public enum OutsideFrame: String, Codable, Sendable, CaseIterable {
 }
 
 /// Per-joint channels of the model input, in this order within a joint.
-public enum Feature: String, Codable, Sendable, CaseIterable {
+public enum Feature: String, ConfigChoice, Sendable {
     /// x, y (normalised).
     case position
     /// The joint's confidence; 0 for a missing joint.
@@ -75,14 +75,14 @@ public enum Feature: String, Codable, Sendable, CaseIterable {
 /// puts it on the scale of the positions (torso lengths): per frame, at 30 fps, it was ~30×
 /// smaller, and the net learnt little from it (Penn Action: window accuracy 91.5 % → 93.0 %
 /// with per second). Weights and windows files from before this field existed are per frame.
-public enum VelocityUnit: String, Codable, Sendable {
+public enum VelocityUnit: String, ConfigChoice, Sendable {
     case perFrame = "per_frame"
     case perSecond = "per_second"
 }
 
 /// Every parameter that turns a pose sequence into model input; Codable, because it is
 /// saved inside the exported weights file and replayed by `live`.
-public struct PreprocessingSpec: Codable, Sendable, Equatable {
+public struct PreprocessingSpec: ConfigSection, Sendable, Equatable {
     /// The model's joint layout, by name (default: Apple Vision's 18).
     public var joints: [String] = Skeleton.visionLayout
     /// The model's frame rate: clips are resampled to it.
@@ -125,31 +125,18 @@ public struct PreprocessingSpec: Codable, Sendable, Equatable {
         self.outsideFrame = outsideFrame; self.centre = centre; self.torso = torso
     }
 
-    enum CodingKeys: String, CodingKey {
-        case joints, fps, window, stride, minPoseShare = "min_pose_share", minConfidence = "min_confidence"
-        case minJointShare = "min_joint_share", normalization, features, velocityUnit = "velocity_unit"
-        case outsideFrame = "outside_frame", centre, torso
-    }
+    public init() {}
 
-    /// Missing keys take their defaults, so an older weights file still loads.
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = PreprocessingSpec()
-        joints = try c.decodeIfPresent([String].self, forKey: .joints) ?? d.joints
-        fps = try c.decodeIfPresent(Double.self, forKey: .fps) ?? d.fps
-        window = try c.decodeIfPresent(Int.self, forKey: .window) ?? d.window
-        stride = try c.decodeIfPresent(Int.self, forKey: .stride) ?? d.stride
-        minPoseShare = try c.decodeIfPresent(Double.self, forKey: .minPoseShare) ?? d.minPoseShare
-        minConfidence = try c.decodeIfPresent(Float.self, forKey: .minConfidence) ?? d.minConfidence
-        minJointShare = try c.decodeIfPresent(Double.self, forKey: .minJointShare) ?? d.minJointShare
-        normalization = try c.decodeIfPresent(Normalization.self, forKey: .normalization) ?? d.normalization
-        features = try c.decodeIfPresent([Feature].self, forKey: .features) ?? d.features
-        // Absent: a file from before the field, whose velocities were per frame.
-        velocityUnit = try c.decodeIfPresent(VelocityUnit.self, forKey: .velocityUnit) ?? .perFrame
-        outsideFrame = try c.decodeIfPresent(OutsideFrame.self, forKey: .outsideFrame) ?? d.outsideFrame
-        centre = try c.decodeIfPresent(Centre.self, forKey: .centre) ?? d.centre
-        torso = try c.decodeIfPresent(TorsoLength.self, forKey: .torso) ?? d.torso
-    }
+    public static let keys: [ConfigKey<PreprocessingSpec>] = [
+        .value("joints", \.joints), .value("fps", \.fps), .value("window", \.window), .value("stride", \.stride),
+        .value("min_pose_share", \.minPoseShare), .value("min_confidence", \.minConfidence),
+        .value("min_joint_share", \.minJointShare), .value("normalization", \.normalization),
+        .value("features", \.features),
+        // A file from before the key: its velocities were per frame. Not a config file key:
+        // training always takes them per second.
+        .value("velocity_unit", \.velocityUnit, before: .perFrame, inConfigFiles: false),
+        .value("outside_frame", \.outsideFrame), .value("centre", \.centre), .value("torso", \.torso),
+    ]
 
     /// Bounds on sizes read from a config, a flag or a file: far beyond any real use (a
     /// 1,000 fps camera; a 10,000-frame window is 5.5 minutes at 30 fps), and low enough

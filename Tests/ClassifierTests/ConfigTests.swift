@@ -64,6 +64,40 @@ final class ConfigTests: XCTestCase {
         let old = try JSONDecoder().decode(TrainingConfig.self, from: JSONSerialization.data(withJSONObject: object))
         XCTAssertEqual(old.training.emaEpochs, 0)
         XCTAssertEqual(try JSONDecoder().decode(TrainingConfig.self, from: Data(TrainingConfig().json().utf8)), TrainingConfig())
+        var noTest = TrainingConfig()
+        noTest.data.testSplit = nil
+        XCTAssertEqual(try JSONDecoder().decode(TrainingConfig.self, from: Data(noTest.json().utf8)), noTest,
+                       "no test split is written as null, not left out (which reads as the default)")
+    }
+
+    /// A weights file or checkpoint from before every key was snake_case holds augmentation's
+    /// keys in camelCase: they read as the same values. Records are snake_case now.
+    func testOldCamelCaseAugmentationKeysLoad() throws {
+        var c = TrainingConfig()
+        c.augmentation = AugmentationSpec(flip: false, rotationDegrees: 7, scale: 0.8...1.2, translation: 0.05, jitter: 0.02,
+                                          timeStretch: 0.7...1.3, dropFrames: 0.1, occlude: 0.2, turnDegrees: 30, mixup: 0.4)
+        let json = c.json()
+        for key in ["rotation_degrees", "time_stretch", "drop_frames", "turn_degrees"] { XCTAssertTrue(json.contains("\"\(key)\""), key) }
+        let old = #"{"flip":false,"rotationDegrees":7,"scale":[0.8,1.2],"translation":0.05,"jitter":0.02,"#
+            + #""timeStretch":[0.7,1.3],"dropFrames":0.1,"occlude":0.2,"turnDegrees":30,"mixup":0.4}"#
+        XCTAssertEqual(try JSONDecoder().decode(AugmentationSpec.self, from: Data(old.utf8)), c.augmentation)
+        var object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        object["augmentation"] = try JSONSerialization.jsonObject(with: Data(old.utf8))
+        XCTAssertEqual(try JSONDecoder().decode(TrainingConfig.self, from: JSONSerialization.data(withJSONObject: object)), c)
+        XCTAssertEqual(try JSONDecoder().decode(TrainingConfig.self, from: Data(json.utf8)), c)
+    }
+
+    /// A section the file gives in part keeps the training defaults for the rest (not
+    /// PreprocessingSpec's own, nor a record's older ones).
+    func testMissingKeysTakeTheConfigDefaults() throws {
+        let c = try TrainingConfig.parse("preprocessing:\n  window: 20\ntraining:\n  epochs: 3\naugmentation:\n  scale: 1.5\n")
+        var expected = TrainingConfig()
+        expected.preprocessing.window = 20
+        expected.training.epochs = 3
+        expected.augmentation.scale = 1.5...1.5
+        XCTAssertEqual(c, expected)
+        XCTAssertEqual(try TrainingConfig.parse("preprocessing:\n  joints: blazepose\n").preprocessing.joints, Skeleton.blazePoseNames)
+        XCTAssertEqual(try TrainingConfig.parse("data:\n  test_split: null\n").data.testSplit, nil)
     }
 
     func testYAMLRoundTrip() throws {
@@ -92,7 +126,14 @@ final class ConfigTests: XCTestCase {
         c.model.inputNorm = true
         c.data.folds = 5
         c.data.fold = 3
+        c.preprocessing.minConfidence = 0.3
+        c.optimizer.learningRate = 0.1 + 0.2
         XCTAssertEqual(try TrainingConfig.parse(c.yaml()), c)
+        c.data.store = "123"
+        c.data.testSplit = "null"
+        XCTAssertEqual(try TrainingConfig.parse(c.yaml()), c, "names that read as a number or null stay names")
+        XCTAssertFalse(c.yaml().contains("velocity_unit"), "a record-only key")
+        XCTAssertTrue(c.yaml().contains("\n  min_confidence: 0.3\n  min_joint_share: 0.25\n"), c.yaml())
         XCTAssertEqual(try TrainingConfig.parse(""), TrainingConfig(), "an empty file is all defaults")
     }
 
@@ -119,6 +160,25 @@ final class ConfigTests: XCTestCase {
         assertError("model: 3\n", "c.yaml:1: model must be a mapping of keys (type, channels, dilations, kernel, dropout, pooling, flip_average, input_norm), not '3'")
         assertError("model:\n  channels: 64\nmodel:\n  kernel: 3\n",
                     "c.yaml: not valid YAML (Parser: expected all keys to be unique but found the following duplicated key(s): 'model'.)")
+        assertError("preprocessing:\n  window: \"32\"\n", "c.yaml:2: preprocessing.window must be a whole number, not '32'")
+        assertError("model:\n  flip_average: \"true\"\n", "c.yaml:2: model.flip_average must be true or false, not 'true'")
+        assertError("training:\n  seed: -1\n", "c.yaml:2: training.seed must be a whole number ≥ 0, not '-1'")
+        assertError("data:\n  train_split: null\n", "c.yaml:2: data.train_split must be a name, not 'null'")
+        assertError("optimizer:\n  weight_decay: .inf\n", "c.yaml:2: optimizer.weight_decay must be a finite number, not '.inf'")
+        assertError("preprocessing:\n  window: [32]\n", "c.yaml:2: preprocessing.window must be one value, not a list")
+        assertError("preprocessing:\n  features: [position, speed]\n",
+                    "c.yaml:2: preprocessing.features must be one of "
+                    + Feature.allCases.map(\.rawValue).joined(separator: ", ") + ", not 'speed'")
+        assertError("preprocessing:\n  joints: body\n", "c.yaml:2: preprocessing.joints must be vision, blazepose, all or a list of joint names, not 'body'")
+        assertError("preprocessing:\n  joints: [nose, nose]\n", "c.yaml:2: preprocessing.joints lists a joint twice")
+        assertError("augmentation:\n  time_stretch: fast\n", "c.yaml:2: augmentation.time_stretch must be [low, high] with low ≤ high, not 'fast'")
+        assertError("augmentation:\n  rotationDegrees: 5\n",
+                    "c.yaml:2: unknown key 'augmentation.rotationDegrees' (did you mean 'rotation_degrees'?); known keys here: flip, rotation_degrees, scale, translation, "
+                    + "jitter, time_stretch, drop_frames, occlude, turn_degrees, mixup")
+        assertError("preprocessing:\n  velocity_unit: per_frame\n",
+                    "c.yaml:2: unknown key 'preprocessing.velocity_unit'; known keys here: joints, fps, window, stride, min_pose_share, "
+                    + "min_confidence, min_joint_share, normalization, features, outside_frame, centre, torso")
+        assertError("- data\n", "c.yaml:1: the config must be a mapping of keys (data, preprocessing, model, optimizer, training, augmentation), not a list")
         XCTAssertThrowsError(try TrainingConfig.parse("model: [1, 2\n", file: "c.yaml")) {
             XCTAssertTrue("\($0)".hasPrefix("c.yaml: not valid YAML"), "\($0)")
         }

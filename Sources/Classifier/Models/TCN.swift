@@ -1,3 +1,4 @@
+import Dataset
 import Tensor
 
 /// One temporal block: Conv1D → BatchNorm → ReLU → Dropout, plus the input when the
@@ -68,7 +69,7 @@ public final class TCNBlock: Layer {
 /// thread count the process has set (the TFLite interpreter sets 1; at these sizes, a few
 /// thousand rows × tens of columns, one thread is about as fast as two).
 public final class TCN {
-    public enum Pooling: String, Sendable, Equatable, Codable, CaseIterable {
+    public enum Pooling: String, Sendable, Equatable, ConfigChoice {
         case mean, max
         case meanMax = "mean_max"
     }
