@@ -8,8 +8,8 @@ import Foundation
 /// Two counts, kept apart because they mean different things:
 /// - `dropped`: frames replaced in the mailbox before the consumer took them: lost because the
 ///   consumer was slower than the source. This is the count `live` reports (summary, JSON, page).
-/// - `skipped`: frames left out on purpose by the rate cap (at most `rateCap` frames a second:
-///   the first frame of every 1/rateCap slot of time is kept).
+/// - `skipped`: frames left out on purpose by the rate cap (at most `rateCap` frames a second of
+///   the source's own time: the first frame of every 1/rateCap slot of its timestamps is kept).
 ///
 /// Sources that do not deliver in real time by themselves (a file, a video over HTTP) are paced
 /// to their own timestamps. Times are wall-clock seconds since `start`, taken when the frame
@@ -106,8 +106,9 @@ final class LiveCapture {
             }
             let time = monotonicSeconds() - start
             if let rateCap {
-                // Paced sources decide by their own timestamps, so a late decode does not shift the slots.
-                let slot = Int(((paced ? media : time) * rateCap + 1e-6).rounded(.down))
+                // By the source's own timestamps, not the arrival time: a stream that arrives in
+                // bursts, or a decode made late by a busy machine, keeps the frames it should.
+                let slot = Int((media * rateCap + 1e-6).rounded(.down))
                 if slot <= lastSlot {
                     av_frame_unref(work)
                     condition.lock(); skippedCount += 1; condition.unlock()

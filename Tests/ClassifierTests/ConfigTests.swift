@@ -1,13 +1,12 @@
 import Dataset
 import Pose
 import Foundation
+import TestData
 import XCTest
 @testable import Classifier
 
 final class ConfigTests: XCTestCase {
-    static var repository: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
+    static var repository: URL { TestData.packageRoot }
 
     /// configs/penn-action.yaml writes out every default: the file and the built-in
     /// defaults must not drift apart (the file says so).

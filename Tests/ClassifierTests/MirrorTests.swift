@@ -1,4 +1,5 @@
 import Foundation
+import TestData
 import XCTest
 @testable import Classifier
 
@@ -8,9 +9,7 @@ import XCTest
 /// quietly trains something else. `pytorch_tcn.py --print-defaults` prints them as JSON with
 /// the standard library alone (no torch needed).
 final class MirrorTests: XCTestCase {
-    static var repository: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
+    static var repository: URL { TestData.packageRoot }
 
     /// section.key of every key a config text names (the shape `TrainingConfig.yaml()` writes).
     static func keys(ofYAML text: String) -> Set<String> {
@@ -47,7 +46,7 @@ final class MirrorTests: XCTestCase {
 
     /// The mirror's DEFAULTS, as the JSON text it prints.
     func mirrorDefaults() throws -> String {
-        guard let python = Self.python3() else { throw XCTSkip("python3 is not on PATH: cannot run the PyTorch mirror") }
+        guard let python = Self.python3() else { throw TestData.missing("python3 is not on PATH: cannot run the PyTorch mirror") }
         let script = Self.repository.appendingPathComponent("notebooks-free-scripts/pytorch_tcn.py")
         let p = Process()
         p.executableURL = python

@@ -1,6 +1,7 @@
 import Dataset
 import Evaluation
 import Foundation
+import TestData
 import XCTest
 @testable import Classifier
 
@@ -9,16 +10,9 @@ import XCTest
 enum PennSlice {
     static let labels = ["jumping_jacks", "pullup", "squat"]
 
-    static var shared: URL {
-        if let p = ProcessInfo.processInfo.environment["POSEACT_SHARED"] { return URL(fileURLWithPath: p) }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared")
-    }
-
     /// Clips of the slice (read once per process).
     static let clips: Result<[ClipKeypoints], Error> = Result {
-        let csv = shared.appendingPathComponent("data/penn-action/keypoints.csv").path
-        guard FileManager.default.fileExists(atPath: csv) else { throw XCTSkip("\(csv) not found: set POSEACT_SHARED") }
+        let csv = try TestData.shared("data/penn-action/keypoints.csv").path
         let all = try KeypointCSV.read(csv).clips
         var out: [ClipKeypoints] = []
         for label in labels {

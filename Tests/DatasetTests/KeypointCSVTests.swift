@@ -1,19 +1,14 @@
 @testable import Dataset
 import Foundation
 import Pose
+import TestData
 import XCTest
 
 /// Keypoint CSV import: the Penn Action file (2,326 clips, 163,841 rows) and a small
 /// hand-made file with every kind of bad data.
 final class KeypointCSVTests: XCTestCase {
-    static var penn: URL { SourcesTests.shared.appendingPathComponent("data/penn-action") }
-
     func pennFile(_ name: String) throws -> String {
-        let url = Self.penn.appendingPathComponent(name)
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw XCTSkip("\(url.path) not found: set POSEACT_SHARED to the shared folder")
-        }
-        return url.path
+        try TestData.shared("data/penn-action/" + name).path
     }
 
     var tempFiles: [URL] = []

@@ -2,6 +2,7 @@
 import Foundation
 import Pose
 import Tensor
+import TestData
 import XCTest
 
 /// The one preprocessing module (training and live), augmentation and the windows file.
@@ -593,8 +594,7 @@ final class PreprocessingTests: XCTestCase {
     /// Penn Action, window 32 stride 8: windows per split (printed).
     func testPennWindowsPerSplit() throws {
         // Built here from the shared CSV every time (about 1.5 s), never taken from elsewhere.
-        let csv = SourcesTests.shared.appendingPathComponent("data/penn-action/keypoints.csv").path
-        guard FileManager.default.fileExists(atPath: csv) else { throw XCTSkip("\(csv) not found: set POSEACT_SHARED") }
+        let csv = try TestData.shared("data/penn-action/keypoints.csv").path
         let path = temp("penn.h5")
         let result = try KeypointCSV.read(csv)
         let writer = try KeypointStoreWriter(path: path)

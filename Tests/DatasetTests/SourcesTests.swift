@@ -1,5 +1,6 @@
 import Dataset
 import Foundation
+import TestData
 import XCTest
 
 /// Dataset sources: labeled directories (with and without split folders), `label.N.ext`
@@ -7,19 +8,9 @@ import XCTest
 final class SourcesTests: XCTestCase {
     // MARK: Helpers
 
-    /// `POSEACT_SHARED`, else `../shared` beside the package root.
-    static var shared: URL {
-        if let env = ProcessInfo.processInfo.environment["POSEACT_SHARED"] { return URL(fileURLWithPath: env) }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared")
-    }
-
     func pushups() throws -> String {
-        let url = Self.shared.appendingPathComponent("data/pushups")
-        guard FileManager.default.fileExists(atPath: url.appendingPathComponent("train").path) else {
-            throw XCTSkip("\(url.path) not found: set POSEACT_SHARED to the shared folder")
-        }
-        return url.path
+        _ = try TestData.shared("data/pushups/train")
+        return try TestData.shared("data/pushups").path
     }
 
     var tempDirs: [URL] = []

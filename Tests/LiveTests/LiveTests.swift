@@ -3,6 +3,7 @@ import Dataset
 import Foundation
 import Media
 import Pose
+import TestData
 import XCTest
 @testable import Live
 
@@ -96,10 +97,8 @@ final class LiveTests: XCTestCase {
     /// source has ended, so every frame but the newest is dropped in the capture's mailbox, and
     /// that one count is what the stats and the prediction events report.
     func testSlowProcessingCountsTheDroppedFrames() throws {
-        let models = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("models")
-        let pipeline = try PosePipeline(detectorPath: models.appendingPathComponent("pose_detection.tflite").path,
-                                        landmarkPath: models.appendingPathComponent("pose_landmark_full.tflite").path,
+        let pipeline = try PosePipeline(detectorPath: try TestData.model("pose_detection.tflite").path,
+                                        landmarkPath: try TestData.model("pose_landmark_full.tflite").path,
                                         options: PipelineOptions(maxPeople: 1, threads: 1))
         var config = TrainingConfig()
         config.model.channels = 8

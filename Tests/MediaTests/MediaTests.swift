@@ -1,33 +1,11 @@
 import Foundation
 import Media
+import TestData
 import XCTest
 
 // MARK: - Shared data
 
-/// <package root>: three levels up from Tests/MediaTests/MediaTests.swift.
-private let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-/// The shared data folder: $POSEACT_SHARED, else <package root>/../shared; skips the test when absent.
-private func sharedDir() throws -> String {
-    if let env = ProcessInfo.processInfo.environment["POSEACT_SHARED"], !env.isEmpty {
-        guard FileManager.default.fileExists(atPath: env) else {
-            throw XCTSkip("POSEACT_SHARED=\(env) does not exist: shared videos and fixtures unavailable")
-        }
-        return env
-    }
-    let p = packageRoot.appendingPathComponent("../shared").standardizedFileURL.path
-    guard FileManager.default.fileExists(atPath: p) else {
-        throw XCTSkip("shared data not found: set POSEACT_SHARED or put it at \(p)")
-    }
-    return p
-}
-
-private func sharedFile(_ relative: String) throws -> String {
-    let p = try sharedDir() + "/" + relative
-    guard FileManager.default.fileExists(atPath: p) else { throw XCTSkip("\(relative) is missing from the shared data (\(p))") }
-    return p
-}
+private func sharedFile(_ relative: String) throws -> String { try TestData.shared(relative).path }
 
 private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) * 1e-9 }
 

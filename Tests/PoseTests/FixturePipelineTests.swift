@@ -2,6 +2,7 @@ import Foundation
 import Media
 import Pose
 import TFLite
+import TestData
 import XCTest
 
 /// The BlazePose pipeline against `shared/fixtures/blazepose`: the crops against the exact
@@ -9,19 +10,13 @@ import XCTest
 /// landmarks against MediaPipe 0.10.14's own, within the tolerances the fixtures' README
 /// measured (0.5 px on all 33 landmarks is its safe end-to-end bound with the exact warp).
 final class FixturePipelineTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static var modelsDir: URL {
-        ProcessInfo.processInfo.environment["POSEACT_MODELS_DIR"].map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("models")
-    }
-    static var fixtures: URL {
-        (ProcessInfo.processInfo.environment["POSEACT_SHARED"].map { URL(fileURLWithPath: $0) }
-            ?? root.deletingLastPathComponent().appendingPathComponent("shared")).appendingPathComponent("fixtures/blazepose")
-    }
+    static var modelsDir: URL { TestData.modelsFolder }
+    static var fixtures: URL { TestData.sharedFolder.appendingPathComponent("fixtures/blazepose") }
     static let names = ["pose", "three_people", "pushup_correct39_f40", "pushup_correct121_f70", "pushup_wrong106_f60",
                         "pushup_wrong64_f40", "no_person", "partial_person"]
 
     func require(_ url: URL, _ hint: String) throws {
-        guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("\(url.path) not found: \(hint)") }
+        guard FileManager.default.fileExists(atPath: url.path) else { throw TestData.missing("\(url.path) not found: \(hint)") }
     }
 
     func expected(_ name: String) throws -> [String: Any] {

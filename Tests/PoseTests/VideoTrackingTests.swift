@@ -1,6 +1,7 @@
 import Foundation
 import Media
 import Pose
+import TestData
 import XCTest
 
 /// The tracking pipeline on real push-up videos: a slice of the test split covering its
@@ -9,11 +10,8 @@ import XCTest
 final class VideoTrackingTests: XCTestCase {
     /// `shared/data/pushups/<relative>` and a one-person pipeline; skips when either is missing.
     private func pushups(_ relative: String) throws -> (URL, PosePipeline) {
-        let fixtures = FixturePipelineTests.fixtures
-        let data = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("data/pushups/" + relative)
-        let det = FixturePipelineTests.modelsDir.appendingPathComponent("pose_detection.tflite")
-        let lm = FixturePipelineTests.modelsDir.appendingPathComponent("pose_landmark_full.tflite")
-        for url in [data, det, lm] where !FileManager.default.fileExists(atPath: url.path) { throw XCTSkip("\(url.path) not found") }
+        let data = try TestData.shared("data/pushups/" + relative)
+        let det = try TestData.model("pose_detection.tflite"), lm = try TestData.model("pose_landmark_full.tflite")
         return (data, try PosePipeline(detectorPath: det.path, landmarkPath: lm.path, options: .init(maxPeople: 1)))
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Media
+import TestData
 import XCTest
 
 /// `poseact annotate`, `live` (its JSON events, the browser page, a stream that stops) and
@@ -15,8 +16,7 @@ final class LiveCommandTests: PennSliceTestCase {
     /// events and a summary, `bench live` its JSON object.
     func testAnnotateLiveAndBenchOnAVideo() throws {
         _ = try model("pose_landmark_full.tflite")
-        let video = shared.appendingPathComponent("data/pushups/test/correct/correct39.mp4").path
-        guard FileManager.default.fileExists(atPath: video) else { throw XCTSkip("\(video) not found") }
+        let video = try TestData.shared("data/pushups/test/correct/correct39.mp4").path
         let run = try trainedRun()
 
         let out = Self.dir.appendingPathComponent("annotated.mp4").path, timeline = Self.dir.appendingPathComponent("timeline.csv").path
@@ -56,7 +56,8 @@ final class LiveCommandTests: PennSliceTestCase {
                                mentions: ["udp://127.0.0.1:9", "no answer within 1 s"])
     }
 
-    var pushup: String { shared.appendingPathComponent("data/pushups/test/correct/correct39.mp4").path }
+    static let pushupClip = "data/pushups/test/correct/correct39.mp4"
+    var pushup: String { shared.appendingPathComponent(Self.pushupClip).path }
 
     /// `poseact ARGS` started in the background, its stdout and stderr going to files.
     func start(_ arguments: [String]) throws -> (process: Process, stdout: String, stderr: String) {
@@ -95,8 +96,7 @@ final class LiveCommandTests: PennSliceTestCase {
             for dir in dirs where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") { return "\(dir)/\(name)" }
         }
         let why = "\(names[0]) not found: apt-get install \(install)"
-        if ProcessInfo.processInfo.environment["POSEACT_REQUIRE_TOOLS"] != nil { XCTFail(why) }
-        throw XCTSkip(why)
+        throw TestData.missing(why)
     }
 
     /// `live --serve`: the page, opened in a real headless browser (chromium), shows the
@@ -108,7 +108,7 @@ final class LiveCommandTests: PennSliceTestCase {
     func testServedPageInAHeadlessBrowser() throws {
         let chromium = try tool(["chromium", "chromium-browser", "google-chrome"], install: "chromium")
         _ = try model("pose_landmark_full.tflite")
-        guard FileManager.default.fileExists(atPath: pushup) else { throw XCTSkip("\(pushup) not found") }
+        _ = try TestData.shared(Self.pushupClip)
         let run = try trainedRun()
         let live = try start(["live", "--model", run, "--input", pushup, "--serve", "0"] + models)
         defer { if live.process.isRunning { live.process.terminate() } }
@@ -161,10 +161,10 @@ final class LiveCommandTests: PennSliceTestCase {
         }
         XCTAssertGreaterThan(green, 150, "the wireframe is drawn on the video in the page")
 
+        let ended = DispatchSemaphore(value: 0)
+        live.process.terminationHandler = { _ in ended.signal() }
         kill(live.process.processIdentifier, SIGINT)
-        let deadline = Date().addingTimeInterval(10)
-        while live.process.isRunning && Date() < deadline { usleep(50_000) }
-        XCTAssertFalse(live.process.isRunning, "Ctrl-C ends the wait")
+        XCTAssertEqual(ended.wait(timeout: .now() + 60), .success, "Ctrl-C ends the wait")
         XCTAssertEqual(live.process.terminationStatus, 0)
         XCTAssertTrue(try String(contentsOfFile: live.stdout, encoding: .utf8).contains("summary:"))
     }
@@ -174,7 +174,7 @@ final class LiveCommandTests: PennSliceTestCase {
     /// input stopped, the summary is still printed, and the exit status is 1.
     func testStreamThatStopsMidRun() throws {
         _ = try model("pose_landmark_full.tflite")
-        guard FileManager.default.fileExists(atPath: pushup) else { throw XCTSkip("\(pushup) not found") }
+        _ = try TestData.shared(Self.pushupClip)
         let run = try trainedRun()
         let ts = Self.dir.appendingPathComponent("stream.ts").path
         let reader = try VideoReader(pushup)
@@ -219,7 +219,6 @@ final class LiveCommandTests: PennSliceTestCase {
         }.start()
         defer { release.signal() }
 
-        let started = Date()
         let live = try poseact(["live", "--model", run, "--input", "tcp://127.0.0.1:\(port)", "--timeout", "2", "--json"] + models)
         XCTAssertEqual(sent.wait(timeout: .now() + 5), .success)
         XCTAssertEqual(live.status, 1, live.stderr)
@@ -229,8 +228,11 @@ final class LiveCommandTests: PennSliceTestCase {
         XCTAssertTrue(live.stderr.contains("tcp://127.0.0.1:\(port)"), live.stderr)
         let summary = try json(live.stdout)
         XCTAssertEqual(summary["type"] as? String, "summary")
-        XCTAssertGreaterThan(summary["frames"] as? Int ?? 0, 10, "the frames before the stop were processed")
-        XCTAssertLessThan(Date().timeIntervalSince(started), 30)
+        // Of the ~58 frames sent, the ones processing was too slow for are dropped and counted
+        // (how many depends on the machine's load); together they are what came before the stop.
+        let processed = summary["frames"] as? Int ?? 0, dropped = summary["dropped_frames"] as? Int ?? 0
+        XCTAssertGreaterThan(processed, 0)
+        XCTAssertGreaterThan(processed + dropped, 40, "the frames before the stop were read")
     }
 
     /// --window with no display: one line saying so and what to use instead.

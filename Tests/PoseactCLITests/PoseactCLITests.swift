@@ -1,15 +1,15 @@
 import Dataset
 import Foundation
 import Media
+import TestData
 import TFLite
 import XCTest
 
 /// Runs the `poseact` binary built beside the tests; the test classes below share it.
 class PoseactCLITestCase: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static var modelsDir: URL {
-        ProcessInfo.processInfo.environment["POSEACT_MODELS_DIR"].map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("models")
-    }
+    static let root = TestData.packageRoot
+    static var modelsDir: URL { TestData.modelsFolder }
+    var shared: URL { TestData.sharedFolder }
 
     /// The binary built beside this test bundle.
     var binary: URL {
@@ -27,16 +27,26 @@ class PoseactCLITestCase: XCTestCase {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+        // Both pipes are drained at once: a child that fills one while the other is read would
+        // otherwise block forever.
+        let stderr = Drained(err.fileHandleForReading)
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+                      stderr: String(decoding: stderr.data(), as: UTF8.self))
     }
 
-    func model(_ name: String) throws -> URL {
-        let url = Self.modelsDir.appendingPathComponent(name)
-        guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("\(url.path) not found: run notebooks-free-scripts/setup.sh") }
-        return url
+    func model(_ name: String) throws -> URL { try TestData.model(name) }
+
+    /// A pipe read to its end on a thread of its own.
+    final class Drained: @unchecked Sendable {
+        private var bytes = Data()
+        private let done = DispatchSemaphore(value: 0)
+        init(_ handle: FileHandle) {
+            DispatchQueue.global().async { [self] in bytes = handle.readDataToEndOfFile(); done.signal() }
+        }
+        /// Everything the pipe gave, once its writer closed it.
+        func data() -> Data { done.wait(); return bytes }
     }
 
     func temporary(_ name: String, _ bytes: [UInt8]) throws -> String {
@@ -111,7 +121,6 @@ final class PoseactCLITests: PoseactCLITestCase {
 
     func testBenchPrintsOneJSONLinePerModel() throws {
         let result = try poseact(["bench", "pose", "--runs", "3", "--warmup", "1", "--models", Self.modelsDir.path])
-        if result.status != 0 && result.stderr.contains("not found") { throw XCTSkip("models missing") }
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdout.split(separator: "\n")
         XCTAssertEqual(lines.count, 2)
@@ -131,7 +140,6 @@ final class PoseactCLITests: PoseactCLITestCase {
     /// trained on and evaluated.
     func testDemoFindsAndTracksTheGeneratedFigure() throws {
         let result = try poseact(["demo", "--runs", "2", "--models", Self.modelsDir.path])
-        if result.status != 0 && result.stderr.contains("not found") { throw XCTSkip("models missing") }
         XCTAssertEqual(result.status, 0, result.stderr)
         func number(after phrase: String) -> Double? {
             guard let range = result.stdout.range(of: phrase) else { return nil }
@@ -158,15 +166,7 @@ final class PoseactCLITests: PoseactCLITestCase {
 /// `poseact pose` as a user runs it on good and bad inputs.
 final class PoseCommandTests: PoseactCLITestCase {
     var cli: PoseactCLITestCase { self }
-    var shared: URL {
-        ProcessInfo.processInfo.environment["POSEACT_SHARED"].map { URL(fileURLWithPath: $0) }
-            ?? PoseactCLITestCase.root.deletingLastPathComponent().appendingPathComponent("shared")
-    }
-    func sharedFile(_ path: String) throws -> String {
-        let url = shared.appendingPathComponent(path)
-        guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("\(url.path) not found: set POSEACT_SHARED") }
-        return url.path
-    }
+    func sharedFile(_ path: String) throws -> String { try TestData.shared(path).path }
     var models: [String] { ["--models", PoseactCLITestCase.modelsDir.path] }
 
     func testImageGivesOnePersonWith33NamedLandmarks() throws {
@@ -251,10 +251,6 @@ final class PoseCommandTests: PoseactCLITestCase {
 
 /// `poseact extract`, `import`, `merge` and `dataset inspect` as a user runs them.
 final class ExtractCommandTests: PoseactCLITestCase {
-    var shared: URL {
-        ProcessInfo.processInfo.environment["POSEACT_SHARED"].map { URL(fileURLWithPath: $0) }
-            ?? PoseactCLITestCase.root.deletingLastPathComponent().appendingPathComponent("shared")
-    }
     var models: [String] { ["--models", PoseactCLITestCase.modelsDir.path] }
 
     /// A small labeled-folder dataset: short push-up clips linked from the shared data, one
@@ -262,8 +258,7 @@ final class ExtractCommandTests: PoseactCLITestCase {
     func makeDataset(clips: [(label: String, path: String)]) throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-ds-\(getpid())-\(UUID().uuidString.prefix(6))")
         for clip in clips {
-            let source = shared.appendingPathComponent("data/pushups/test/\(clip.path)")
-            guard FileManager.default.fileExists(atPath: source.path) else { throw XCTSkip("\(source.path) not found: set POSEACT_SHARED") }
+            let source = try TestData.shared("data/pushups/test/\(clip.path)")
             let dir = root.appendingPathComponent("train/\(clip.label)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent(source.lastPathComponent), withDestinationURL: source)
@@ -356,8 +351,7 @@ final class ExtractCommandTests: PoseactCLITestCase {
     }
 
     func testImportPennActionSliceAndMerge() throws {
-        let csv = shared.appendingPathComponent("data/penn-action/keypoints.csv")
-        guard FileManager.default.fileExists(atPath: csv.path) else { throw XCTSkip("\(csv.path) not found") }
+        let csv = try TestData.shared("data/penn-action/keypoints.csv")
         // The first 2,000 rows: a slice, so the test stays quick (the full import is measured by hand).
         let text = try String(contentsOf: csv, encoding: .utf8)
         let slice = text.split(separator: "\n", omittingEmptySubsequences: false).prefix(2001).joined(separator: "\n") + "\n"
@@ -390,8 +384,7 @@ final class ExtractCommandTests: PoseactCLITestCase {
     /// and merged: each range under its own label, with the frames of its time range.
     func testAnnotatedRangesInShardsThenMerged() throws {
         _ = try model("pose_detection.tflite")
-        let montage = shared.appendingPathComponent("data/pushups/montage/montage_01.mp4")
-        guard FileManager.default.fileExists(atPath: montage.path) else { throw XCTSkip("\(montage.path) not found") }
+        let montage = try TestData.shared("data/pushups/montage/montage_01.mp4")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-ranges-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let annotations = dir.appendingPathComponent("ranges.csv")
@@ -426,8 +419,7 @@ final class ExtractCommandTests: PoseactCLITestCase {
         let writer = try VideoWriter(path: empty, width: 320, height: 240, fps: 30)
         for _ in 0..<30 { try writer.write(RGBImage(width: 320, height: 240, pixels: [UInt8](repeating: 128, count: 320 * 240 * 3))) }
         try writer.finish()
-        let montage = shared.appendingPathComponent("data/pushups/montage/montage_01.mp4")
-        guard FileManager.default.fileExists(atPath: montage.path) else { throw XCTSkip("\(montage.path) not found") }
+        let montage = try TestData.shared("data/pushups/montage/montage_01.mp4")
         let annotations = dir.appendingPathComponent("a.csv")
         try Data("""
             video,label,start,end

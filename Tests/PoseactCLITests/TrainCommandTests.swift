@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import TestData
 import XCTest
 
 /// Tests on a slice of Penn Action (real keypoints): 3 labels, 12 training and 6 test clips
@@ -8,17 +9,11 @@ class PennSliceTestCase: PoseactCLITestCase {
     static let labels = ["jumping_jacks", "pullup", "squat"]
     static let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-train-cli-\(getpid())")
 
-    var shared: URL {
-        ProcessInfo.processInfo.environment["POSEACT_SHARED"].map { URL(fileURLWithPath: $0) }
-            ?? PoseactCLITestCase.root.deletingLastPathComponent().appendingPathComponent("shared")
-    }
-
     /// The slice as a CSV in Penn's form, imported once into a store; its path.
     func store() throws -> String {
         let path = Self.dir.appendingPathComponent("slice.h5").path
         if FileManager.default.fileExists(atPath: path) { return path }
-        let csv = shared.appendingPathComponent("data/penn-action/keypoints.csv")
-        guard FileManager.default.fileExists(atPath: csv.path) else { throw XCTSkip("\(csv.path) not found: set POSEACT_SHARED") }
+        let csv = try TestData.shared("data/penn-action/keypoints.csv")
         try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
         let lines = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n")
         var kept = [String(lines[0])], clips: [String: Set<String>] = [:]
@@ -145,19 +140,24 @@ final class TrainCommandTests: PennSliceTestCase {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice; process.standardError = FileHandle.nullDevice
+        let out = Pipe()
+        process.standardOutput = out; process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline && !FileManager.default.fileExists(atPath: run + "/checkpoint.h5") { usleep(20_000) }
-        usleep(100_000)
+        // Killed as soon as it says epoch 1 is done (its checkpoint is written before the line).
+        var printed = ""
+        while !printed.contains("epoch 1/30") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += String(decoding: chunk, as: UTF8.self)
+        }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        let done = try String(contentsOfFile: run + "/metrics.csv", encoding: .utf8).split(separator: "\n").count - 1
-        XCTAssertGreaterThanOrEqual(done, 1)
-        XCTAssertLessThan(done, 30, "killed before the end")
+        XCTAssertTrue(printed.contains("epoch 1/30"), printed)
         let again = try poseact(arguments + ["--epochs", "30"])
         XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertTrue(again.stderr.contains("resuming after epoch"), again.stderr)
+        let resumed = again.stderr.components(separatedBy: "resuming after epoch ").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }
+        XCTAssertNotNil(resumed, again.stderr)
+        XCTAssertTrue((1..<30).contains(resumed ?? 0), "killed after epoch 1, before the end: \(again.stderr)")
         let rows = try String(contentsOfFile: run + "/metrics.csv", encoding: .utf8).split(separator: "\n").dropFirst()
         let epochs = rows.map { Int($0.split(separator: ",")[0])! }
         XCTAssertEqual(epochs, Array(1...epochs.count), "each epoch once, in order")

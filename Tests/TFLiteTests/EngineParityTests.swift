@@ -1,5 +1,6 @@
 import Foundation
 import TFLite
+import TestData
 import XCTest
 
 /// The engine's raw outputs against LiteRT's, for every fixture in
@@ -7,19 +8,11 @@ import XCTest
 /// differs from LiteRT's XNNPACK kernels by about as much as LiteRT's own two kernel sets
 /// differ from each other; the README measured both).
 final class EngineParityTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static var modelsDir: URL {
-        ProcessInfo.processInfo.environment["POSEACT_MODELS_DIR"].map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("models")
-    }
-    static var fixturesDir: URL {
-        let shared = ProcessInfo.processInfo.environment["POSEACT_SHARED"].map { URL(fileURLWithPath: $0) }
-            ?? root.deletingLastPathComponent().appendingPathComponent("shared")
-        return shared.appendingPathComponent("fixtures/blazepose")
-    }
+    static var modelsDir: URL { TestData.modelsFolder }
+    static var fixturesDir: URL { TestData.sharedFolder.appendingPathComponent("fixtures/blazepose") }
 
     func requireFile(_ url: URL, hint: String) throws {
-        guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("\(url.path) not found: \(hint)") }
+        guard FileManager.default.fileExists(atPath: url.path) else { throw TestData.missing("\(url.path) not found: \(hint)") }
     }
 
     func readFloats(_ url: URL) throws -> [Float] {

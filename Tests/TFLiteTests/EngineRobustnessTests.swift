@@ -1,6 +1,7 @@
 import Foundation
 import TFLite
 import Tensor
+import TestData
 import XCTest
 
 /// Models damaged in the ways that reach the engine (the reader's own fuzzing is in
@@ -38,8 +39,7 @@ final class EngineRobustnessTests: XCTestCase {
     }
 
     func fuzzEngine(_ file: String, iterations: Int) throws {
-        let url = EngineParityTests.modelsDir.appendingPathComponent(file)
-        guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("\(url.path) not found: run notebooks-free-scripts/setup.sh") }
+        let url = try TestData.model(file)
         let original = [UInt8](try Data(contentsOf: url))
         let (shapes, wiring, options) = try targets(original)
         XCTAssertFalse(shapes.isEmpty || wiring.isEmpty || options.isEmpty)

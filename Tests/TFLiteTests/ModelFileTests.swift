@@ -1,6 +1,7 @@
 import Foundation
 import TFLite
 import Tensor
+import TestData
 import XCTest
 
 /// Tests of the `.tflite` reader: the two real BlazePose models, bad files, fuzzing, and
@@ -9,25 +10,12 @@ final class ModelFileTests: XCTestCase {
 
     // MARK: - Locating the models
 
-    static var modelsDirectory: String {
-        if let dir = ProcessInfo.processInfo.environment["POSEACT_MODELS_DIR"], !dir.isEmpty { return dir }
-        // <root>/Tests/TFLiteTests/ModelFileTests.swift -> <root>/models
-        let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent("models").path
-    }
+    static var modelsDirectory: String { TestData.modelsFolder.path }
 
     static let detectorName = "pose_detection.tflite"
     static let landmarkName = "pose_landmark_full.tflite"
 
-    func modelPath(_ name: String) throws -> String {
-        let dir = Self.modelsDirectory
-        let path = (dir as NSString).appendingPathComponent(name)
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw XCTSkip("models not found at \(dir): run notebooks-free-scripts/setup.sh")
-        }
-        return path
-    }
+    func modelPath(_ name: String) throws -> String { try TestData.model(name).path }
 
     func modelBytes(_ name: String) throws -> [UInt8] {
         let path = try modelPath(name)
