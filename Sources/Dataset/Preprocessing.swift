@@ -72,9 +72,9 @@ public enum Feature: String, ConfigChoice, Sendable {
 }
 
 /// The unit of the `velocity` feature. Per second (the frame's change times the frame rate)
-/// puts it on the scale of the positions (torso lengths): per frame, at 30 fps, it was ~30×
-/// smaller, and the net learnt little from it (Penn Action: window accuracy 91.5 % → 93.0 %
-/// with per second). Weights and windows files from before this field existed are per frame.
+/// puts it on the scale of the positions (torso lengths); per frame, at 30 fps, it is ~30×
+/// smaller and the net learns little from it (docs/experiments.md has the figures). Weights
+/// and windows files from before this field existed are per frame.
 public enum VelocityUnit: String, ConfigChoice, Sendable {
     case perFrame = "per_frame"
     case perSecond = "per_second"
