@@ -57,6 +57,8 @@ let package = Package(
                                          "libswscale-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CX11", path: "Sources/CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev"])]),
 
+        // How every record, report and --json line is written: one JSON object a line.
+        .target(name: "JSONLines", swiftSettings: commonSettings),
         // Dense float buffers, BLAS wrappers and the two-core parallel-for.
         .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: kernelSettings),
         // .tflite reader, execution plan and CPU kernels.
@@ -71,11 +73,11 @@ let package = Package(
         .target(name: "Dataset", dependencies: ["CHDF5", "Pose", "Media", "Tensor"], swiftSettings: kernelSettings),
         // Layers with explicit forward/backward over BLAS, models, losses, optimisers, the
         // training loop, its YAML config and the weights file.
-        .target(name: "Classifier", dependencies: ["Tensor", "CBLAS", "Dataset", "Evaluation", "Media",
+        .target(name: "Classifier", dependencies: ["Tensor", "CBLAS", "Dataset", "Evaluation", "JSONLines", "Media",
                                                    .product(name: "Yams", package: "Yams")],
                 swiftSettings: kernelSettings),
         // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
-        .target(name: "Evaluation", dependencies: ["Media"], swiftSettings: commonSettings),
+        .target(name: "Evaluation", dependencies: ["Media", "JSONLines"], swiftSettings: commonSettings),
 
         // The real-time pipeline and its offline twin (annotate): poses → window → model →
         // states, overlays, timelines, summaries.
@@ -97,22 +99,23 @@ let package = Package(
         .executableTarget(
             name: "poseact",
             dependencies: [
-                "TFLite", "Tensor", "Media", "Pose", "Dataset", "Classifier", "Evaluation", "Live", "LiveView", "CBLAS",
+                "TFLite", "Tensor", "Media", "Pose", "Dataset", "Classifier", "Evaluation", "JSONLines", "Live", "LiveView", "CBLAS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: cliSettings),
 
         // Where the tests find the shared folder and the pose models (one lookup for every test target).
         .target(name: "TestData", path: "Tests/TestData", swiftSettings: commonSettings),
+        .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"], swiftSettings: commonSettings),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "TFLiteTests", dependencies: ["TestData", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "MediaTests", dependencies: ["TestData", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseTests", dependencies: ["TestData", "Pose", "Media", "TFLite", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "DatasetTests", dependencies: ["TestData", "Dataset", "Pose", "Media", "Tensor", "CHDF5"], swiftSettings: commonSettings),
-        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Classifier", "Tensor", "Dataset", "Pose", "Evaluation"], swiftSettings: commonSettings),
+        .testTarget(name: "DatasetTests", dependencies: ["TestData", "Dataset", "JSONLines", "Pose", "Media", "Tensor", "CHDF5"], swiftSettings: commonSettings),
+        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Classifier", "Tensor", "Dataset", "Pose", "Evaluation", "JSONLines"], swiftSettings: commonSettings),
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Live", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "LiveView", "Live", "Media"], swiftSettings: commonSettings),
-        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Media"], swiftSettings: commonSettings),
+        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "JSONLines", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "poseact", "TFLite", "Media", "Dataset"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
                     swiftSettings: commonSettings),

@@ -1,5 +1,6 @@
 import Dataset
 import Foundation
+import JSONLines
 import Tensor
 
 /// The architecture of a model, as stored in its weights file.
@@ -86,8 +87,8 @@ public final class ActionClassifier {
     public let labels: [String]
     public let spec: PreprocessingSpec
     public let architecture: Architecture
-    /// The run's record (JSON text), carried along unchanged.
-    public var training: String
+    /// The record of the run that made it.
+    public var training: TrainingRecord
     /// The nets whose probabilities are averaged: one, or an ensemble's members.
     public let members: [TCN]
     /// The first (usually only) net; the one training works on.
@@ -96,7 +97,7 @@ public final class ActionClassifier {
     /// Windows per forward pass at inference.
     public static let inferenceBatch = 64
 
-    public init(labels: [String], spec: PreprocessingSpec, architecture: Architecture, training: String = "{}",
+    public init(labels: [String], spec: PreprocessingSpec, architecture: Architecture, training: TrainingRecord = TrainingRecord(),
                 model: TCN? = nil) {
         self.labels = labels; self.spec = spec; self.architecture = architecture; self.training = training
         self.members = [model ?? architecture.tcn(maxBatch: Self.inferenceBatch, seed: 0)]
@@ -117,14 +118,12 @@ public final class ActionClassifier {
             }
             guard c.spec == first.spec else { throw ModelFileError("member \(i + 1) has other preprocessing than the first (\(c.spec.json()))") }
             guard c.architecture == first.architecture else {
-                throw ModelFileError("member \(i + 1) has another architecture than the first (\(jsonText(c.architecture)))")
+                throw ModelFileError("member \(i + 1) has another architecture than the first (\(JSONLines.encode(c.architecture)))")
             }
         }
         labels = first.labels; spec = first.spec; architecture = first.architecture
         members = ensemble.flatMap(\.members)
-        let records = ensemble.map { (try? JSONSerialization.jsonObject(with: Data($0.training.utf8))) ?? [String: Any]() }
-        let data = try? JSONSerialization.data(withJSONObject: ["members": records], options: [.sortedKeys, .withoutEscapingSlashes])
-        training = data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        training = TrainingRecord(members: ensemble.map(\.training))
     }
 
     /// Parameters of all the nets.
@@ -193,8 +192,8 @@ public final class ActionClassifier {
             if members.count > 1 { try root.setAttribute("members", members.count) }
             try root.setAttribute("labels", labels)
             try root.setAttribute("preprocessing", spec.json())
-            try root.setAttribute("architecture", jsonText(architecture))
-            try root.setAttribute("training", training)
+            try root.setAttribute("architecture", JSONLines.encode(architecture))
+            try root.setAttribute("training", JSONLines.encode(training))
             try root.setAttribute("created", ISO8601DateFormatter().string(from: Date()))
             for (m, model) in members.enumerated() {
                 let weights = try root.createGroup(Self.weightsGroup(m))
@@ -204,6 +203,19 @@ public final class ActionClassifier {
                 }
             }
             try extra?(root)
+        }
+    }
+
+    /// `save(to:)`, then the file read back and compared tensor by tensor: a file that does
+    /// not give back the very weights is removed.
+    public func saveCheckingReadBack(to path: String) throws {
+        try save(to: path)
+        let back = try ActionClassifier.load(path: path)
+        for (x, y) in zip(members, back.members) {
+            for (a, b) in zip(x.state, y.state) where a.buffer.array != b.buffer.array {
+                unlink(path)
+                throw ModelFileError("\(path): \(a.name) did not read back the same; nothing written")
+            }
         }
     }
 
@@ -232,8 +244,8 @@ public final class ActionClassifier {
         do {
             let labels = try root.stringArrayAttribute("labels")
             let spec = try PreprocessingSpec.fromJSON(try root.stringAttribute("preprocessing"))
-            let arch = try JSONDecoder().decode(Architecture.self, from: Data(try root.stringAttribute("architecture").utf8))
-            let training = (try? root.stringAttribute("training")) ?? "{}"
+            let arch = try JSONLines.decode(Architecture.self, from: try root.stringAttribute("architecture"))
+            let training = TrainingRecord(json: (try? root.stringAttribute("training")) ?? "{}")
             guard arch.type == "tcn" else { throw ModelFileError("\(path): model type '\(arch.type)' is not known to this poseact") }
             var wrong = spec.problems.map { "preprocessing: \($0)" }
             if labels.count < 2 { wrong.append("\(labels.count) labels (a classifier needs 2)") }
@@ -296,9 +308,4 @@ func softmax(_ z: UnsafePointer<Float>, count k: Int) -> [Float] {
     let sum = p.reduce(0, +)
     for o in 0..<k { p[o] /= sum }
     return p
-}
-
-public func jsonText<T: Encodable>(_ value: T) -> String {
-    let e = JSONEncoder(); e.outputFormatting = [.sortedKeys]
-    return String(decoding: (try? e.encode(value)) ?? Data(), as: UTF8.self)
 }

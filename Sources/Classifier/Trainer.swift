@@ -2,6 +2,7 @@ import CBLAS
 import Dataset
 import Evaluation
 import Foundation
+import JSONLines
 import Tensor
 
 /// The training loop: mini-batches of augmented windows through the TCN, softmax
@@ -226,20 +227,11 @@ public final class Trainer {
     // MARK: Checkpoints
 
     /// The run's record for the weights file: config, data, best epoch and history.
-    public func record(extra: [String: Any] = [:]) -> String {
-        var r: [String: Any] = [
-            "config": jsonObject(config),
-            "data": jsonObject(data.summary),
-            "epochs": epochsDone, "best_epoch": bestEpoch, "kept_epoch": keptEpoch,
-            "history": jsonObject(history),
-            "parameters": model.parameterCount,
-        ]
-        if let best = history.first(where: { $0.epoch == keptEpoch }) {
-            r["validation_accuracy"] = best.validationAccuracy ?? NSNull()
-            r["validation_loss"] = best.validationLoss ?? NSNull()
-        }
-        for (k, v) in extra { r[k] = v }
-        return (try? JSONSerialization.data(withJSONObject: r, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    public func record() -> TrainingRecord {
+        let kept = history.first { $0.epoch == keptEpoch }
+        return TrainingRecord(config: config, data: data.summary, epochs: epochsDone, bestEpoch: bestEpoch, keptEpoch: keptEpoch,
+                              history: history, parameters: model.parameterCount, validationAccuracy: kept?.validationAccuracy,
+                              validationLoss: kept?.validationLoss)
     }
 
     /// Writes the full state (weights, optimiser moments, history) atomically.
@@ -251,7 +243,7 @@ public final class Trainer {
             try root.setAttribute("checkpoint_best_epoch", self.bestEpoch)
             try root.setAttribute("checkpoint_best_validation_loss", self.bestValidationLoss.isFinite ? self.bestValidationLoss : -1)
             try root.setAttribute("checkpoint_best_validation_accuracy", self.bestValidationAccuracy)
-            try root.setAttribute("checkpoint_history", jsonText(self.history))
+            try root.setAttribute("checkpoint_history", JSONLines.encode(self.history))
             let g = try root.createGroup("optimizer")
             for (i, p) in self.optimizer.parameters.enumerated() {
                 try g.write("m.\(p.name)", self.optimizer.m[i].array, shape: p.shape).close()
@@ -272,7 +264,7 @@ public final class Trainer {
         defer { try? file.close() }
         let root = try file.root()
         defer { root.close() }
-        return try JSONDecoder().decode(TrainingConfig.self, from: Data(try root.stringAttribute("checkpoint_config").utf8))
+        return try JSONLines.decode(TrainingConfig.self, from: try root.stringAttribute("checkpoint_config"))
     }
 
     /// The batch buffers' size: the config's batch, or all the training windows when they
@@ -298,7 +290,7 @@ public final class Trainer {
         let best = try root.doubleAttribute("checkpoint_best_validation_loss")
         t.bestValidationLoss = best < 0 ? .infinity : best
         t.bestValidationAccuracy = try root.doubleAttribute("checkpoint_best_validation_accuracy")
-        t.history = try JSONDecoder().decode([EpochRecord].self, from: Data(try root.stringAttribute("checkpoint_history").utf8))
+        t.history = try JSONLines.decode([EpochRecord].self, from: try root.stringAttribute("checkpoint_history"))
         let g = try root.group("optimizer")
         defer { g.close() }
         for (i, p) in t.optimizer.parameters.enumerated() {
@@ -326,10 +318,4 @@ func argmax(_ p: UnsafePointer<Float>, _ k: Int) -> Int {
     var best = 0
     for o in 1..<k where p[o] > p[best] { best = o }
     return best
-}
-
-/// An Encodable value as a JSONSerialization object (for records mixing both).
-func jsonObject<T: Encodable>(_ value: T) -> Any {
-    guard let d = try? JSONEncoder().encode(value) else { return NSNull() }
-    return (try? JSONSerialization.jsonObject(with: d, options: [.fragmentsAllowed])) ?? NSNull()
 }

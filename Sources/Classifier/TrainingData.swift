@@ -12,7 +12,7 @@ public struct TrainingData: Sendable {
     public var validation: [Window]
     public var test: [Window]
     /// What the data was, for the run's record: path, clips and windows per side and label.
-    public var summary: [String: AnyCodable]
+    public var summary: DataSummary
 
     public func classIndex(_ windows: [Window]) -> [Int] {
         let index = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
@@ -138,19 +138,13 @@ public struct TrainingData: Sendable {
         let validation = train.filter { validationGroups.contains(groupOf[$0.clipID] ?? $0.clipID) }
         train.removeAll { validationGroups.contains(groupOf[$0.clipID] ?? $0.clipID) }
 
-        func side(_ ws: [Window]) -> [String: AnyCodable] {
-            var s: [String: AnyCodable] = [
-                "clips": AnyCodable(Set(ws.map(\.clipID)).count), "windows": AnyCodable(ws.count),
-                "windows_per_label": AnyCodable(Dictionary(grouping: ws, by: \.label).mapValues(\.count))]
-            // The turn augmentation skips a window without depth (a frame whose world
-            // landmarks gave none): how many it can turn.
-            if config.augmentation.turnDegrees > 0 { s["windows_with_depth"] = AnyCodable(ws.filter { $0.depth != nil }.count) }
-            return s
+        func side(_ ws: [Window]) -> DataSummary.Side {
+            DataSummary.Side(clips: Set(ws.map(\.clipID)).count, windows: ws.count,
+                             windowsPerLabel: Dictionary(grouping: ws, by: \.label).mapValues(\.count),
+                             windowsWithDepth: config.augmentation.turnDegrees > 0 ? ws.filter { $0.depth != nil }.count : nil)
         }
-        let summary: [String: AnyCodable] = [
-            "path": AnyCodable(path), "train": AnyCodable(side(train)), "validation": AnyCodable(side(validation)),
-            "test": AnyCodable(side(test)), "unseen_test_labels": AnyCodable(unseen.sorted()),
-        ]
+        let summary = DataSummary(path: path, train: side(train), validation: side(validation), test: side(test),
+                                  unseenTestLabels: unseen.sorted())
         return TrainingData(spec: spec, labels: labels, train: train, validation: validation, test: test, summary: summary)
     }
 }
@@ -187,41 +181,29 @@ extension Array {
     }
 }
 
-/// A JSON value of any shape (for records written with JSONEncoder).
-public struct AnyCodable: Codable, @unchecked Sendable, Equatable {
-    public let value: Any
+/// What a run's data was (its record's "data"): the path, and per side the clips, windows
+/// and windows per label, and the test labels the training split does not have.
+public struct DataSummary: Codable, Equatable, Sendable {
+    public struct Side: Codable, Equatable, Sendable {
+        public var clips: Int
+        public var windows: Int
+        public var windowsPerLabel: [String: Int]
+        /// The windows the turn augmentation can turn (a frame whose world landmarks gave no
+        /// depth makes a window it skips); only with augmentation.turn_degrees.
+        public var windowsWithDepth: Int?
 
-    public init(_ value: Any) { self.value = value }
-
-    public static func == (a: AnyCodable, b: AnyCodable) -> Bool {
-        (try? JSONEncoder().encode(a)) == (try? JSONEncoder().encode(b))
-    }
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { value = NSNull() }
-        else if let b = try? c.decode(Bool.self) { value = b }
-        else if let i = try? c.decode(Int.self) { value = i }
-        else if let d = try? c.decode(Double.self) { value = d }
-        else if let s = try? c.decode(String.self) { value = s }
-        else if let a = try? c.decode([AnyCodable].self) { value = a.map(\.value) }
-        else { value = try c.decode([String: AnyCodable].self).mapValues(\.value) }
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.singleValueContainer()
-        switch value {
-        case let v as AnyCodable: try c.encode(v)
-        case let v as Bool: try c.encode(v)
-        case let v as Int: try c.encode(v)
-        case let v as Double: try c.encode(v.isFinite ? v : 0)
-        case let v as Float: try c.encode(v.isFinite ? Double(v) : 0)
-        case let v as String: try c.encode(v)
-        case let v as [Any]: try c.encode(v.map(AnyCodable.init))
-        case let v as [String: Any]: try c.encode(v.mapValues(AnyCodable.init))
-        case let v as [String: AnyCodable]: try c.encode(v)
-        case let v as Encodable: try v.encode(to: encoder)
-        default: try c.encodeNil()
+        enum CodingKeys: String, CodingKey {
+            case clips, windows, windowsPerLabel = "windows_per_label", windowsWithDepth = "windows_with_depth"
         }
+    }
+
+    public var path: String
+    public var train: Side
+    public var validation: Side
+    public var test: Side
+    public var unseenTestLabels: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case path, train, validation, test, unseenTestLabels = "unseen_test_labels"
     }
 }

@@ -2,6 +2,7 @@ import CBLAS
 import Dataset
 import Evaluation
 import Foundation
+import JSONLines
 import Tensor
 
 /// A training run in a folder, resumable:
@@ -106,7 +107,8 @@ public struct TrainingRun {
             let best = try ActionClassifier.load(path: model)
             let report = best.evaluate(data.test, modelPath: model, dataPath: dataPath, split: config.data.testSplit)
             try report.write(to: folder, title: "\(URL(fileURLWithPath: folder).lastPathComponent): \(config.data.testSplit ?? "test")")
-            best.training = trainer.record(extra: ["test": report.jsonObject()])
+            best.training = trainer.record()
+            best.training.test = report
             try best.save(to: model)
             events(.tested(report))
         }
@@ -115,7 +117,7 @@ public struct TrainingRun {
 
     func writeHistory(_ trainer: Trainer) throws {
         try writeAtomically(LearningCurves.csv(trainer.history), to: folder + "/metrics.csv")
-        try writeAtomically(jsonText(trainer.history) + "\n", to: folder + "/metrics.json")
+        try writeAtomically(JSONLines.encode(trainer.history) + "\n", to: folder + "/metrics.json")
         let name = URL(fileURLWithPath: folder).lastPathComponent
         try writeAtomically(LearningCurves.svg(trainer.history, title: name, bestEpoch: trainer.keptEpoch),
                             to: folder + "/learning-curves.svg")

@@ -19,7 +19,7 @@ public struct ClipSource: Sendable, Equatable, Hashable {
 }
 
 /// Something wrong with the input data: which file, which row (1-based, header = 1), what.
-public struct DataProblem: Sendable, Equatable, CustomStringConvertible {
+public struct DataProblem: Encodable, Sendable, Equatable, CustomStringConvertible {
     public var file: String
     public var row: Int?
     public var message: String

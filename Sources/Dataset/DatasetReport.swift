@@ -3,7 +3,7 @@
 // imbalance, clips shorter than a window, clips with nobody in them, duplicates).
 import Foundation
 
-public struct DatasetReport: Sendable {
+public struct DatasetReport: Encodable, Sendable {
     /// Clips and frames of one label in one split.
     public struct SplitCount: Sendable, Equatable {
         public var clips: Int
@@ -247,11 +247,11 @@ public struct DatasetReport: Sendable {
         var warnings: [String]
     }
 
-    /// One JSON object (keys sorted): clips, frames, frames_with_person, labels {label: {clips,
-    /// frames, frames_with_person, splits}}, splits, short_clips, empty_clips, imbalance,
-    /// duplicates, warnings, store, window.
-    public func json() -> String {
-        let report = JSONReport(
+    /// Its JSON: clips, frames, frames_with_person, labels {label: {clips, frames,
+    /// frames_with_person, splits}}, splits, short_clips, empty_clips, imbalance, duplicates,
+    /// warnings, store, window.
+    public func encode(to encoder: Encoder) throws {
+        try JSONReport(
             store: store, window: window, clips: clips, frames: frames, frames_with_person: framesWithPerson,
             labels: labels.mapValues { s in
                 JSONLabel(clips: s.clips, frames: s.frames, frames_with_person: s.framesWithPerson,
@@ -259,12 +259,7 @@ public struct DatasetReport: Sendable {
             },
             splits: splits, short_clips: shortClips.map { JSONShort(id: $0.id, frames: $0.frames) },
             empty_clips: emptyClips, imbalance: imbalance.isFinite ? (imbalance * 1000).rounded() / 1000 : 0,
-            duplicates: duplicates, warnings: warnings)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]   // one line: `| tail -1 | jq` works
-        // Every field is a plain number, string or collection of them: encoding cannot fail.
-        let data = (try? encoder.encode(report)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+            duplicates: duplicates, warnings: warnings).encode(to: encoder)
     }
 
     /// 12345 → "12,345".

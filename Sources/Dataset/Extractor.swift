@@ -25,8 +25,8 @@ public struct ExtractSummary: Sendable {
     public var clips = 0                 // in this run's shard
     public var extracted = 0             // newly extracted now
     public var resumed = 0               // finished by an earlier, interrupted run
-    public var skipped: [(id: String, reason: String)] = []
-    public var warnings: [String] = []
+    public var skipped: [SkippedClip] = []
+    public var warnings: [ClipWarning] = []
     public var frames = 0                // in the clips that went in
     public var framesWithPerson = 0
     public var seconds = 0.0
@@ -87,7 +87,7 @@ public final class Extractor {
             let base = journal + "/" + Self.fileKey(clip.id)
             if FileManager.default.fileExists(atPath: base + ".h5") { summary.resumed += 1; continue }
             if let note = try? String(contentsOfFile: base + ".skip", encoding: .utf8) {
-                summary.resumed += 1; summary.skipped.append((clip.id, note)); continue
+                summary.resumed += 1; summary.skipped.append(SkippedClip(id: clip.id, reason: note)); continue
             }
             todo.append(clip)
         }
@@ -102,7 +102,7 @@ public final class Extractor {
             } catch { state.fail(error); return }
             while let clip = state.take() {
                 do {
-                    var warnings: [String] = []
+                    var warnings: [ClipWarning] = []
                     let outcome = try extractOne(clip, pipeline: pipeline, journal: journal, warnings: &warnings)
                     let update = state.record(clip, outcome, warnings: warnings, total: clips.count, since: start)
                     progressLock.lock(); progress(update); progressLock.unlock()
@@ -143,7 +143,7 @@ public final class Extractor {
 
     /// Extracts one clip into the journal: a one-clip store, or a note saying why not.
     /// A video that cannot be read is a skipped clip; anything else wrong stops the run.
-    func extractOne(_ clip: ClipSource, pipeline: PosePipeline, journal: String, warnings: inout [String]) throws -> Outcome {
+    func extractOne(_ clip: ClipSource, pipeline: PosePipeline, journal: String, warnings: inout [ClipWarning]) throws -> Outcome {
         let base = journal + "/" + Self.fileKey(clip.id)
         let keypoints: ClipKeypoints
         do {
@@ -183,20 +183,22 @@ public final class Extractor {
 
     /// One clip: its frames resampled to the model rate, the prominent person's 33 landmarks
     /// per frame (x, y normalised to the frame, visibility as confidence), missing frames kept.
-    public func extract(_ clip: ClipSource, pipeline: PosePipeline, warnings: inout [String]) throws -> ClipKeypoints {
+    public func extract(_ clip: ClipSource, pipeline: PosePipeline, warnings: inout [ClipWarning]) throws -> ClipKeypoints {
         pipeline.reset()
         let reader = try VideoReader(clip.video, options: ReaderOptions(targetFPS: options.fps, threads: 1))
         defer { reader.close() }
         let info = reader.info
         // 29.97 is 30 for this purpose: only a rate more than 1 % lower repeats frames visibly.
         if info.fps > 0 && info.fps < options.fps * 0.99 {
-            warnings.append(String(format: "%@: %.2f fps, below the %g fps extraction rate: frames are repeated", clip.id, info.fps, options.fps))
+            warnings.append(ClipWarning(clip: clip.id, String(format: "%.2f fps, below the %g fps extraction rate: frames are repeated",
+                                                              info.fps, options.fps)))
         }
         if let duration = info.duration, let start = clip.start, start >= duration {
             throw MediaError(String(format: "%@: the range starts at %.2f s, after the video ends (%.2f s)", clip.id, start, duration))
         }
         if let duration = info.duration, let end = clip.end, end > duration + 1 / max(info.fps, 1) {
-            warnings.append(String(format: "%@: the range ends at %.2f s, past the video's end (%.2f s): cut there", clip.id, end, duration))
+            warnings.append(ClipWarning(clip: clip.id, String(format: "the range ends at %.2f s, past the video's end (%.2f s): cut there",
+                                                              end, duration)))
         }
         let names = Skeleton.blazePoseNames, joints = names.count
         var keypoints: [Float] = [], times: [Double] = [], world: [Float] = []
@@ -210,7 +212,7 @@ public final class Extractor {
             keypoints += ClipKeypoints.row(person?.landmarks, width: info.width, height: info.height)
             world += ClipKeypoints.worldRow(person?.worldLandmarks)
         }
-        for warning in reader.warnings { warnings.append("\(clip.id): \(warning)") }
+        for warning in reader.warnings { warnings.append(ClipWarning(clip: clip.id, warning)) }
         return ClipKeypoints(id: clip.id, label: clip.label, split: clip.split, source: clip.video, start: clip.start, end: clip.end,
                              fps: options.fps, width: info.width, height: info.height, jointNames: names, keypoints: keypoints,
                              times: times, estimator: Self.estimator, modelHash: modelHash, world: world)
@@ -222,8 +224,8 @@ public final class Extractor {
         private let queue: [ClipSource]
         private var next = 0, done: Int, frames = 0
         private(set) var extracted = 0
-        private(set) var skipped: [(id: String, reason: String)] = []
-        private(set) var warnings: [String] = []
+        private(set) var skipped: [SkippedClip] = []
+        private(set) var warnings: [ClipWarning] = []
         private(set) var error: Error?
 
         init(queue: [ClipSource], done: Int) { self.queue = queue; self.done = done }
@@ -238,11 +240,11 @@ public final class Extractor {
 
         func fail(_ e: Error) { lock.lock(); error = error ?? e; lock.unlock() }
 
-        func record(_ clip: ClipSource, _ outcome: Outcome, warnings clipWarnings: [String], total: Int, since start: Date) -> ExtractProgress {
+        func record(_ clip: ClipSource, _ outcome: Outcome, warnings clipWarnings: [ClipWarning], total: Int, since start: Date) -> ExtractProgress {
             lock.lock(); defer { lock.unlock() }
             switch outcome {
             case .stored(let n): extracted += 1; frames += n
-            case .skipped(let reason, let n): skipped.append((clip.id, reason)); frames += n
+            case .skipped(let reason, let n): skipped.append(SkippedClip(id: clip.id, reason: reason)); frames += n
             }
             done += 1
             warnings += clipWarnings

@@ -1,7 +1,13 @@
 import Foundation
+import JSONLines
 
 /// The result of evaluating a model on a data set, at window and at clip level.
-public struct EvaluationReport: Codable, Sendable {
+///
+/// Its JSON (evaluation.json, `evaluate --json`, the test figures in a weights file) is one
+/// flat object for scripts. Unqualified names ("per_class", "confusion", "macro_f1") are clip
+/// level, the unit the model is judged by; "window_…" the same at window level. "split" is
+/// null when not given.
+public struct EvaluationReport: Codable, Equatable, Sendable {
     /// Path of the weights file.
     public var model: String
     /// Path of the data.
@@ -10,42 +16,71 @@ public struct EvaluationReport: Codable, Sendable {
     public var split: String?
     public var windows: ClassificationMetrics
     public var clips: ClassificationMetrics
-    /// The clips given a wrong label, worst first (nil in reports written before it existed).
-    public var misclassified: [MisclassifiedClip]?
+    /// The clips given a wrong label, worst first (none in reports written before it existed).
+    public var misclassified: [MisclassifiedClip]
+    /// Clips of the data that gave no window (too short, too few poses), so are not scored;
+    /// nil when not counted.
+    public var unscoredClips: Int?
 
     public init(model: String, data: String, split: String?, windows: ClassificationMetrics, clips: ClassificationMetrics,
-                misclassified: [MisclassifiedClip]? = nil) {
+                misclassified: [MisclassifiedClip] = [], unscoredClips: Int? = nil) {
         self.model = model; self.data = data; self.split = split; self.windows = windows; self.clips = clips
-        self.misclassified = misclassified
+        self.misclassified = misclassified; self.unscoredClips = unscoredClips
     }
 
-    /// A flat JSON object for scripts. Unqualified names ("per_class", "confusion",
-    /// "macro_f1") are clip level, the unit the model is judged by; "window_…" the same at
-    /// window level. "split" is null when not given.
-    public func jsonObject() -> [String: Any] {
-        func classes(_ m: ClassificationMetrics) -> [[String: Any]] {
-            m.perClass.map { ["label": $0.label, "precision": $0.precision, "recall": $0.recall, "f1": $0.f1, "support": $0.support] }
-        }
-        return [
-            "model": model, "data": data, "split": split.map { $0 as Any } ?? NSNull(),
-            "labels": clips.labels,
-            "clips": clips.count, "windows": windows.count,
-            "clip_accuracy": clips.accuracy, "window_accuracy": windows.accuracy,
-            "macro_f1": clips.macroF1, "window_macro_f1": windows.macroF1,
-            "per_class": classes(clips), "window_per_class": classes(windows),
-            "confusion": clips.confusion, "window_confusion": windows.confusion,
-            "misclassified": (misclassified ?? []).map {
-                ["clip": $0.clip, "label": $0.label, "predicted": $0.predicted, "confidence": $0.confidence, "windows": $0.windows] as [String: Any]
-            },
-        ]
+    enum CodingKeys: String, CodingKey {
+        case model, data, split, labels, clips, windows, confusion, misclassified
+        case clipAccuracy = "clip_accuracy", windowAccuracy = "window_accuracy"
+        case macroF1 = "macro_f1", windowMacroF1 = "window_macro_f1"
+        case perClass = "per_class", windowPerClass = "window_per_class"
+        case windowConfusion = "window_confusion"
+        case unscoredClips = "unscored_clips"
     }
 
-    /// `jsonObject()` on one line, keys sorted.
-    public func json() -> String {
-        // Metrics never hold NaN or infinities (divisions by zero give 0), so this cannot throw.
-        let data = try! JSONSerialization.data(withJSONObject: jsonObject(), options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(model, forKey: .model)
+        try c.encode(data, forKey: .data)
+        try c.encode(split, forKey: .split)   // null, not left out
+        try c.encode(clips.labels, forKey: .labels)
+        try c.encode(clips.count, forKey: .clips)
+        try c.encode(windows.count, forKey: .windows)
+        try c.encode(clips.accuracy, forKey: .clipAccuracy)
+        try c.encode(windows.accuracy, forKey: .windowAccuracy)
+        try c.encode(clips.macroF1, forKey: .macroF1)
+        try c.encode(windows.macroF1, forKey: .windowMacroF1)
+        try c.encode(clips.perClass, forKey: .perClass)
+        try c.encode(windows.perClass, forKey: .windowPerClass)
+        try c.encode(clips.confusion, forKey: .confusion)
+        try c.encode(windows.confusion, forKey: .windowConfusion)
+        try c.encode(misclassified, forKey: .misclassified)
+        try c.encodeIfPresent(unscoredClips, forKey: .unscoredClips)
     }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        model = try c.decode(String.self, forKey: .model)
+        data = try c.decode(String.self, forKey: .data)
+        split = try c.decodeIfPresent(String.self, forKey: .split)
+        let windowClasses = try c.decode([ClassMetrics].self, forKey: .windowPerClass)
+        clips = ClassificationMetrics(labels: try c.decode([String].self, forKey: .labels),
+                                      confusion: try c.decode([[Int]].self, forKey: .confusion),
+                                      count: try c.decode(Int.self, forKey: .clips),
+                                      accuracy: try c.decode(Double.self, forKey: .clipAccuracy),
+                                      perClass: try c.decode([ClassMetrics].self, forKey: .perClass),
+                                      macroF1: try c.decode(Double.self, forKey: .macroF1))
+        windows = ClassificationMetrics(labels: windowClasses.map(\.label),
+                                        confusion: try c.decode([[Int]].self, forKey: .windowConfusion),
+                                        count: try c.decode(Int.self, forKey: .windows),
+                                        accuracy: try c.decode(Double.self, forKey: .windowAccuracy),
+                                        perClass: windowClasses,
+                                        macroF1: try c.decode(Double.self, forKey: .windowMacroF1))
+        misclassified = try c.decodeIfPresent([MisclassifiedClip].self, forKey: .misclassified) ?? []
+        unscoredClips = try c.decodeIfPresent(Int.self, forKey: .unscoredClips)
+    }
+
+    /// The report as one JSON line.
+    public func json() -> String { JSONLines.encode(self) }
 
     /// A Markdown report: summary, per-class table (clip and window level), clip-level
     /// confusion matrix, and a pointer to the confusion picture if there is one.
@@ -88,7 +123,7 @@ public struct EvaluationReport: Codable, Sendable {
         if let confusionPicture {
             md += ["", "![Confusion matrix](\(confusionPicture))"]
         }
-        if let misclassified, !misclassified.isEmpty {
+        if !misclassified.isEmpty {
             // The clips to look at first: worth a check for a wrong label or a bad pose track.
             let shown = misclassified.prefix(100)
             md += ["", "## Misclassified clips", "",

@@ -64,4 +64,10 @@ public struct ClassificationMetrics: Codable, Equatable, Sendable {
         self.perClass = classes
         self.macroF1 = supported.isEmpty ? 0 : supported.reduce(0) { $0 + $1.f1 } / Double(supported.count)
     }
+
+    /// Metrics as a report stored them.
+    public init(labels: [String], confusion: [[Int]], count: Int, accuracy: Double, perClass: [ClassMetrics], macroF1: Double) {
+        self.labels = labels; self.confusion = confusion; self.count = count; self.accuracy = accuracy
+        self.perClass = perClass; self.macroF1 = macroF1
+    }
 }

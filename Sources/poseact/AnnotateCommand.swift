@@ -2,6 +2,7 @@ import ArgumentParser
 import Classifier
 import Dataset
 import Foundation
+import JSONLines
 import Live
 import Pose
 
@@ -24,25 +25,19 @@ struct Annotate: ParsableCommand {
             timeline agrees with, leaving out 1 s on each side of every change of label.
             """)
 
-    @Option(help: "A weights file (.poseact.h5) or a run folder.") var model: String
+    @OptionGroup var options: LiveOptions
     @Argument(help: "The video file.") var input: String
     @Option(name: .shortAndLong, help: "The annotated video to write (.mp4).") var output: String?
     @Option(help: "The label ranges to write (.json or .csv).") var timeline: String?
     @Option(help: "An annotation file to compare the timeline with (CSV or JSON: video,label,start,end).") var compare: String?
-    @Option(parsing: .unconditional, help: "Under this probability the state is 'low confidence'.") var minConfidence: Float = 0.6
-    @Option(parsing: .unconditional, help: "Predictions averaged into each one shown (1: none).") var smooth = 1
-    @Option(parsing: .unconditional, help: "People tracked per frame (the prominent one is classified).") var maxPeople = 4
-    @Option(parsing: .unconditional, help: "Threads per inference.") var threads = 2
-    @Option(help: "Folder with the .tflite files.") var models: String?
     @Flag(help: "Print one JSON object (timeline, summary, agreement) instead of text.") var json = false
 
     func validate() throws {
-        try validateLiveOptions(threads: threads, maxPeople: maxPeople, smooth: smooth, minConfidence: minConfidence)
         guard FileManager.default.fileExists(atPath: input) else { throw PathError("\(input): no such video file") }
         if let compare, !FileManager.default.fileExists(atPath: compare) {
             throw PathError("--compare \(compare): no such annotation file")
         }
-        var inputs: [(flag: String, path: String)] = [("the video", input), ("--model", modelPath(model))]
+        var inputs: [(flag: String, path: String)] = [("the video", input), ("--model", modelPath(options.model))]
         if let compare { inputs.append(("--compare", compare)) }
         if let output { try OutputPaths.check(output, flag: "--output", inputs: inputs) }
         if let timeline {
@@ -51,10 +46,32 @@ struct Annotate: ParsableCommand {
         }
     }
 
+    /// `annotate --json`.
+    struct Summary: Encodable {
+        var input: String
+        var frames: Int
+        /// Seconds of video.
+        var duration: Double
+        /// Seconds it took.
+        var seconds: Double
+        var predictions: Int
+        var timeline: [TimelineRange]
+        /// Seconds per state.
+        var summary: [String: Double]
+        /// With --compare: the share of the compared seconds the timeline agrees on.
+        var agreement: Double?
+        var comparedSeconds: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case input, frames, duration, seconds, predictions, timeline, summary, agreement, comparedSeconds = "compared_seconds"
+        }
+    }
+
     func run() throws {
         // The very pipeline `live` runs, without the real-time part.
-        let live = try makeLivePipeline(model: model, models: models, maxPeople: maxPeople, threads: threads,
-                                        minConfidence: minConfidence, smooth: smooth)
+        // The annotation file is read first, so that one without this video's ranges is said at once.
+        let annotated = try compare.map { try DatasetSources.annotatedRanges(ofVideo: input, in: $0) }
+        let live = try options.livePipeline()
         let annotator = Annotator(pipeline: live.pipeline, recognizer: live.recognizer)
         let classifier = live.recognizer.classifier
         var bar: ProgressDisplay?
@@ -65,28 +82,15 @@ struct Annotate: ParsableCommand {
         }
         let seconds = Date().timeIntervalSince(started)
         if let timeline {
-            let text = timeline.hasSuffix(".csv") ? TimelineRange.csv(result.timeline) : jsonText(result.timeline) + "\n"
+            let text = timeline.hasSuffix(".csv") ? TimelineRange.csv(result.timeline) : JSONLines.encode(result.timeline) + "\n"
             try writeAtomically(text, to: timeline)
         }
-        var agreement: (agreement: Double, seconds: Double)?
-        if let compare {
-            let name = URL(fileURLWithPath: input).lastPathComponent
-            let root = URL(fileURLWithPath: compare).deletingLastPathComponent().path
-            let listing = try DatasetSources.scan(root, annotations: compare)
-            let rows = listing.clips.filter { URL(fileURLWithPath: $0.video).lastPathComponent == name }
-                .compactMap { c in c.start.flatMap { s in c.end.map { (start: s, end: $0, label: c.label) } } }
-            guard !rows.isEmpty else { throw ConfigError("\(compare): no time ranges for \(name)") }
-            agreement = TimelineAgreement.compute(result.timeline, annotations: rows)
-        }
+        let agreement = annotated.map { TimelineAgreement.compute(result.timeline, annotations: $0) }
         if json {
-            var object: [String: Any] = [
-                "input": input, "frames": result.frames, "duration": result.duration, "seconds": seconds,
-                "predictions": result.predictions.count,
-                "timeline": (try? JSONSerialization.jsonObject(with: Data(jsonText(result.timeline).utf8))) ?? [],
-                "summary": result.summary.seconds,
-            ]
-            if let agreement { object["agreement"] = agreement.agreement; object["compared_seconds"] = agreement.seconds }
-            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self))
+            print(JSONLines.encode(Summary(input: input, frames: result.frames, duration: result.duration, seconds: seconds,
+                                           predictions: result.predictions.count, timeline: result.timeline,
+                                           summary: result.summary.seconds, agreement: agreement?.agreement,
+                                           comparedSeconds: agreement?.seconds)))
             return
         }
         print(String(format: "%@: %d frames (%.1f s) at %g fps in %.1f s, %d predictions", input, result.frames, result.duration,

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Classifier
+import Evaluation
 import Foundation
+import JSONLines
 
 struct CrossValidate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,20 +26,14 @@ struct CrossValidate: ParsableCommand {
 
     @OptionGroup var options: ConfigOverrides
     @Option(parsing: .unconditional, help: "Number of folds.") var folds = 5
-    @Option(help: "Seeds, comma-separated.") var seeds = "1,2,3"
+    @Option(help: "Seeds (whole numbers ≥ 0), comma-separated.") var seeds = SeedList([1, 2, 3])
     @Option(name: .shortAndLong, help: "Folder for the runs and the summary.") var output: String
     @Option(parsing: .unconditional, help: "Runs trained at the same time.") var jobs = 2
     @Flag(help: "Print the summary as one JSON object on stdout.") var json = false
 
-    var seedList: [Int] { seeds.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
-
     func validate() throws {
         guard folds >= 2 else { throw ValidationError("--folds must be at least 2") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
-        let parts = seeds.split(separator: ",")
-        guard !parts.isEmpty, parts.count == seedList.count, seedList.allSatisfy({ $0 >= 0 }) else {
-            throw ValidationError("--seeds must be whole numbers ≥ 0, comma-separated (e.g. 1,2,3), not '\(seeds)'")
-        }
         guard options.fold == nil else { throw ValidationError("--fold is chosen by crossval itself: leave it out") }
         guard options.seed == nil else { throw ValidationError("give seeds with --seeds, not --seed") }
         try OutputPaths.check(output, flag: "--output", kind: .folder)
@@ -52,7 +48,7 @@ struct CrossValidate: ParsableCommand {
         // the same command resumes the same runs (train refuses a run folder of another config).
         let configPath = output + "/config.yaml"
         try writeAtomically(config.yaml(), to: configPath)
-        let runs = seedList.flatMap { s in (1...folds).map { (seed: s, fold: $0) } }
+        let runs = seeds.seeds.flatMap { s in (1...folds).map { (seed: s, fold: $0) } }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let progress = ProgressDisplay(title: "crossval", total: runs.count, unit: "runs")
         let tally = Tally()
@@ -84,11 +80,21 @@ struct CrossValidate: ParsableCommand {
         if let first = tally.failures.first {
             throw ConfigError("\(tally.failures.count) of \(runs.count) runs failed; first: \(first) (see its train.log; the same command resumes)")
         }
-        let summary = CrossValidationSummary(folds: folds, seeds: seedList.map { s in
+        let summary = CrossValidationSummary(folds: folds, seeds: seeds.seeds, results: seeds.seeds.map { s in
             runs.indices.filter { runs[$0].seed == s }.map { tally.results[$0]! }
-        }, seedNumbers: seedList)
-        try writeAtomically(summary.json() + "\n", to: output + "/crossval.json")
-        if json { print(summary.json()) } else { summary.printText() }
+        })
+        try writeAtomically(JSONLines.encode(summary) + "\n", to: output + "/crossval.json")
+        if json { print(JSONLines.encode(summary)) } else { printText(summary) }
+    }
+
+    func printText(_ summary: CrossValidationSummary) {
+        for s in summary.perSeed {
+            print(String(format: "seed %d: clips %d/%d = %.1f%%, windows %.1f%%", s.seed, s.clipsRight, s.clips,
+                         s.clipAccuracy * 100, s.windowAccuracy * 100))
+        }
+        print(String(format: "cross-validation (%d folds, %d seeds): clip accuracy %.1f%% ± %.1f (sd), windows %.1f%% ± %.1f",
+                     summary.folds, summary.seeds.count, summary.clipAccuracy * 100, summary.clipAccuracySD * 100,
+                     summary.windowAccuracy * 100, summary.windowAccuracySD * 100))
     }
 
     /// What the runs report, under one lock.
@@ -97,7 +103,6 @@ struct CrossValidate: ParsableCommand {
         var results: [Int: FoldResult] = [:], failures: [String] = [], done = 0
     }
 
-    struct FoldResult { var clips: Int, clipsRight: Int, windows: Int, windowsRight: Int }
     struct Failure: Error { var message: String }
 
     /// One fold of one seed, trained (or resumed) by a child `poseact train`.
@@ -120,58 +125,13 @@ struct CrossValidate: ParsableCommand {
                 let last = text.split(separator: "\n").last(where: { $0.hasPrefix("Error") }).map(String.init) ?? "exit \(p.terminationStatus)"
                 return .failure(Failure(message: last))
             }
-            let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/evaluation.json")))
-            guard let r = report as? [String: Any], let clips = r["clips"] as? Int, let windows = r["windows"] as? Int,
-                  let ca = r["clip_accuracy"] as? Double, let wa = r["window_accuracy"] as? Double else {
+            let text = try String(contentsOfFile: folder + "/evaluation.json", encoding: .utf8)
+            guard let report = try? JSONLines.decode(EvaluationReport.self, from: text) else {
                 return .failure(Failure(message: "\(folder)/evaluation.json: not an evaluation report"))
             }
-            return .success(FoldResult(clips: clips, clipsRight: Int((ca * Double(clips)).rounded()),
-                                       windows: windows, windowsRight: Int((wa * Double(windows)).rounded())))
+            return .success(FoldResult(report))
         } catch {
             return .failure(Failure(message: "\(error)"))
         }
-    }
-}
-
-/// Pooled figures per seed (clips right over every fold), then their mean and spread.
-struct CrossValidationSummary {
-    var folds: Int
-    var seeds: [[CrossValidate.FoldResult]]
-    var seedNumbers: [Int]
-
-    func pooled(_ rs: [CrossValidate.FoldResult]) -> (clips: Double, windows: Double, right: Int, of: Int) {
-        let c = rs.reduce(0) { $0 + $1.clips }, cr = rs.reduce(0) { $0 + $1.clipsRight }
-        let w = rs.reduce(0) { $0 + $1.windows }, wr = rs.reduce(0) { $0 + $1.windowsRight }
-        return (Double(cr) / Double(max(c, 1)), Double(wr) / Double(max(w, 1)), cr, c)
-    }
-
-    static func meanSD(_ v: [Double]) -> (Double, Double) {
-        let m = v.reduce(0, +) / Double(v.count)
-        let sd = v.count > 1 ? (v.map { ($0 - m) * ($0 - m) }.reduce(0, +) / Double(v.count - 1)).squareRoot() : 0
-        return (m, sd)
-    }
-
-    func json() -> String {
-        let per = seeds.map(pooled)
-        let (cm, csd) = Self.meanSD(per.map(\.clips)), (wm, wsd) = Self.meanSD(per.map(\.windows))
-        var line = JSONLine()
-        line.add("folds", folds)
-        line.add("seeds", seedNumbers)
-        line.add("clip_accuracy", cm); line.add("clip_accuracy_sd", csd)
-        line.add("clip_accuracy_min", per.map(\.clips).min() ?? 0); line.add("clip_accuracy_max", per.map(\.clips).max() ?? 0)
-        line.add("window_accuracy", wm); line.add("window_accuracy_sd", wsd)
-        line.add("per_seed", zip(seedNumbers, per).map { ["seed": $0, "clip_accuracy": $1.clips, "window_accuracy": $1.windows,
-                                                            "clips_right": $1.right, "clips": $1.of] as [String: Any] })
-        return line.text
-    }
-
-    func printText() {
-        let per = seeds.map(pooled)
-        for (s, p) in zip(seedNumbers, per) {
-            print(String(format: "seed %d: clips %d/%d = %.1f%%, windows %.1f%%", s, p.right, p.of, p.clips * 100, p.windows * 100))
-        }
-        let (cm, csd) = Self.meanSD(per.map(\.clips)), (wm, wsd) = Self.meanSD(per.map(\.windows))
-        print(String(format: "cross-validation (%d folds, %d seeds): clip accuracy %.1f%% ± %.1f (sd), windows %.1f%% ± %.1f",
-                     folds, per.count, cm * 100, csd * 100, wm * 100, wsd * 100))
     }
 }

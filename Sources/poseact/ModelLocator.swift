@@ -24,3 +24,10 @@ enum PoseModels {
         throw TFLiteError("BlazePose models not found (looked in \(looked)); run notebooks-free-scripts/setup.sh or pass --models DIR")
     }
 }
+
+/// A weights file, or a run folder (its model.poseact.h5).
+func modelPath(_ path: String) -> String {
+    var isDir: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue { return path + "/model.poseact.h5" }
+    return path
+}

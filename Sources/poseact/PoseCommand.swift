@@ -1,28 +1,9 @@
 import ArgumentParser
 import Foundation
+import JSONLines
 import Dataset
 import Media
 import Pose
-
-/// Where the pose models are and how to build a pipeline from them.
-struct PoseOptions: ParsableArguments {
-    @Option(help: "Folder with the .tflite files.") var models: String?
-    @Option(parsing: .unconditional, help: "People tracked at most.") var maxPeople = 4
-    @Option(parsing: .unconditional, help: "Threads per model inference.") var threads = 2
-    @Flag(help: "Smooth landmarks over time (One-Euro filter, MediaPipe's settings).") var smooth = false
-
-    func validate() throws {
-        guard maxPeople >= 1 else { throw ValidationError("--max-people must be at least 1") }
-        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
-    }
-
-    func pipeline() throws -> PosePipeline {
-        let dir = try PoseModels.directory(models)
-        return try PosePipeline(detectorPath: dir.appendingPathComponent(PoseModels.detector).path,
-                                landmarkPath: dir.appendingPathComponent(PoseModels.landmark).path,
-                                options: PipelineOptions(maxPeople: maxPeople, smoothing: smooth, threads: threads))
-    }
-}
 
 /// Still images are posed one by one; anything else is a video (tracking mode).
 func isStillImage(_ path: String) -> Bool {
@@ -48,13 +29,15 @@ struct PoseCommand: ParsableCommand {
             """)
 
     @Argument(help: "Images, videos, cameras or stream URLs.") var inputs: [String]
-    @OptionGroup var pose: PoseOptions
+    @OptionGroup var pose: PosePipelineOptions
+    @Flag(help: "Smooth landmarks over time (One-Euro filter, MediaPipe's settings).") var smooth = false
     @Option(parsing: .unconditional, help: "Resample videos to this frame rate (drop or repeat frames by timestamp).") var fps: Double?
     @Option(help: "Also write the frames with wireframes: a .png for one image, a video (.mp4) for one video.")
     var overlay: String?
     @Option(parsing: .unconditional, help: "Seconds to wait for a stream or camera to answer.") var timeout: Double = 5
 
     func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("give an image, a video, a camera or a stream URL") }
         if overlay != nil && inputs.count != 1 { throw ValidationError("--overlay takes one input") }
         if let fps { try validateFPS(fps) }
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds (got \(timeout))") }
@@ -62,7 +45,7 @@ struct PoseCommand: ParsableCommand {
     }
 
     func run() throws {
-        let pipeline = try pose.pipeline()
+        let pipeline = try pose.pipeline(smoothing: smooth)
         var out = StandardOutput()
         var frames = 0, withPerson = 0
         let start = Date()
@@ -122,7 +105,8 @@ struct StandardOutput {
     }
 }
 
-/// The JSON of one frame, written by hand: ~40 numbers a person, 60 times a second.
+/// The JSON of one frame, written by hand (~40 numbers a person, 60 times a second), with
+/// each number rounded to what it means; only the strings go through JSONLines.
 enum PoseJSON {
     static func number(_ x: Float, _ digits: Int) -> String {
         guard x.isFinite else { return "null" }
@@ -132,7 +116,7 @@ enum PoseJSON {
     }
 
     static func frame(input: String, index: Int, time: Double, width: Int, height: Int, persons: [Person]) -> String {
-        var s = "{\"input\": \(JSONLine.encode(input)), \"frame\": \(index), \"time\": \(number(Float(time), 4)), \"width\": \(width), \"height\": \(height), \"persons\": ["
+        var s = "{\"input\": \(JSONLines.encode(input)), \"frame\": \(index), \"time\": \(number(Float(time), 4)), \"width\": \(width), \"height\": \(height), \"persons\": ["
         for (i, p) in persons.enumerated() {
             if i > 0 { s += ", " }
             s += "{\"id\": \(p.id), \"box\": [\(number(p.box.x, 1)), \(number(p.box.y, 1)), \(number(p.box.width, 1)), \(number(p.box.height, 1))], "

@@ -37,3 +37,6 @@ final class ProgressDisplay {
         return s >= 3600 ? String(format: "%dh%02dm", s / 3600, s % 3600 / 60) : s >= 60 ? String(format: "%dm%02ds", s / 60, s % 60) : "\(s)s"
     }
 }
+
+/// One line on stderr.
+func note(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

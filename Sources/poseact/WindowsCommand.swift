@@ -2,6 +2,7 @@ import ArgumentParser
 import Classifier
 import Dataset
 import Foundation
+import JSONLines
 import Pose
 
 /// `poseact windows`: the training windows of a keypoint store, through the one
@@ -25,22 +26,12 @@ struct WindowsCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Frames per window (default 32).") var window: Int?
     @Option(parsing: .unconditional, help: "Frames between window starts (default 8).") var stride: Int?
     @Option(parsing: .unconditional, help: "The model frame rate (default 30).") var fps: Double?
-    @Option(help: "Joint layout: vision, blazepose or all (default vision).") var joints: String?
+    @Option(help: "Joint layout (default vision).") var joints: JointLayout?
     @Option(help: "Smallest share of real poses in a used window (default 0.6).") var minPoseShare: Double?
     @Option(name: .shortAndLong, help: "The windows file to write (.h5).") var output: String
     @Flag(help: "Print one JSON object instead of a table.") var json = false
 
-    func layout(_ name: String) throws -> [String] {
-        switch name {
-        case "vision": return Skeleton.visionLayout
-        case "blazepose": return Skeleton.blazePoseNames
-        case "all": return Skeleton.allNames
-        default: throw ValidationError("--joints takes vision, blazepose or all (got '\(name)')")
-        }
-    }
-
     func validate() throws {
-        if let joints { _ = try layout(joints) }
         guard (1...PreprocessingSpec.maxWindow).contains(window ?? 1), (1...PreprocessingSpec.maxWindow).contains(stride ?? 1) else {
             throw ValidationError("--window and --stride must be in 1…\(PreprocessingSpec.maxWindow) frames")
         }
@@ -49,10 +40,22 @@ struct WindowsCommand: ParsableCommand {
         try OutputPaths.check(output, flag: "--output", inputs: [("the store", store)] + (config.map { [("--config", $0)] } ?? []))
     }
 
+    /// `windows --json`.
+    struct Summary: Encodable {
+        var output: String
+        var windows: Int, channels: Int
+        var spec: PreprocessingSpec
+        /// Label → split → windows.
+        var perLabel: [String: [String: Int]]
+        var perSplit: [String: Int]
+
+        enum CodingKeys: String, CodingKey { case output, windows, channels, spec, perLabel = "per_label", perSplit = "per_split" }
+    }
+
     func run() throws {
         // Without a config, the training defaults (configs/penn-action.yaml), as `train` uses.
         var spec = try (config.map { try TrainingConfig.load(path: $0) } ?? TrainingConfig()).preprocessing
-        if let joints { spec.joints = try layout(joints) }
+        if let joints { spec.joints = joints.names }
         if let fps { spec.fps = fps }
         if let window { spec.window = window }
         if let stride { spec.stride = stride }
@@ -67,13 +70,9 @@ struct WindowsCommand: ParsableCommand {
         try set.write(to: output)
         let splits = Array(Set(report.values.flatMap(\.keys))).sorted()
         if json {
-            let object: [String: Any] = [
-                "output": output, "windows": set.windows.count, "channels": spec.channels,
-                "spec": (try? JSONSerialization.jsonObject(with: Data(spec.json().utf8))) ?? [:],
-                "per_label": report,
-                "per_split": Dictionary(uniqueKeysWithValues: splits.map { s in (s, report.values.reduce(0) { $0 + ($1[s] ?? 0) }) }),
-            ]
-            print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+            print(JSONLines.encode(Summary(
+                output: output, windows: set.windows.count, channels: spec.channels, spec: spec, perLabel: report,
+                perSplit: Dictionary(uniqueKeysWithValues: splits.map { s in (s, report.values.reduce(0) { $0 + ($1[s] ?? 0) }) }))))
             return
         }
         let width = max(5, (report.keys.map(\.count).max() ?? 0))

@@ -1,4 +1,5 @@
 import Dataset
+import JSONLines
 import Foundation
 import XCTest
 
@@ -438,7 +439,7 @@ final class KeypointStoreTests: XCTestCase {
         XCTAssertTrue(text.contains("train clips/frames"), text)
         XCTAssertTrue(text.contains("Warnings:"), text)
 
-        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(JSONLines.encode(report).utf8)) as? [String: Any])
         for key in ["clips", "frames", "labels", "splits", "frames_with_person", "short_clips", "empty_clips", "imbalance",
                     "duplicates", "warnings"] {
             XCTAssertNotNil(object[key], "json has no \(key)")

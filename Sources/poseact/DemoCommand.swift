@@ -30,17 +30,19 @@ struct Demo: ParsableCommand {
             generated dataset, store, run folder and weights file.
             """)
 
-    @Option(help: "Folder with the .tflite files.") var models: String?
-    @Option(parsing: .unconditional, help: "Threads per inference.") var threads = 2
+    @OptionGroup var inference: InferenceOptions
     @Option(parsing: .unconditional, help: "Timed runs per model for the speed line.") var runs = 20
     @Option(help: "Write the tracked video with wireframes here (.mp4).") var overlay: String?
     @Option(help: "Keep the generated dataset and its keypoint store in this folder.") var keep: String?
 
+    func validate() throws {
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1 (got \(runs))") }
+        if let overlay { try OutputPaths.check(overlay, flag: "--overlay") }
+        if let keep { try OutputPaths.check(keep, flag: "--keep", kind: .folder) }
+    }
+
     func run() throws {
-        let dir = try PoseModels.directory(models)
-        let pipeline = try PosePipeline(detectorPath: dir.appendingPathComponent(PoseModels.detector).path,
-                                        landmarkPath: dir.appendingPathComponent(PoseModels.landmark).path,
-                                        options: PipelineOptions(maxPeople: 2, threads: threads))
+        let pipeline = try inference.models.pipeline(PipelineOptions(maxPeople: 2, threads: inference.threads))
 
         // 1. A still image.
         let still = FigureRenderer.frame(width: 640, height: 480, time: 0)
@@ -78,51 +80,29 @@ struct Demo: ParsableCommand {
         if let overlay { print("  wrote \(overlay)") }
 
         // 3. A generated labeled dataset, extracted into a keypoint store, trained on, evaluated.
-        try datasetTrainEvaluate(modelsDir: dir)
+        try datasetTrainEvaluate()
 
         // 4. The models alone.
         let detectorTimes = timeRuns(runs, warmup: 3) { pipeline.detector.interpreter.invoke() }
         let landmarkTimes = timeRuns(runs, warmup: 3) { pipeline.landmarker.interpreter.invoke() }
         print(String(format: "speed (%d threads, median of %d): detector %.2f ms, landmarks %.2f ms",
-                     threads, runs, percentile(detectorTimes, 0.5), percentile(landmarkTimes, 0.5)))
+                     inference.threads, runs, percentile(detectorTimes, 0.5), percentile(landmarkTimes, 0.5)))
     }
 }
 
 extension Demo {
     /// Two labels × (four train + two test) clips of 2 s, written as MP4 in labeled folders,
     /// extracted, trained on, exported and evaluated.
-    func datasetTrainEvaluate(modelsDir: URL) throws {
+    func datasetTrainEvaluate() throws {
         let root = keep.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("poseact-demo-\(getpid())")
         defer { if keep == nil { try? FileManager.default.removeItem(at: root) } }
-        for (label, action) in [("wave", FigureRenderer.Action.wave), ("walk", .walk)] {
-            for (split, clips) in [("train", 1...4), ("test", 5...6)] {
-                let folder = root.appendingPathComponent("clips/\(split)/\(label)")
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                for n in clips {
-                    let writer = try VideoWriter(path: folder.appendingPathComponent("\(label)\(n).mp4").path, width: 640, height: 480, fps: 30)
-                    // Each clip starts at another phase of the motion, and the odd ones are smaller (farther away).
-                    let size = n % 2 == 0 ? 480 : 400
-                    for i in 0..<60 {
-                        var frame = RGBImage(width: 640, height: 480)
-                        let figure = FigureRenderer.frame(width: size * 4 / 3, height: size, time: Double(i) / 30 + Double(n) * 0.7, action: action)
-                        for y in 0..<min(480, figure.height) {
-                            for x in 0..<min(640, figure.width) {
-                                let s = (y * figure.width + x) * 3, d = ((480 - figure.height + y) * 640 + x) * 3
-                                frame.pixels[d] = figure.pixels[s]; frame.pixels[d + 1] = figure.pixels[s + 1]; frame.pixels[d + 2] = figure.pixels[s + 2]
-                            }
-                        }
-                        try writer.write(frame)
-                    }
-                    try writer.finish()
-                }
-            }
-        }
+        try FigureRenderer.writeDataset(to: root.appendingPathComponent("clips"))
         let listing = try DatasetSources.scan(root.appendingPathComponent("clips").path)
         var options = ExtractOptions()
         options.jobs = 2; options.threads = 1
-        let extractor = try Extractor(detectorPath: modelsDir.appendingPathComponent(PoseModels.detector).path,
-                                      landmarkPath: modelsDir.appendingPathComponent(PoseModels.landmark).path, options: options)
+        let (detector, landmark) = try inference.models.paths()
+        let extractor = try Extractor(detectorPath: detector, landmarkPath: landmark, options: options)
         let store = root.appendingPathComponent("demo.h5").path
         try? FileManager.default.removeItem(atPath: store)
         let summary = try extractor.run(listing.clips, output: store)
@@ -163,9 +143,7 @@ extension Demo {
         // Live: one test clip through the real-time pipeline (as fast as it goes), as
         // `poseact live --input` runs it.
         let live = LivePipeline(
-            pipeline: try PosePipeline(detectorPath: modelsDir.appendingPathComponent(PoseModels.detector).path,
-                                       landmarkPath: modelsDir.appendingPathComponent(PoseModels.landmark).path,
-                                       options: PipelineOptions(maxPeople: 2, threads: threads)),
+            pipeline: try inference.models.pipeline(PipelineOptions(maxPeople: 2, threads: inference.threads)),
             recognizer: ActionRecognizer(classifier: exported))
         live.asFastAsPossible = true
         live.drawOverlay = false
@@ -177,48 +155,5 @@ extension Demo {
         print(String(format: "live: test clip wave5.mp4 through the real-time pipeline: %d frames at %.0f fps, states %@; %@",
                      stats.frames, stats.fps, states.joined(separator: " → "), stats.summary.lines.joined(separator: ", ")))
         if let keep { print("  kept \(keep)/clips, \(store), \(run) and \(weights)") }
-    }
-}
-
-/// A person-like figure (head, torso, arms and legs as thick strokes) in front of a wall.
-enum FigureRenderer {
-    enum Action { case walkWave, wave, walk }
-
-    /// The figure at `time` seconds: it walks left to right and/or waves its left arm.
-    static func frame(width: Int, height: Int, time: Double, action: Action = .walkWave) -> RGBImage {
-        var image = RGBImage(width: width, height: height)
-        image.pixels.withUnsafeMutableBufferPointer { p in
-            for y in 0..<height {
-                let floor = y >= height * 4 / 5
-                let shade = UInt8(max(0, 214 - y / 20))
-                let c: (UInt8, UInt8, UInt8) = floor ? (150, 120, 90) : (shade, shade &- 6, 196)
-                for x in 0..<width { let i = (y * width + x) * 3; p[i] = c.0; p[i + 1] = c.1; p[i + 2] = c.2 }
-            }
-        }
-        let s = Float(height) / 480
-        let walking = action != .wave, waving = action != .walk
-        let cx = Float(width) / 2 + (walking ? Float(sin(time * 1.2)) * 90 * s : 0)
-        let step = walking ? Float(sin(time * 6)) * 14 : 0, wave = waving ? Float(sin(time * 5)) * 0.9 : 2.4
-        func p(_ x: Float, _ y: Float) -> (x: Float, y: Float) { (cx + x * s, y * s) }
-        let skin = RGB(224, 172, 140), shirt = RGB(40, 90, 170), trousers = RGB(40, 40, 60), shoes = RGB(20, 20, 20)
-        for (side, swing) in [(Float(-1), step), (Float(1), -step)] {
-            let knee = p(side * 30 + swing * 0.5, 340), ankle = p(side * 34 + swing, 430)
-            image.drawLine(from: p(side * 22, 250), to: knee, color: trousers, thickness: 26 * s)
-            image.drawLine(from: knee, to: ankle, color: trousers, thickness: 22 * s)
-            image.drawLine(from: ankle, to: (ankle.x + side * 18 * s, ankle.y + 8 * s), color: shoes, thickness: 14 * s)
-        }
-        image.drawLine(from: p(0, 120), to: p(0, 250), color: shirt, thickness: 70 * s)
-        // Right arm hangs; left arm waves (elbow fixed, forearm swinging up).
-        image.drawLine(from: p(-38, 125), to: p(-58, 195), color: shirt, thickness: 20 * s)
-        image.drawLine(from: p(-58, 195), to: p(-64, 255), color: skin, thickness: 16 * s)
-        let elbow = p(62, 180)
-        image.drawLine(from: p(38, 125), to: elbow, color: shirt, thickness: 20 * s)
-        image.drawLine(from: elbow, to: (elbow.x + 60 * s * Float(sin(Double(wave) + 0.6)), elbow.y - 60 * s * Float(cos(Double(wave) + 0.6))),
-                       color: skin, thickness: 16 * s)
-        image.drawLine(from: p(0, 92), to: p(0, 115), color: skin, thickness: 18 * s)
-        image.fillCircle(center: p(0, 73), radius: 22 * s, color: skin)
-        image.fillCircle(center: p(-8, 68), radius: 2.5 * s, color: RGB(40, 30, 30))
-        image.fillCircle(center: p(8, 68), radius: 2.5 * s, color: RGB(40, 30, 30))
-        return image
     }
 }

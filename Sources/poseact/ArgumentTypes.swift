@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import Pose
+import TFLite
+
+// Flag values that are more than a number or a path, parsed (and refused) by
+// swift-argument-parser before any command runs.
+
+/// `--shard i/n`: every n-th clip from the i-th (0-based).
+struct Shard: ExpressibleByArgument {
+    var index: Int, count: Int
+
+    init(index: Int, count: Int) { self.index = index; self.count = count }
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (0..<n).contains(i) else { return nil }
+        self.init(index: i, count: n)
+    }
+
+    var defaultValueDescription: String { "\(index)/\(count)" }
+}
+
+/// `--fold i/k`: cross-validation fold i (1-based) of k.
+struct Fold: ExpressibleByArgument {
+    var index: Int, count: Int
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let i = parts[0], let k = parts[1], k >= 2, (1...k).contains(i) else { return nil }
+        index = i; count = k
+    }
+}
+
+/// `--seeds 1,2,3`: whole numbers ≥ 0, comma-separated, at least one.
+struct SeedList: ExpressibleByArgument {
+    var seeds: [Int]
+
+    init(_ seeds: [Int]) { self.seeds = seeds }
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !parts.isEmpty, parts.allSatisfy({ ($0 ?? -1) >= 0 }) else { return nil }
+        seeds = parts.map { $0! }
+    }
+
+    var defaultValueDescription: String { seeds.map(String.init).joined(separator: ",") }
+}
+
+/// `--joints`: a joint layout by name.
+enum JointLayout: String, CaseIterable, ExpressibleByArgument {
+    /// Apple's 18 (Create ML's action classifier).
+    case vision
+    /// BlazePose's 33.
+    case blazepose
+    /// BlazePose's 33 plus head, neck and root.
+    case all
+
+    var names: [String] {
+        switch self {
+        case .vision: return Skeleton.visionLayout
+        case .blazepose: return Skeleton.blazePoseNames
+        case .all: return Skeleton.allNames
+        }
+    }
+}
+
+extension ConvolutionKernels: ExpressibleByArgument {}

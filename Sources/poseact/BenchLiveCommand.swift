@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import JSONLines
+import Live
+import Media
+import Pose
+
+struct LiveBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "live",
+        abstract: "Time the live pipeline on a video played at its own speed.",
+        discussion: """
+            The file plays as a live source at its frame rate (30 fps for the model's default) \
+            through capture, pose, classification and the overlay; --copies N tiles each \
+            frame N times (as it is captured), for N people. Prints one JSON object: \
+            fps (frames processed per second), dropped_frames, latency_ms_median and \
+            latency_ms_p95 (frame capture to overlay and prediction), frames, predictions.
+            """)
+
+    @Option(help: "A weights file (.poseact.h5) or a run folder.") var model: String
+    @Option(help: "The video to play as a live source.") var input: String
+    @Option(parsing: .unconditional, help: "Stop after this many frames (0: the whole video).") var frames = 0
+    @Option(parsing: .unconditional, help: "Put this many copies of each frame in a grid: that many people to track.") var copies = 1
+    @OptionGroup var pose: PosePipelineOptions
+
+    func validate() throws {
+        guard frames >= 0 else { throw ValidationError("--frames must be 0 (the whole video) or more (got \(frames))") }
+        guard copies >= 1, copies <= 8 else { throw ValidationError("--copies must be 1 to 8") }
+    }
+
+    /// What it prints.
+    struct Timing: Encodable {
+        var fps: Double
+        var droppedFrames: Int
+        var latencyMSMedian: Double, latencyMSP95: Double
+        var frames: Int, predictions: Int
+        var personsPerFrame: Double
+        var seconds: Double
+
+        enum CodingKeys: String, CodingKey {
+            case fps, frames, predictions, seconds
+            case droppedFrames = "dropped_frames", latencyMSMedian = "latency_ms_median", latencyMSP95 = "latency_ms_p95"
+            case personsPerFrame = "persons_per_frame"
+        }
+    }
+
+    func run() throws {
+        let live = try makeLivePipeline(model: model, pose: pose)
+        live.maxFrames = frames
+        let copies = copies
+        if copies > 1 { live.capturedFrame = { $0.tiled(copies) } }
+        var predictions = 0
+        let stats = try live.run(input: input) { event in
+            if case .prediction = event { predictions += 1 }
+        }
+        let lat = stats.latencies.sorted()
+        print(JSONLines.encode(Timing(
+            fps: round3(stats.fps), droppedFrames: stats.dropped, latencyMSMedian: round3(percentile(lat, 0.5)),
+            latencyMSP95: round3(percentile(lat, 0.95)), frames: stats.frames, predictions: predictions,
+            personsPerFrame: round3(Double(stats.persons) / Double(max(stats.frames, 1))), seconds: round3(stats.seconds))))
+    }
+}

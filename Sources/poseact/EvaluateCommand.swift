@@ -1,0 +1,78 @@
+import ArgumentParser
+import CBLAS
+import Classifier
+import Foundation
+import JSONLines
+
+struct Evaluate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure a trained model on held-out clips.",
+        discussion: """
+            Cuts the clips of --split with the model's own preprocessing (from its file), and \
+            reports window-level and clip-level accuracy (a clip's label is the argmax of the \
+            mean of its windows' probabilities), per-class precision, recall and F1, and the \
+            confusion matrix, then the misclassified clips, the surest mistakes first (worth a \
+            look for a wrong label or a bad pose track). --report FOLDER writes evaluation.json, \
+            evaluation.md and evaluation-confusion.png there. Clips of labels the model does not \
+            know are left out, with a warning.
+            """)
+
+    @Argument(help: "A weights file (.poseact.h5) or a run folder.") var model: String
+    @Option(help: "Keypoint store (or windows file) to evaluate on.") var data: String
+    @Option(help: "Split to evaluate ('all' for every clip).") var split = "test"
+    @Option(help: "Folder for the Markdown report and the confusion-matrix picture.") var report: String?
+    @Option(parsing: .unconditional, help: "BLAS threads (0 = all cores).") var threads = 0
+    @Flag(help: "Print one JSON object instead of text.") var json = false
+
+    func validate() throws {
+        guard threads >= 0 else { throw ValidationError("--threads must be 0 (all cores) or more (got \(threads))") }
+        if let report { try OutputPaths.check(report, flag: "--report", kind: .folder) }
+    }
+
+    func run() throws {
+        openblas_set_num_threads(Int32(threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount))
+        let path = modelPath(model)
+        let classifier = try ActionClassifier.load(path: path)
+        let (windows, unknown, unscored) = try classifier.windows(fromData: data, split: split == "all" ? nil : split)
+        if !unknown.isEmpty { note("warning: \(data): labels the model does not know are left out: \(unknown.joined(separator: ", "))") }
+        if !unscored.isEmpty {
+            note("note: \(unscored.count) clip\(unscored.count == 1 ? "" : "s") gave no window of \(classifier.spec.window) frames with "
+                 + "\(Int(classifier.spec.minPoseShare * 100)) % real poses (too short or too few poses) and \(unscored.count == 1 ? "is" : "are") not scored")
+        }
+        guard !windows.isEmpty else {
+            throw ConfigError("\(data): no windows of split '\(split)' under the model's preprocessing (window \(classifier.spec.window) frames)")
+        }
+        var result = classifier.evaluate(windows, modelPath: path, dataPath: data, split: split == "all" ? nil : split)
+        result.unscoredClips = unscored.count
+        if let report {
+            let paths = try result.write(to: report, title: "\(URL(fileURLWithPath: path).lastPathComponent): \(split)")
+            note("report: \(paths.joined(separator: ", "))")
+        }
+        if json {
+            print(JSONLines.encode(result))
+            return
+        }
+        print(String(format: "%@ on %@ (%@): %d windows, %d clips", path, data, split, result.windows.count, result.clips.count))
+        print(String(format: "window accuracy %.2f%%   clip accuracy %.2f%%   clip macro F1 %.3f",
+                     result.windows.accuracy * 100, result.clips.accuracy * 100, result.clips.macroF1))
+        let width = max(5, classifier.labels.map(\.count).max() ?? 5)
+        print("label".padding(toLength: width, withPad: " ", startingAt: 0) + "  precision  recall     F1  clips")
+        for c in result.clips.perClass {
+            print(c.label.padding(toLength: width, withPad: " ", startingAt: 0)
+                  + String(format: "  %9.3f  %6.3f  %5.3f  %5d", c.precision, c.recall, c.f1, c.support))
+        }
+        print("confusion (clips; rows: true label, columns: predicted, in the order above):")
+        for (label, row) in zip(classifier.labels, result.clips.confusion) {
+            print(label.padding(toLength: width, withPad: " ", startingAt: 0) + row.map { String(format: "%5d", $0) }.joined())
+        }
+        // The clips worth a look first (a wrong label, a bad pose track): the surest mistakes.
+        let wrong = result.misclassified
+        if !wrong.isEmpty {
+            let shown = wrong.prefix(10)
+            print("misclassified clips (\(wrong.count); the surest first\(wrong.count > shown.count ? ", all of them in --report or --json" : "")):")
+            for m in shown {
+                print(String(format: "  %@  %@ taken for %@ (%.0f%%, %d windows)", m.clip, m.label, m.predicted, m.confidence * 100, m.windows))
+            }
+        }
+    }
+}

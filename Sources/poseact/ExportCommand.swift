@@ -1,0 +1,48 @@
+import ArgumentParser
+import Classifier
+import Foundation
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a run's model as a self-contained weights file; several runs make an ensemble.",
+        discussion: """
+            The weights file (HDF5) carries everything `evaluate` and `live` need: labels, \
+            joint layout, frame rate, window, stride, normalisation, architecture, the weights, \
+            and the run's record (config, data, metrics). `poseact model inspect FILE` shows \
+            it; h5py or h5dump read it without poseact. Written to a temp file and renamed.
+
+            Given several runs (the same config trained with different --seed), it writes an \
+            ensemble: every window goes through each net and their probabilities are averaged. \
+            On a small dataset, where one net's result depends much on its seed, that is steadier \
+            than any one of them; it costs one forward pass per net. The runs must share labels, \
+            preprocessing and architecture.
+            """)
+
+    @Argument(help: "Run folders (poseact train --output) or weights files; two or more make an ensemble.") var sources: [String]
+    @Option(name: .shortAndLong, help: "The weights file to write (NAME.poseact.h5).") var output: String
+
+    func validate() throws {
+        guard !sources.isEmpty else { throw ValidationError("give a run folder or a weights file to export") }
+        for source in sources where !FileManager.default.fileExists(atPath: source) {
+            throw PathError("\(source) does not exist: give a run folder (poseact train --output) or a weights file")
+        }
+        for source in sources where !FileManager.default.fileExists(atPath: modelPath(source)) {
+            throw PathError("\(source): no model.poseact.h5 in it yet (train until one epoch has finished)")
+        }
+        try OutputPaths.check(output, flag: "--output", inputs: sources.map { ("a model to export", modelPath($0)) })
+    }
+
+    func run() throws {
+        let classifiers = try sources.map { try ActionClassifier.load(path: modelPath($0)) }
+        let classifier: ActionClassifier
+        do {
+            classifier = classifiers.count == 1 ? classifiers[0] : try ActionClassifier(ensemble: classifiers)
+        } catch let e as ModelFileError {
+            throw ConfigError("\(sources.joined(separator: ", ")): not one ensemble: \(e.message)")
+        }
+        try classifier.saveCheckingReadBack(to: output)
+        let nets = classifier.members.count > 1 ? "an ensemble of \(classifier.members.count) nets, " : ""
+        note("\(output): \(classifier.labels.count) labels (\(classifier.labels.joined(separator: ", "))), \(nets)"
+             + "\(classifier.parameterCount) parameters, window \(classifier.spec.window) frames at \(classifier.spec.fps) fps")
+    }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+import Dataset
+import Foundation
+
+struct Merge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join keypoint stores (e.g. the shards of an extraction) into one.")
+    @Argument(help: "Keypoint stores.") var stores: [String]
+    @Option(name: .shortAndLong, help: "The store to write.") var output: String
+
+    func validate() throws {
+        guard !stores.isEmpty else { throw ValidationError("give the keypoint stores to merge") }
+        try OutputPaths.check(output, flag: "--output", inputs: stores.map { ("a store to merge", $0) })
+    }
+
+    func run() throws {
+        let n = try KeypointStore.merge(stores, into: output)
+        note("\(output): \(n) clips from \(stores.count) stores")
+    }
+}

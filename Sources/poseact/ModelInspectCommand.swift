@@ -1,0 +1,181 @@
+import ArgumentParser
+import Classifier
+import Dataset
+import Foundation
+import JSONLines
+import TFLite
+
+extension ModelCommand {
+    struct Inspect: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show what is inside a weights file (.poseact.h5) or a .tflite model.",
+            discussion: """
+                A weights file: its labels, preprocessing (joints, frame rate, window, stride, \
+                normalisation, features), architecture, parameters and the record of the run \
+                that trained it (data, epochs, validation and test accuracy).
+
+                A .tflite model: its inputs, outputs, operators, parameters and FLOPs. The file \
+                is read with poseact's own TFLite reader and planned by its engine, so this also \
+                checks that poseact can run it: an unsupported operator or a damaged file is \
+                reported here, as one line, with a non-zero exit.
+                """)
+
+        @Argument(help: "A weights file (.poseact.h5, or a run folder) or a .tflite model file.")
+        var file: String
+
+        @Flag(help: "Print one JSON object instead of text.")
+        var json = false
+
+        /// `--json` for a .tflite file.
+        struct TFLiteSummary: Encodable {
+            struct Tensor: Encodable { var name: String; var shape: [Int] }
+            var file: String
+            var bytes: Int, version: Int
+            var description: String
+            var inputs: [Tensor], outputs: [Tensor]
+            /// Operator kind → how many the file holds.
+            var operators: [String: Int]
+            var operatorsPerRun: Int, foldedAtLoad: Int
+            var parameters: Int, flops: Int
+            var arenaBytes: Int, weightBytes: Int
+
+            enum CodingKeys: String, CodingKey {
+                case file, bytes, version, description, inputs, outputs, operators, parameters, flops
+                case operatorsPerRun = "operators_per_run", foldedAtLoad = "folded_at_load"
+                case arenaBytes = "arena_bytes", weightBytes = "weight_bytes"
+            }
+        }
+
+        /// `--json` for a weights file: what it needs to run, and the figures of the run
+        /// that made it (absent for an ensemble, whose members' records are in the file).
+        struct WeightsSummary: Encodable {
+            /// The test figures, without the per-class detail.
+            struct Test: Encodable {
+                var clipAccuracy: Double, windowAccuracy: Double
+                var clips: Int
+                var split: String?
+
+                enum CodingKeys: String, CodingKey { case clips, split, clipAccuracy = "clip_accuracy", windowAccuracy = "window_accuracy" }
+
+                func encode(to encoder: Encoder) throws {
+                    var c = encoder.container(keyedBy: CodingKeys.self)
+                    try c.encode(clipAccuracy, forKey: .clipAccuracy)
+                    try c.encode(windowAccuracy, forKey: .windowAccuracy)
+                    try c.encode(clips, forKey: .clips)
+                    try c.encode(split, forKey: .split)   // null, not left out
+                }
+            }
+
+            var file: String
+            var format: String
+            var labels: [String]
+            var preprocessing: PreprocessingSpec
+            var architecture: Architecture
+            var parameters: Int
+            var members: Int
+            var record: TrainingRecord
+            var test: Test?
+
+            enum CodingKeys: String, CodingKey {
+                case file, format, labels, preprocessing, architecture, parameters, members, epochs, data, test
+                case bestEpoch = "best_epoch", keptEpoch = "kept_epoch"
+                case validationAccuracy = "validation_accuracy", validationLoss = "validation_loss"
+            }
+
+            init(file: String, classifier c: ActionClassifier) {
+                self.file = file; format = ActionClassifier.format; labels = c.labels; preprocessing = c.spec
+                architecture = c.architecture; parameters = c.parameterCount; members = c.members.count; record = c.training
+                test = c.training.test.map { Test(clipAccuracy: $0.clips.accuracy, windowAccuracy: $0.windows.accuracy,
+                                                  clips: $0.clips.count, split: $0.split) }
+            }
+
+            func encode(to encoder: Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(file, forKey: .file)
+                try c.encode(format, forKey: .format)
+                try c.encode(labels, forKey: .labels)
+                try c.encode(preprocessing, forKey: .preprocessing)
+                try c.encode(architecture, forKey: .architecture)
+                try c.encode(parameters, forKey: .parameters)
+                try c.encode(members, forKey: .members)
+                try c.encodeIfPresent(record.epochs, forKey: .epochs)
+                try c.encodeIfPresent(record.bestEpoch, forKey: .bestEpoch)
+                try c.encodeIfPresent(record.keptEpoch, forKey: .keptEpoch)
+                if record.epochs != nil {
+                    // As in the record: null without validation.
+                    try c.encode(record.validationAccuracy, forKey: .validationAccuracy)
+                    try c.encode(record.validationLoss, forKey: .validationLoss)
+                }
+                try c.encodeIfPresent(record.data, forKey: .data)
+                try c.encodeIfPresent(test, forKey: .test)
+            }
+        }
+
+        func run() throws {
+            let weights = modelPath(file)
+            if HDF5.isHDF5(weights) { try inspectWeights(weights); return }
+            let model = try ModelFile(path: file)
+            let plan: Interpreter
+            do { plan = try Interpreter(model: model, options: .init(threads: 1)) } catch let error as TFLiteError {
+                throw TFLiteError("\(file): \(error.message)")
+            }
+            let s = plan.summary
+            if json {
+                print(JSONLines.encode(TFLiteSummary(
+                    file: file, bytes: model.bytes.count, version: Int(model.version), description: model.description,
+                    inputs: plan.inputs.map { .init(name: $0.name, shape: $0.shape) },
+                    outputs: plan.outputs.map { .init(name: $0.name, shape: $0.shape) },
+                    operators: s.operators, operatorsPerRun: s.plannedOperators, foldedAtLoad: s.foldedOperators,
+                    parameters: s.parameters, flops: s.flops, arenaBytes: s.arenaBytes, weightBytes: s.weightBytes)))
+                return
+            }
+            print("\(file): TFLite schema v\(model.version), \(model.bytes.count) bytes\(model.description.isEmpty ? "" : ", \"\(model.description)\"")")
+            for i in plan.inputs { print("  input   \(i.name) \(i.shape) float32") }
+            for o in plan.outputs { print("  output  \(o.name) \(o.shape) float32") }
+            print("  operators (\(s.operators.values.reduce(0, +)) in the file):")
+            for (name, count) in s.operators.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
+                print("    \(name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(count)")
+            }
+            print("  per run: \(s.plannedOperators) kernels (\(s.foldedOperators) operators folded at load)")
+            print(String(format: "  parameters: %.2f M (%.1f MB as float32)", Double(s.parameters) / 1e6, Double(s.weightBytes) / 1e6))
+            print(String(format: "  work: %.3f GFLOP per run (a multiply-add counts 2)", Double(s.flops) / 1e9))
+            print(String(format: "  activations: %.1f MB arena", Double(s.arenaBytes) / 1e6))
+        }
+
+        func inspectWeights(_ path: String) throws {
+            let c = try ActionClassifier.load(path: path)
+            if json {
+                print(JSONLines.encode(WeightsSummary(file: path, classifier: c)))
+                return
+            }
+            let s = c.spec, a = c.architecture
+            print("\(path): poseact weights file" + (c.members.count > 1 ? ", an ensemble of \(c.members.count) nets (their probabilities averaged)" : ""))
+            print("  labels (\(c.labels.count)): \(c.labels.joined(separator: ", "))")
+            print("  preprocessing: \(s.joints.count) joints (\(s.joints.joined(separator: ", "))), \(s.fps) fps, window \(s.window), "
+                  + "stride \(s.stride), \(s.normalization.rawValue) normalisation, features \(s.features.map(\.rawValue).joined(separator: "+")), "
+                  + "min pose share \(s.minPoseShare)")
+            print("  model: \(a.type), \(a.inputChannels) input channels × \(a.frames) frames, \(a.channels) channels, dilations \(a.dilations), "
+                  + "kernel \(a.kernel), dropout \(a.dropout), \(a.pooling.rawValue) pooling"
+                  + (a.flipAverage ? ", predictions averaged with the mirror image" : "") + "; \(c.parameterCount) parameters"
+                  + (c.members.count > 1 ? " (\(c.model.parameterCount) per net)" : ""))
+            let record = c.training
+            for (i, m) in (record.members ?? []).enumerated() {
+                var line = "  member \(i + 1): " + (m.config.map { "seed \($0.training.seed)" } ?? "seed unknown")
+                if let t = m.test { line += String(format: ", its test clip accuracy %.2f%%", t.clips.accuracy * 100) }
+                print(line)
+            }
+            if let e = record.epochs {
+                let best = record.bestEpoch ?? 0
+                var line = "  training: \(e) epochs, the model is epoch \(record.keptEpoch ?? best)"
+                if let v = record.validationAccuracy { line += String(format: " (validation accuracy %.2f%%)", v * 100) }
+                line += ", best validation epoch \(best)"
+                print(line)
+            }
+            if let data = record.data { print("  data: \(data.path)") }
+            if let test = record.test {
+                print(String(format: "  test (%@): clip accuracy %.2f%%, window accuracy %.2f%%", test.split ?? "",
+                             test.clips.accuracy * 100, test.windows.accuracy * 100))
+            }
+        }
+    }
+}

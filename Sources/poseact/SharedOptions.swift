@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import Dataset
+import Pose
+
+// Flags several commands take, declared once.
+
+/// --models: where the BlazePose model files are.
+struct PoseModelsOption: ParsableArguments {
+    @Option(help: "Folder with the .tflite files.") var models: String?
+
+    /// The detector's and the landmark model's paths.
+    func paths() throws -> (detector: String, landmark: String) {
+        let dir = try PoseModels.directory(models)
+        return (dir.appendingPathComponent(PoseModels.detector).path, dir.appendingPathComponent(PoseModels.landmark).path)
+    }
+
+    func pipeline(_ options: PipelineOptions) throws -> PosePipeline {
+        let (detector, landmark) = try paths()
+        return try PosePipeline(detectorPath: detector, landmarkPath: landmark, options: options)
+    }
+}
+
+/// The models and the threads each of their inferences takes.
+struct InferenceOptions: ParsableArguments {
+    @OptionGroup var models: PoseModelsOption
+    @Option(parsing: .unconditional, help: "Threads per model inference.") var threads = 2
+
+    func validate() throws {
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1 (got \(threads))") }
+    }
+}
+
+/// The pose pipeline: the models, threads, and how many people it tracks.
+struct PosePipelineOptions: ParsableArguments {
+    @OptionGroup var inference: InferenceOptions
+    @Option(parsing: .unconditional, help: "People tracked per frame.") var maxPeople = 4
+
+    func validate() throws {
+        guard maxPeople >= 1 else { throw ValidationError("--max-people must be at least 1 (got \(maxPeople))") }
+    }
+
+    func pipeline(smoothing: Bool = false) throws -> PosePipeline {
+        try inference.models.pipeline(PipelineOptions(maxPeople: maxPeople, smoothing: smoothing, threads: inference.threads))
+    }
+}
+
+/// A frame rate within PreprocessingSpec's bound.
+func validateFPS(_ fps: Double) throws {
+    guard fps > 0, fps <= PreprocessingSpec.maxFPS else {
+        throw ValidationError("--fps must be in (0, \(Int(PreprocessingSpec.maxFPS))] frames per second (got \(fps))")
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Classifier
+import Dataset
+import Foundation
+import JSONLines
+
+struct Train: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Train an action classifier on a keypoint store.",
+        discussion: """
+            Cuts the store's clips into windows (the preprocessing the model file will carry), \
+            holds out data.validation_share of the training clips for validation (whole clips, \
+            or whole source videos, never single windows), and trains the temporal conv net, \
+            printing one line per epoch (a * marks the epoch that is the model so far: the \
+            last, or with training.keep: best, the one with the highest validation accuracy). \
+            training.patience > 0 stops a run after that many epochs without a better \
+            validation accuracy. At the end the test split is evaluated with the model.
+
+            The run folder (--output) holds config.yaml (what was really used), checkpoint.h5 \
+            (the last epoch), model.poseact.h5 (the model), metrics.csv/.json, \
+            learning-curves.svg, and evaluation.json/.md with evaluation-confusion.png. \
+            Interrupted (Ctrl-C, kill), the same command goes on from the last finished epoch; \
+            --restart starts anew. Same seed and threads give the same model, bit for bit.
+
+            Every key of the YAML config is documented in configs/penn-action.yaml; flags \
+            override the file. Then: poseact export RUN --output NAME.poseact.h5.
+            """)
+
+    @OptionGroup var options: ConfigOverrides
+    @Option(name: .shortAndLong, help: "Run folder (default: runs/<config name>).") var output: String?
+    @Flag(help: "Ignore a checkpoint in the run folder and train from scratch.") var restart = false
+    @Flag(help: "Print the test evaluation as one JSON object on stdout at the end.") var json = false
+
+    func validate() throws {
+        if let output { try OutputPaths.check(output, flag: "--output", kind: .folder) }
+    }
+
+    func run() throws {
+        let config = try options.resolved()
+        let name = options.config.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent } ?? "default"
+        let folder = output ?? "runs/\(name)"
+        var bar: ProgressDisplay?
+        let started = Date()
+        let trainer = try TrainingRun(folder: folder).train(config: config, dataPath: config.data.store!, restart: restart) { event in
+            switch event {
+            case .data(let d):
+                func side(_ w: [Window]) -> String { "\(Set(w.map(\.clipID)).count) clips, \(w.count) windows" }
+                note("\(d.labels.count) labels; train \(side(d.train)); validation \(side(d.validation)); test \(side(d.test))")
+                note("model: tcn, \(config.model.channels) channels, dilations \(config.model.dilations), kernel \(config.model.kernel); "
+                     + "windows of \(d.spec.window) frames × \(d.spec.channels) channels at \(d.spec.fps) fps; \(config.threads) threads")
+            case .resumed(let e): note("\(folder): resuming after epoch \(e)")
+            case .alreadyFinished(let e): note("\(folder): already trained (\(e) epochs); --restart trains it anew")
+            case .batch(let epoch, let done, let total, let loss):
+                if done == 1 { bar = ProgressDisplay(title: "epoch \(epoch)", total: total, unit: "batches") }
+                bar?.update(done: done, detail: String(format: "loss %.3f", loss))
+            case .epoch(let r, let best, let of):
+                var line = String(format: "epoch %d/%d  loss %.4f  acc %.1f%%", r.epoch, of, r.trainLoss, r.trainAccuracy * 100)
+                if let vl = r.validationLoss, let va = r.validationAccuracy {
+                    line += String(format: "  val loss %.4f  val acc %.1f%%", vl, va * 100)
+                }
+                line += String(format: "  lr %.2e  %.1f s%@", r.learningRate, r.seconds, best ? "  *" : "")
+                print(line)
+                fflush(stdout)
+            case .stoppedEarly(let e, let b): note("stopped early after epoch \(e): no better validation accuracy since epoch \(b)")
+            case .tested(let report):
+                note(String(format: "test (%@): window accuracy %.2f%%, clip accuracy %.2f%% (%d clips), macro F1 %.3f",
+                            config.data.testSplit ?? "", report.windows.accuracy * 100, report.clips.accuracy * 100,
+                            report.clips.count, report.clips.macroF1))
+                if json { print(JSONLines.encode(report)) }
+            }
+        }
+        let best = trainer.history.first { $0.epoch == trainer.keptEpoch }
+        note(String(format: "done in %@: %d epochs, model from epoch %d%@ → %@/model.poseact.h5",
+                    ProgressDisplay.duration(Date().timeIntervalSince(started)), trainer.epochsDone, trainer.keptEpoch,
+                    best?.validationAccuracy.map { String(format: " (val acc %.1f%%)", $0 * 100) } ?? "", folder))
+    }
+}
