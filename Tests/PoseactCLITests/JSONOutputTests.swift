@@ -1,4 +1,5 @@
 import Foundation
+import TestData
 import XCTest
 
 /// Every `--json` (and every benchmark, which always prints JSON): each line of stdout is one
@@ -31,13 +32,10 @@ final class JSONOutputTests: PennSliceTestCase {
         try assertJSONLines(["crossval", "--config", try config(Self.small), "--data", store, "--epochs", "1", "--folds", "2",
                              "--seeds", "1", "--output", Self.dir.appendingPathComponent("json-crossval").path, "--json"])
 
-        guard FileManager.default.fileExists(atPath: PoseactCLITestCase.modelsDir.appendingPathComponent("pose_landmark_full.tflite").path) else {
-            throw XCTSkip("pose models missing: run notebooks-free-scripts/setup.sh")
-        }
-        try assertJSONLines(["model", "inspect", PoseactCLITestCase.modelsDir.appendingPathComponent("pose_detection.tflite").path, "--json"])
+        _ = try model("pose_landmark_full.tflite")
+        try assertJSONLines(["model", "inspect", try model("pose_detection.tflite").path, "--json"])
         try assertJSONLines(["bench", "pose", "--runs", "1", "--warmup", "0"] + models)
-        let video = shared.appendingPathComponent("data/pushups/test/correct/correct39.mp4").path
-        guard FileManager.default.fileExists(atPath: video) else { throw XCTSkip("\(video) not found") }
+        let video = try TestData.shared("data/pushups/test/correct/correct39.mp4").path
         try assertJSONLines(["bench", "pose-video", video, "--frames", "5"] + models)
         try assertJSONLines(["bench", "live", "--model", run, "--input", video, "--frames", "10"] + models)
         try assertJSONLines(["annotate", "--model", run, video, "--json"] + models)
