@@ -32,8 +32,8 @@ extension ActionClassifier {
         guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
         var all: [Window] = []
         var unscored: [String] = []
-        if TrainingSet.isWindowsFile(path) {
-            let set = try TrainingSet.read(path: path)
+        if WindowsFile.isWindowsFile(path) {
+            let set = try WindowsFile.read(path: path)
             guard set.spec == spec else {
                 throw ConfigError("\(path): these windows were cut with other preprocessing than the model's; give the keypoint store instead")
             }
