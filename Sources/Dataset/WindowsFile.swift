@@ -9,7 +9,7 @@ import Foundation
 /// - `clips` float64 [N]: index into the `clip_ids` attribute; `splits` float64 [N]:
 ///   index into `split_names` (""  = no split); `starts` float64 [N]: first frame
 /// - attribute `spec`: the PreprocessingSpec as JSON.
-/// Written to "<path>.tmp" and renamed, so a file is never half-written.
+/// Written as an `AtomicFile`, so a file is never half-written.
 public struct WindowsFile: Sendable {
     public static let format = "poseact-windows"
     public static let version = 1

@@ -3,6 +3,7 @@ import Classifier
 import Dataset
 import Foundation
 import Live
+import Media
 import Pose
 
 struct Annotate: ParsableCommand {
@@ -66,7 +67,7 @@ struct Annotate: ParsableCommand {
         let seconds = Date().timeIntervalSince(started)
         if let timeline {
             let text = timeline.hasSuffix(".csv") ? TimelineRange.csv(result.timeline) : jsonText(result.timeline) + "\n"
-            try writeAtomically(text, to: timeline)
+            try AtomicFile.write(text, to: timeline)
         }
         var agreement: (agreement: Double, seconds: Double)?
         if let compare {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Classifier
 import Foundation
+import Media
 
 struct CrossValidate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -51,7 +52,7 @@ struct CrossValidate: ParsableCommand {
         // The children read this file: the config with every flag applied, so that a rerun of
         // the same command resumes the same runs (train refuses a run folder of another config).
         let configPath = output + "/config.yaml"
-        try writeAtomically(config.yaml(), to: configPath)
+        try AtomicFile.write(config.yaml(), to: configPath)
         let runs = seedList.flatMap { s in (1...folds).map { (seed: s, fold: $0) } }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let progress = ProgressDisplay(title: "crossval", total: runs.count, unit: "runs")
@@ -87,7 +88,7 @@ struct CrossValidate: ParsableCommand {
         let summary = CrossValidationSummary(folds: folds, seeds: seedList.map { s in
             runs.indices.filter { runs[$0].seed == s }.map { tally.results[$0]! }
         }, seedNumbers: seedList)
-        try writeAtomically(summary.json() + "\n", to: output + "/crossval.json")
+        try AtomicFile.write(summary.json() + "\n", to: output + "/crossval.json")
         if json { print(summary.json()) } else { summary.printText() }
     }
 
