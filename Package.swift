@@ -42,6 +42,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // SHA-256 (the pose models' hash, the extraction journal's file names).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // System libraries (Debian -dev packages), found by pkg-config.
@@ -70,7 +72,9 @@ let package = Package(
         .target(name: "Pose", dependencies: ["TFLite", "Media", "Tensor"], swiftSettings: kernelSettings),
 
         // Dataset sources, annotation files, keypoint CSV, the HDF5 keypoint store, extraction.
-        .target(name: "Dataset", dependencies: ["CHDF5", "Pose", "Media", "Tensor"], swiftSettings: kernelSettings),
+        .target(name: "Dataset", dependencies: ["CHDF5", "Pose", "Media", "Tensor",
+                                                .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: kernelSettings),
         // Layers with explicit forward/backward over BLAS, models, losses, optimisers, the
         // training loop, its YAML config and the weights file.
         .target(name: "Classifier", dependencies: ["Tensor", "CBLAS", "Dataset", "Evaluation", "JSONLines", "Media",
@@ -111,7 +115,8 @@ let package = Package(
         .testTarget(name: "TFLiteTests", dependencies: ["TestData", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "MediaTests", dependencies: ["TestData", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseTests", dependencies: ["TestData", "Pose", "Media", "TFLite", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "DatasetTests", dependencies: ["TestData", "Dataset", "JSONLines", "Pose", "Media", "Tensor", "CHDF5"], swiftSettings: commonSettings),
+        .testTarget(name: "DatasetTests", dependencies: ["TestData", "Dataset", "JSONLines", "Pose", "Media", "Tensor", "CHDF5",
+                                                    .product(name: "Crypto", package: "swift-crypto")], swiftSettings: commonSettings),
         .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Classifier", "Tensor", "Dataset", "Pose", "Evaluation", "JSONLines"], swiftSettings: commonSettings),
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Live", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "LiveView", "Live", "Media"], swiftSettings: commonSettings),

@@ -32,8 +32,8 @@ extension ActionClassifier {
         guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
         var all: [Window] = []
         var unscored: [String] = []
-        if TrainingSet.isWindowsFile(path) {
-            let set = try TrainingSet.read(path: path)
+        if WindowsFile.isWindowsFile(path) {
+            let set = try WindowsFile.read(path: path)
             guard set.spec == spec else {
                 throw ConfigError("\(path): these windows were cut with other preprocessing than the model's; give the keypoint store instead")
             }
@@ -72,24 +72,10 @@ extension EvaluationReport {
         let png = "\(name)-confusion.png"
         let paths = ["\(folder)/\(name).json", "\(folder)/\(name).md", "\(folder)/\(png)"]
         let drawn = clips.labels.count <= Self.maxPictureLabels
-        try writeAtomically(json() + "\n", to: paths[0])
-        try writeAtomically(markdown(confusionPicture: drawn ? png : nil), to: paths[1])
+        try AtomicFile.write(json() + "\n", to: paths[0])
+        try AtomicFile.write(markdown(confusionPicture: drawn ? png : nil), to: paths[1])
         guard drawn else { unlink(paths[2]); return Array(paths.prefix(2)) }
-        let tmp = paths[2] + ".tmp.png"
-        try writePNG(ConfusionPicture.render(clips, title: title), to: tmp)
-        guard rename(tmp, paths[2]) == 0 else { throw ConfigError("\(paths[2]): cannot write") }
+        try writePNG(ConfusionPicture.render(clips, title: title), to: paths[2])
         return paths
-    }
-}
-
-/// Writes text to a temp file beside `path`, then renames it over `path`.
-public func writeAtomically(_ text: String, to path: String) throws {
-    let tmp = path + ".tmp"
-    guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8)) else {
-        throw ConfigError("\(path): cannot write (\(String(cString: strerror(errno))))")
-    }
-    guard rename(tmp, path) == 0 else {
-        unlink(tmp)
-        throw ConfigError("\(path): cannot write (\(String(cString: strerror(errno))))")
     }
 }

@@ -31,12 +31,12 @@ public struct TrainingData: Sendable {
         var groupOf: [String: String] = [:]   // clip id → validation group
         var clipsOfSplit: [String: Int] = [:]
         var labelOf: [String: String] = [:], splitOfClip: [String: String] = [:]   // for the cross-validation folds
-        if TrainingSet.isWindowsFile(path) {
+        if WindowsFile.isWindowsFile(path) {
             if config.augmentation.turnDegrees > 0 {
                 throw ConfigError("\(path): a windows file has no depth, which augmentation.turn_degrees needs: train on the "
                     + "keypoint store instead, or set turn_degrees to 0")
             }
-            let set = try TrainingSet.read(path: path)
+            let set = try WindowsFile.read(path: path)
             spec = set.spec   // the windows were cut already: their preprocessing is the one that counts
             all = set.windows
             for w in all { groupOf[w.clipID] = w.clipID; labelOf[w.clipID] = w.label; splitOfClip[w.clipID] = w.split ?? "" }

@@ -3,6 +3,7 @@ import Dataset
 import Evaluation
 import Foundation
 import JSONLines
+import Media
 import Tensor
 
 /// A training run in a folder, resumable:
@@ -66,10 +67,10 @@ public struct TrainingRun {
         let lock = try FileLock(folder + "/.lock", what: "the run folder \(folder)")
         defer { withExtendedLifetime(lock) {} }
         // A run killed while writing leaves a temp file behind: never a file of the run.
-        for f in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where f.hasSuffix(".tmp") || f.hasSuffix(".tmp.png") {
+        for f in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where f.hasSuffix(".tmp") {
             unlink(folder + "/" + f)
         }
-        try writeAtomically(config.yaml(), to: folder + "/config.yaml")
+        try AtomicFile.write(config.yaml(), to: folder + "/config.yaml")
 
         let trainer: Trainer
         if let resumeFrom {
@@ -116,10 +117,10 @@ public struct TrainingRun {
     }
 
     func writeHistory(_ trainer: Trainer) throws {
-        try writeAtomically(LearningCurves.csv(trainer.history), to: folder + "/metrics.csv")
-        try writeAtomically(JSONLines.encode(trainer.history) + "\n", to: folder + "/metrics.json")
+        try AtomicFile.write(LearningCurves.csv(trainer.history), to: folder + "/metrics.csv")
+        try AtomicFile.write(JSONLines.encode(trainer.history) + "\n", to: folder + "/metrics.json")
         let name = URL(fileURLWithPath: folder).lastPathComponent
-        try writeAtomically(LearningCurves.svg(trainer.history, title: name, bestEpoch: trainer.keptEpoch),
-                            to: folder + "/learning-curves.svg")
+        try AtomicFile.write(LearningCurves.svg(trainer.history, title: name, bestEpoch: trainer.keptEpoch),
+                             to: folder + "/learning-curves.svg")
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Media
 import Pose
@@ -149,13 +150,13 @@ public final class Extractor {
         do {
             keypoints = try extract(clip, pipeline: pipeline, warnings: &warnings)
         } catch let error as MediaError {
-            try Self.atomicWrite(error.message, to: base + ".skip")
+            try AtomicFile.write(error.message, to: base + ".skip")
             return .skipped(reason: error.message, frames: 0)
         }
         let reason = keypoints.frameCount == 0 ? "no frames in the clip's range"
             : keypoints.framesWithPerson == 0 ? "no person found in any of its \(keypoints.frameCount) frames" : nil
         if let reason {
-            try Self.atomicWrite(reason, to: base + ".skip")
+            try AtomicFile.write(reason, to: base + ".skip")
             return .skipped(reason: reason, frames: keypoints.frameCount)
         }
         let writer = try KeypointStoreWriter(path: base + ".h5")
@@ -178,7 +179,7 @@ public final class Extractor {
             return
         }
         try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: true)
-        try Self.atomicWrite(String(decoding: mine, as: UTF8.self), to: manifest)
+        try AtomicFile.write(mine, to: manifest)
     }
 
     /// One clip: its frames resampled to the model rate, the prominent person's 33 landmarks
@@ -254,11 +255,4 @@ public final class Extractor {
 
     /// A file name for a clip id (ids hold '/' and '@').
     static func fileKey(_ id: String) -> String { String(SHA256.hex(Array(id.utf8)).prefix(24)) }
-
-    /// Writes a temp file, then renames it over `path`: readers see the old file or the new.
-    static func atomicWrite(_ text: String, to path: String) throws {
-        let tmp = path + ".tmp"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: tmp))
-        guard rename(tmp, path) == 0 else { throw ExtractError("cannot write \(path): \(String(cString: strerror(errno)))") }
-    }
 }

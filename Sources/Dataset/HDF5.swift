@@ -15,6 +15,7 @@
 //   flags of H5Fpublic.h; the predefined types are the `_g` globals, valid after H5open().
 import CHDF5
 import Foundation
+import Media
 
 /// Something went wrong reading or writing an HDF5 file: one line, naming file and object.
 public struct HDF5Error: Error, CustomStringConvertible, Equatable {
@@ -710,13 +711,11 @@ func appendName(_ name: UnsafePointer<CChar>?, to data: UnsafeMutableRawPointer?
 }
 
 extension HDF5File {
-    /// Writes a new file at `path` through "<path>.tmp": `body` fills its root group, then
-    /// the file is closed and renamed over `path`. On any error the temp file is removed
-    /// and `path` is left as it was: a file is never half-written.
+    /// Writes a new file at `path` as an `AtomicFile`: `body` fills its root group, then the
+    /// file is closed and given its name. On any error `path` is left as it was.
     public static func writeAtomically(_ path: String, _ body: (HDF5Group) throws -> Void) throws {
-        let tmp = path + ".tmp"
-        do {
-            let file = try HDF5File.create(tmp)
+        try AtomicFile.write(to: path) { temporaryPath in
+            let file = try HDF5File.create(temporaryPath)
             do {
                 let root = try file.root()
                 defer { root.close() }
@@ -726,14 +725,6 @@ extension HDF5File {
                 throw error
             }
             try file.close()
-        } catch {
-            unlink(tmp)
-            throw error
-        }
-        if rename(tmp, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(tmp)
-            throw HDF5Error("\(path): cannot rename \(tmp) to it (\(reason))")
         }
     }
 }

@@ -34,9 +34,10 @@
 //                   model_hash          string   sha256 of the pose models; "" = none
 //                   frames_with_person  int64    frames with at least one joint present
 //
-// A store is written to "<path>.tmp" and renamed to <path> once complete, so a store is
-// never half-written. The same content gives the same bytes (no modification times kept).
+// A store is written as an `AtomicFile` ("<path>.tmp", renamed to <path> once complete), so a
+// store is never half-written. The same content gives the same bytes (no modification times kept).
 import Foundation
+import Media
 
 /// A problem with a keypoint store, as one line naming the file (and clip).
 public struct StoreError: Error, CustomStringConvertible, Equatable {
@@ -68,7 +69,8 @@ enum KeypointStoreFormat {
 /// Use from one thread at a time. A writer dropped without `finish()` deletes its temporary file.
 public final class KeypointStoreWriter {
     public let path: String
-    public var temporaryPath: String { path + ".tmp" }
+    public var temporaryPath: String { output.temporaryPath }
+    private let output: AtomicFile
     private var file: HDF5File?
     private var clips: HDF5Group?
     /// id → index of its pending group, in append order.
@@ -78,6 +80,7 @@ public final class KeypointStoreWriter {
     /// `attributes` become root attributes (e.g. created_by, poseact version).
     public init(path: String, attributes: [String: String] = [:]) throws {
         self.path = path
+        output = AtomicFile(path)
         for key in attributes.keys where KeypointStoreFormat.reserved.contains(key) {
             throw StoreError("\(path): attribute '\(key)' is reserved for the store format")
         }
@@ -85,7 +88,7 @@ public final class KeypointStoreWriter {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw StoreError("\(path): is a folder")
         }
-        let file = try storeCall { try HDF5File.create(path + ".tmp") }
+        let file = try storeCall { try HDF5File.create(output.temporaryPath) }
         do {
             clips = try storeCall {
                 let root = try file.root()
@@ -96,7 +99,7 @@ public final class KeypointStoreWriter {
             }
         } catch {
             try? file.close()
-            unlink(path + ".tmp")
+            output.discard()
             throw error
         }
         self.file = file
@@ -155,10 +158,7 @@ public final class KeypointStoreWriter {
         self.clips = nil
         try storeCall { try file.close() }
         self.file = nil
-        if rename(temporaryPath, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            throw StoreError("\(path): cannot rename \(temporaryPath) to it (\(reason))")
-        }
+        try output.commit()
         finished = true
     }
 
@@ -168,7 +168,7 @@ public final class KeypointStoreWriter {
         finished = true
         clips?.close(); clips = nil
         try? file?.close(); file = nil
-        unlink(temporaryPath)
+        output.discard()
     }
 
     deinit { if !finished { abandon() } }

@@ -71,7 +71,7 @@ public final class Annotator {
         let reader = try VideoReader(input, options: ReaderOptions(targetFPS: fps))
         defer { reader.close() }
         let info = reader.info
-        // VideoWriter writes to a .partial file and renames it when finished.
+        // VideoWriter writes to a temporary file and renames it when finished.
         let writer = try output.map { try VideoWriter(path: $0, width: info.width, height: info.height, fps: fps) }
         var predictions: [Prediction] = [], summary = ActionSummary()
         var n = 0

@@ -1,15 +1,15 @@
 import CFFmpeg
 import Foundation
 
-// Video and PNG output on FFmpeg. Both write to "<path>.partial" and rename when complete,
-// so an interrupted run never leaves a half-written file under the real name.
+// Video and PNG output on FFmpeg, each written as an `AtomicFile`: an interrupted run never
+// leaves a half-written file under the real name.
 
 /// Encodes RGB images to a video file. .mp4, .mkv, .mov (and other containers FFmpeg knows by
 /// their extension) get H.264 from libx264 (preset veryfast, crf 23, yuv420p, BT.601 limited
 /// range) when this FFmpeg has it, MPEG-4 part 2 otherwise. MP4/MOV files are written with the
 /// index at the front (faststart), so they play while downloading. An odd width or height is
 /// padded to the next even number (4:2:0 needs it) by repeating the last column or row.
-/// Dropped without `finish()`, the writer deletes its .partial file.
+/// Dropped without `finish()`, the writer deletes its temporary file.
 public final class VideoWriter {
     public let path: String
     public let width: Int, height: Int
@@ -17,7 +17,7 @@ public final class VideoWriter {
     /// The encoder used, e.g. "libx264" or "mpeg4".
     public private(set) var encoderName = ""
 
-    private let partialPath: String
+    private let file: AtomicFile
     private var fmt: UnsafeMutablePointer<AVFormatContext>?
     private var enc: UnsafeMutablePointer<AVCodecContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
@@ -31,20 +31,20 @@ public final class VideoWriter {
     public init(path: String, width: Int, height: Int, fps: Double) throws {
         _ = ffmpegSetUp
         self.path = path; self.width = width; self.height = height; self.fps = fps
-        partialPath = path + ".partial"
+        file = AtomicFile(path)
         guard width > 0, height > 0 else { throw MediaError("\(path): cannot write a \(width)×\(height) video") }
         guard fps > 0, fps.isFinite else { throw MediaError("\(path): cannot write a video at \(fps) fps") }
         encWidth = width + (width & 1); encHeight = height + (height & 1)
 
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        // The container is chosen from the real name; the bytes go to the .partial file.
+        // The container is chosen from the real name; the bytes go to the temporary file.
         if avformat_alloc_output_context2(&ctx, nil, nil, path) < 0 || ctx == nil {
             let ext = (path as NSString).pathExtension
             throw MediaError("\(path): FFmpeg knows no video file type '.\(ext)' (use .mp4, .mkv or .mov)")
         }
         fmt = ctx
         av_free(ctx!.pointee.url)
-        ctx!.pointee.url = av_strdup(partialPath)   // faststart reopens the file by this name
+        ctx!.pointee.url = av_strdup(file.temporaryPath)   // faststart reopens the file by this name
         let oformat = ctx!.pointee.oformat!
 
         // Encoder: H.264 (libx264) if the container takes it and FFmpeg has it, else MPEG-4.
@@ -57,11 +57,11 @@ public final class VideoWriter {
         }
         if codec == nil { codec = avcodec_find_encoder(oformat.pointee.video_codec) }
         guard let codec else {
-            cleanUp(removePartial: false)
+            cleanUp(removeTemporary: false)
             throw MediaError("\(path): this FFmpeg has no video encoder for the \(String(cString: oformat.pointee.name)) format")
         }
         encoderName = String(cString: codec.pointee.name)
-        guard let e = avcodec_alloc_context3(codec) else { cleanUp(removePartial: false); throw MediaError("\(path): out of memory") }
+        guard let e = avcodec_alloc_context3(codec) else { cleanUp(removeTemporary: false); throw MediaError("\(path): out of memory") }
         enc = e
         let rate = av_d2q(fps, 65535)
         e.pointee.width = Int32(encWidth)
@@ -83,19 +83,19 @@ public final class VideoWriter {
         if (oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0 { e.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         let o = avcodec_open2(e, codec, nil)
         if o < 0 {
-            cleanUp(removePartial: false)
+            cleanUp(removeTemporary: false)
             throw MediaError("\(path): cannot start the \(encoderName) encoder for \(width)×\(height) at \(fps) fps (\(ffErrorString(o)))")
         }
-        guard let st = avformat_new_stream(ctx, nil) else { cleanUp(removePartial: false); throw MediaError("\(path): out of memory") }
+        guard let st = avformat_new_stream(ctx, nil) else { cleanUp(removeTemporary: false); throw MediaError("\(path): out of memory") }
         stream = st
         avcodec_parameters_from_context(st.pointee.codecpar, e)
         st.pointee.time_base = e.pointee.time_base
         st.pointee.avg_frame_rate = rate
 
         if (oformat.pointee.flags & AVFMT_NOFILE) == 0 {
-            let r = avio_open(&ctx!.pointee.pb, partialPath, AVIO_FLAG_WRITE)
+            let r = avio_open(&ctx!.pointee.pb, file.temporaryPath, AVIO_FLAG_WRITE)
             if r < 0 {
-                cleanUp(removePartial: false)
+                cleanUp(removeTemporary: false)
                 let dir = (path as NSString).deletingLastPathComponent
                 let hint = r == averrorENOENT ? ": does the folder \(dir.isEmpty ? "." : dir) exist?" : ""
                 throw MediaError("\(path): cannot write (\(ffErrorString(r)))\(hint)")
@@ -107,7 +107,7 @@ public final class VideoWriter {
         let h = avformat_write_header(ctx, &opts)
         av_dict_free(&opts)
         if h < 0 {
-            cleanUp(removePartial: true)
+            cleanUp(removeTemporary: true)
             throw MediaError("\(path): cannot start the file (\(ffErrorString(h)))")
         }
 
@@ -117,7 +117,7 @@ public final class VideoWriter {
         frame!.pointee.height = Int32(encHeight)
         frame!.pointee.color_range = AVCOL_RANGE_MPEG
         frame!.pointee.colorspace = AVCOL_SPC_SMPTE170M
-        if av_frame_get_buffer(frame, 0) < 0 { cleanUp(removePartial: true); throw MediaError("\(path): out of memory") }
+        if av_frame_get_buffer(frame, 0) < 0 { cleanUp(removeTemporary: true); throw MediaError("\(path): out of memory") }
         pkt = av_packet_alloc()
         sws = sws_getContext(Int32(encWidth), Int32(encHeight), AV_PIX_FMT_RGB24,
                              Int32(encWidth), Int32(encHeight), AV_PIX_FMT_YUV420P,
@@ -128,7 +128,7 @@ public final class VideoWriter {
     }
 
     deinit {
-        if !done { cleanUp(removePartial: true) }
+        if !done { cleanUp(removeTemporary: true) }
     }
 
     /// Adds one frame; the image must be width × height.
@@ -164,17 +164,13 @@ public final class VideoWriter {
     public func finish() throws {
         guard !done, let enc, let fmt else { return }
         let r = avcodec_send_frame(enc, nil)
-        if r < 0 && r != averrorEOF { cleanUp(removePartial: true); throw MediaError("\(path): encoding failed (\(ffErrorString(r)))") }
-        do { try drain() } catch { cleanUp(removePartial: true); throw error }
+        if r < 0 && r != averrorEOF { cleanUp(removeTemporary: true); throw MediaError("\(path): encoding failed (\(ffErrorString(r)))") }
+        do { try drain() } catch { cleanUp(removeTemporary: true); throw error }
         let t = av_write_trailer(fmt)
-        if t < 0 { cleanUp(removePartial: true); throw MediaError("\(path): cannot complete the file (\(ffErrorString(t)))") }
-        cleanUp(removePartial: false)
+        if t < 0 { cleanUp(removeTemporary: true); throw MediaError("\(path): cannot complete the file (\(ffErrorString(t)))") }
+        cleanUp(removeTemporary: false)
         done = true
-        if rename(partialPath, path) != 0 {
-            let why = String(cString: strerror(errno))
-            unlink(partialPath)
-            throw MediaError("\(path): cannot give the finished file its name (\(why))")
-        }
+        try file.commit()
     }
 
     private func drain() throws {
@@ -208,7 +204,7 @@ public final class VideoWriter {
         return out
     }
 
-    private func cleanUp(removePartial: Bool) {
+    private func cleanUp(removeTemporary: Bool) {
         if let fmt, fmt.pointee.pb != nil, (fmt.pointee.oformat.pointee.flags & AVFMT_NOFILE) == 0 {
             avio_closep(&fmt.pointee.pb)
         }
@@ -217,11 +213,11 @@ public final class VideoWriter {
         if frame != nil { av_frame_free(&frame) }
         if pkt != nil { av_packet_free(&pkt) }
         if sws != nil { sws_freeContext(sws); sws = nil }
-        if removePartial { unlink(partialPath) }
+        if removeTemporary { file.discard() }
     }
 }
 
-/// Writes an RGB image as a PNG (FFmpeg's png encoder), through "<path>.partial" and a rename.
+/// Writes an RGB image as a PNG (FFmpeg's png encoder), as an `AtomicFile`.
 public func writePNG(_ image: RGBImage, to path: String) throws {
     _ = ffmpegSetUp
     guard image.width > 0, image.height > 0 else { throw MediaError("\(path): cannot write an empty image") }
@@ -259,17 +255,5 @@ public func writePNG(_ image: RGBImage, to path: String) throws {
         bytes.append(p.pointee.data, count: Int(p.pointee.size))
         av_packet_unref(p)
     }
-    let partial = path + ".partial"
-    do {
-        try bytes.write(to: URL(fileURLWithPath: partial))
-    } catch {
-        unlink(partial)
-        let dir = (path as NSString).deletingLastPathComponent
-        throw MediaError("\(path): cannot write (\((error as NSError).localizedDescription)): does the folder \(dir.isEmpty ? "." : dir) exist and is it writable?")
-    }
-    if rename(partial, path) != 0 {
-        let why = String(cString: strerror(errno))
-        unlink(partial)
-        throw MediaError("\(path): cannot give the finished file its name (\(why))")
-    }
+    try AtomicFile.write(bytes, to: path)
 }

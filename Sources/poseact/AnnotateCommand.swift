@@ -4,6 +4,7 @@ import Dataset
 import Foundation
 import JSONLines
 import Live
+import Media
 import Pose
 
 struct Annotate: ParsableCommand {
@@ -83,7 +84,7 @@ struct Annotate: ParsableCommand {
         let seconds = Date().timeIntervalSince(started)
         if let timeline {
             let text = timeline.hasSuffix(".csv") ? TimelineRange.csv(result.timeline) : JSONLines.encode(result.timeline) + "\n"
-            try writeAtomically(text, to: timeline)
+            try AtomicFile.write(text, to: timeline)
         }
         let agreement = annotated.map { TimelineAgreement.compute(result.timeline, annotations: $0) }
         if json {

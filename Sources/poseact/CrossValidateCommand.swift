@@ -3,6 +3,7 @@ import Classifier
 import Evaluation
 import Foundation
 import JSONLines
+import Media
 
 struct CrossValidate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,7 +48,7 @@ struct CrossValidate: ParsableCommand {
         // The children read this file: the config with every flag applied, so that a rerun of
         // the same command resumes the same runs (train refuses a run folder of another config).
         let configPath = output + "/config.yaml"
-        try writeAtomically(config.yaml(), to: configPath)
+        try AtomicFile.write(config.yaml(), to: configPath)
         let runs = seeds.seeds.flatMap { s in (1...folds).map { (seed: s, fold: $0) } }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let progress = ProgressDisplay(title: "crossval", total: runs.count, unit: "runs")
@@ -83,7 +84,7 @@ struct CrossValidate: ParsableCommand {
         let summary = CrossValidationSummary(folds: folds, seeds: seeds.seeds, results: seeds.seeds.map { s in
             runs.indices.filter { runs[$0].seed == s }.map { tally.results[$0]! }
         })
-        try writeAtomically(JSONLines.encode(summary) + "\n", to: output + "/crossval.json")
+        try AtomicFile.write(JSONLines.encode(summary) + "\n", to: output + "/crossval.json")
         if json { print(JSONLines.encode(summary)) } else { printText(summary) }
     }
 

@@ -145,7 +145,7 @@ struct LiveCommand: ParsableCommand {
                 }
             }
         }
-        try writer?.finish()   // (VideoWriter writes to a .partial file and renames it when finished)
+        try writer?.finish()   // (VideoWriter writes to a temporary file and renames it when finished)
         let ending = stats.error.map { "the input stopped: \($0)" } ?? (Interrupt.happened ? "stopped" : "the input ended")
         if stats.error != nil { note(ending) }
         printSummary(stats)

@@ -62,7 +62,7 @@ struct WindowsCommand: ParsableCommand {
         if let minPoseShare { spec.minPoseShare = minPoseShare }
         let window = spec.window
         if let problem = spec.problems.first { throw DatasetError("preprocessing: \(problem)") }
-        let (set, report) = try TrainingSet.build(store: KeypointStore(path: store), spec: spec)
+        let (set, report) = try WindowsFile.build(store: KeypointStore(path: store), spec: spec)
         guard !set.windows.isEmpty else {
             throw DatasetError("\(store): no clip gives a window of \(window) frames with \(Int(spec.minPoseShare * 100)) % real poses; "
                                + "lower --window or --min-pose-share (nothing written)")

@@ -174,6 +174,25 @@ final class KeypointStoreTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["atomic.h5"])
     }
 
+    /// An HDF5 file written in one go (the windows file, the weights) whose writing fails
+    /// leaves no file and no temporary file; an older file under the name stays.
+    func testHDF5WriteThatFailsLeavesNothing() throws {
+        struct Interrupted: Error {}
+        let p = path("one-go.h5")
+        XCTAssertThrowsError(try HDF5File.writeAtomically(p) { root in
+            try root.setAttribute("format", "test")
+            throw Interrupted()
+        }) { XCTAssertTrue($0 is Interrupted) }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+
+        try HDF5File.writeAtomically(p) { try $0.setAttribute("format", "old") }
+        XCTAssertThrowsError(try HDF5File.writeAtomically(p) { _ in throw Interrupted() })
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["one-go.h5"])
+        let file = try HDF5File.open(p)
+        defer { try? file.close() }
+        XCTAssertEqual(try file.root().stringAttribute("format"), "old")
+    }
+
     func testDuplicateIdIsRefused() throws {
         let p = path("dup.h5")
         let writer = try KeypointStoreWriter(path: p)

@@ -570,21 +570,21 @@ final class PreprocessingTests: XCTestCase {
         XCTAssertEqual(try PreprocessingSpec.fromJSON("{}").outsideFrame, .keep, "a file from before the key keeps them")
     }
 
-    // MARK: training set
+    // MARK: windows file
 
-    func testTrainingSetRoundTrip() throws {
+    func testWindowsFileRoundTrip() throws {
         let store = temp("store.h5"), out = temp("windows.h5")
         let writer = try KeypointStoreWriter(path: store)
         try writer.append(Self.clip(Skeleton.blazePoseNames, frames: 48, id: "x1", label: "wave", split: "train"))
         try writer.append(Self.clip(Self.pennNames, frames: 40, id: "x2", label: "jump", split: nil))
         try writer.append(Self.clip(Self.pennNames, frames: 10, id: "x3", label: "sit", split: "test"))
         try writer.finish()
-        let (set, report) = try TrainingSet.build(store: KeypointStore(path: store), spec: PreprocessingSpec())
+        let (set, report) = try WindowsFile.build(store: KeypointStore(path: store), spec: PreprocessingSpec())
         XCTAssertEqual(report, ["wave": ["train": 3], "jump": ["none": 2], "sit": ["test": 0]])
         XCTAssertEqual(set.labels, ["jump", "sit", "wave"])
         try set.write(to: out)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out + ".tmp"))
-        let back = try TrainingSet.read(path: out)
+        let back = try WindowsFile.read(path: out)
         XCTAssertEqual(back.spec, set.spec)
         XCTAssertEqual(back.labels, set.labels)
         XCTAssertEqual(back.windows, set.windows)
@@ -601,7 +601,7 @@ final class PreprocessingTests: XCTestCase {
         for c in result.clips { try writer.append(c) }
         try writer.finish()
         let started = Date()
-        let (set, report) = try TrainingSet.build(store: KeypointStore(path: path), spec: PreprocessingSpec(window: 32, stride: 8))
+        let (set, report) = try WindowsFile.build(store: KeypointStore(path: path), spec: PreprocessingSpec(window: 32, stride: 8))
         var perSplit: [String: Int] = [:]
         for (_, splits) in report { for (s, n) in splits { perSplit[s, default: 0] += n } }
         print("Penn Action windows (32/8): \(perSplit.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")), \(set.windows.count) in all, \(String(format: "%.1f", Date().timeIntervalSince(started))) s")

@@ -207,7 +207,7 @@ final class PoseCommandTests: PoseactCLITestCase {
         XCTAssertEqual(frames[25]["time"] as? Double ?? 0, 1.0, accuracy: 1e-6)
         let attributes = try FileManager.default.attributesOfItem(atPath: overlay)
         XCTAssertGreaterThan(attributes[.size] as? Int ?? 0, 10_000, "overlay video written")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: overlay + ".partial"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: overlay + ".tmp"))
     }
 
     func testMissingVideo() throws {

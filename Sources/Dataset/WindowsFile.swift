@@ -1,15 +1,16 @@
 import Foundation
 
-/// The windows of a whole keypoint store, ready for training, and their file.
+/// A windows file: the windows of a whole keypoint store, cut by one preprocessing and
+/// ready for training (`poseact windows` writes it; `train` and `evaluate` read it).
 ///
-/// File format (HDF5, root attributes `format` = "poseact-windows", `format_version` = 1):
+/// Format (HDF5, root attributes `format` = "poseact-windows", `format_version` = 1):
 /// - `values` float32 [N, window, channels]; `mask` float32 [N, window]
 /// - `labels` float64 [N]: index into the `label_names` attribute (sorted label names)
 /// - `clips` float64 [N]: index into the `clip_ids` attribute; `splits` float64 [N]:
 ///   index into `split_names` (""  = no split); `starts` float64 [N]: first frame
 /// - attribute `spec`: the PreprocessingSpec as JSON.
-/// Written to "<path>.tmp" and renamed, so a file is never half-written.
-public struct TrainingSet: Sendable {
+/// Written as an `AtomicFile`, so a file is never half-written.
+public struct WindowsFile: Sendable {
     public static let format = "poseact-windows"
     public static let version = 1
 
@@ -30,7 +31,7 @@ public struct TrainingSet: Sendable {
 
     /// The windows of every clip of `store`, and label → split ("none" when the clip has
     /// none) → windows. Labels of clips that give no window are kept (count 0).
-    public static func build(store: KeypointStore, spec: PreprocessingSpec) throws -> (TrainingSet, report: [String: [String: Int]]) {
+    public static func build(store: KeypointStore, spec: PreprocessingSpec) throws -> (WindowsFile, report: [String: [String: Int]]) {
         if let p = spec.problems.first { throw DatasetError("preprocessing: \(p)") }
         var windows: [Window] = []
         var report: [String: [String: Int]] = [:]
@@ -41,7 +42,7 @@ public struct TrainingSet: Sendable {
             report[clip.label, default: [:]][clip.split ?? "none", default: 0] += ws.count
             windows += ws
         }
-        return (TrainingSet(spec: spec, labels: report.keys.sorted(), windows: windows), report)
+        return (WindowsFile(spec: spec, labels: report.keys.sorted(), windows: windows), report)
     }
 
     public func write(to path: String) throws {
@@ -79,7 +80,7 @@ public struct TrainingSet: Sendable {
         return (try? file.root().stringAttribute("format")) == format
     }
 
-    public static func read(path: String) throws -> TrainingSet {
+    public static func read(path: String) throws -> WindowsFile {
         let file = try HDF5File.open(path)
         defer { try? file.close() }
         let root = try file.root()
@@ -114,6 +115,6 @@ public struct TrainingSet: Sendable {
                                   split: split.isEmpty ? nil : split, start: Int(starts[i]),
                                   values: Array(values[(i * w * c)..<((i + 1) * w * c)]), mask: Array(mask[(i * w)..<((i + 1) * w)])))
         }
-        return TrainingSet(spec: spec, labels: labels, windows: windows)
+        return WindowsFile(spec: spec, labels: labels, windows: windows)
     }
 }

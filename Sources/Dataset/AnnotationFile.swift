@@ -1,0 +1,192 @@
+import Foundation
+
+// Annotation files read into rows; `AnnotationClips.swift` checks the rows and makes them clips.
+
+extension DatasetSources {
+    /// Reads an annotation file (Create ML's form) into clips:
+    ///
+    /// - **CSV**: a header row naming the columns, in any order and any case: `video`
+    ///   and `label` (required; also `file`/`filename`/`path` and `class`/`action`),
+    ///   `start` and `end` (optional, together; also `start_time`/`end_time`), `split`
+    ///   (optional: train, validation/val/valid, test). RFC 4180: fields may be quoted,
+    ///   with commas, line breaks and `""` inside. `row` in problems is the line number
+    ///   (header = 1).
+    /// - **JSON**: an array of objects with those keys; times as numbers (seconds) or
+    ///   strings. `row` in problems is the object's position in the array (first = 1).
+    /// - Times: seconds (`3`, `3.14`) or clock times (`01:03`, `01:03.14`, `05:01:03`),
+    ///   see `parseTime`. A file that mixes the two is read as written (both are
+    ///   unambiguous) and reported once, since it is often a sign of a slip.
+    /// - Videos: a path relative to `root`, else relative to the annotation file's
+    ///   folder, or absolute.
+    ///
+    /// Rows skipped, each reported with its row: a video not found, an empty video or
+    /// label, a time that does not parse, a start without an end, an end not after its
+    /// start, a row without a range when others have one (when one row has start/end,
+    /// all must), a duplicate (same video and range; the first is kept). Reported but
+    /// kept: ranges of one video that overlap under different labels. Unknown columns
+    /// are reported once and ignored. A missing `video` or `label` column throws.
+    static func scanAnnotations(root: String, annotations: String) throws -> SourceListing {
+        let fm = FileManager.default
+        var file = annotations
+        if !fm.fileExists(atPath: file), !annotations.hasPrefix("/"), fm.fileExists(atPath: trimSlash(root) + "/" + annotations) {
+            file = trimSlash(root) + "/" + annotations
+        }
+        guard let data = fm.contents(atPath: file) else {
+            throw DatasetError("cannot read annotation file \(annotations)")
+        }
+        let bytes = [UInt8](data)
+        let ext = (file as NSString).pathExtension.lowercased()
+        let firstByte = bytes.first { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }
+        let isJSON = ext == "json" || (ext != "csv" && (firstByte == UInt8(ascii: "[") || firstByte == UInt8(ascii: "{")))
+        var reader = AnnotationReader(root: trimSlash(root), file: file)
+        if isJSON { try reader.readJSON(data) } else { try reader.readCSV(bytes) }
+        reader.makeClips()
+        guard !reader.clips.isEmpty else {
+            let first = reader.problems.first.map { "; first problem: \($0)" } ?? ""
+            throw DatasetError("annotation file \(file) gives no usable clip (\(reader.problems.count) problem\(reader.problems.count == 1 ? "" : "s")\(first))")
+        }
+        return SourceListing(clips: reader.clips.sorted { $0.id < $1.id }, problems: reader.problems)
+    }
+}
+
+struct AnnotationRow {
+    var row: Int
+    var video: String?
+    var label: String?
+    var start: TimeField?
+    var end: TimeField?
+    var split: String?
+}
+
+/// A time as written: a JSON number, or text.
+enum TimeField {
+    case number(Double)
+    case text(String)
+}
+
+struct AnnotationReader {
+    let root: String
+    let file: String
+    var problems: [DataProblem] = []
+    var clips: [ClipSource] = []
+    var rows: [AnnotationRow] = []
+    /// Rows are JSON array entries ("entry" in messages).
+    var json = false
+
+    init(root: String, file: String) { self.root = root; self.file = file }
+
+    mutating func problem(_ row: Int?, _ message: String) { problems.append(DataProblem(file: file, row: row, message: message)) }
+
+    /// Column names as accepted: lower-cased, without spaces, `_` and `-`.
+    static func key(_ name: String) -> String {
+        String(name.lowercased().filter { $0 != " " && $0 != "_" && $0 != "-" })
+    }
+    static let aliases: [String: String] = [
+        "video": "video", "file": "video", "filename": "video", "path": "video", "videopath": "video", "videofile": "video",
+        "label": "label", "class": "label", "action": "label",
+        "start": "start", "starttime": "start", "begin": "start",
+        "end": "end", "endtime": "end", "stop": "end",
+        "split": "split",
+    ]
+
+    /// Maps header names to fields; reports unknown and duplicate columns; throws on a missing required one.
+    mutating func columns(_ names: [String]) throws -> [String: Int] {
+        var map: [String: Int] = [:]
+        var unknown: [String] = [], duplicate: [String] = []
+        for (i, n) in names.enumerated() {
+            let trimmed = n.trimmingCharacters(in: .whitespaces)
+            guard let field = Self.aliases[Self.key(trimmed)] else { if !trimmed.isEmpty { unknown.append(trimmed) }; continue }
+            if map[field] != nil { duplicate.append(trimmed) } else { map[field] = i }
+        }
+        try checkRequired(Set(map.keys), what: "column")
+        if !unknown.isEmpty {
+            problem(1, "unknown column\(unknown.count == 1 ? "" : "s") \(unknown.map { "'\($0)'" }.joined(separator: ", ")) ignored (columns: video, label, start, end, split)")
+        }
+        if !duplicate.isEmpty {
+            problem(1, "column\(duplicate.count == 1 ? "" : "s") \(duplicate.map { "'\($0)'" }.joined(separator: ", ")) repeat an earlier one; the first is used")
+        }
+        return map
+    }
+
+    func checkRequired(_ fields: Set<String>, what: String) throws {
+        for req in ["video", "label"] where !fields.contains(req) {
+            throw DatasetError("annotation file \(file) has no '\(req)' \(what) (needs video and label, optionally start and end)")
+        }
+        if fields.contains("start") != fields.contains("end") {
+            let has = fields.contains("start") ? "start" : "end", not = fields.contains("start") ? "end" : "start"
+            throw DatasetError("annotation file \(file) has a '\(has)' \(what) but no '\(not)' \(what): give both, or neither")
+        }
+    }
+
+    mutating func readCSV(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBufferPointer { buf in
+            var cursor = CSVCursor(buf)
+            var fields: [CSVField] = []
+            guard cursor.next(&fields) != nil else { throw DatasetError("annotation file \(file) is empty (needs a header row: video,label,start,end)") }
+            let names = fields.map { cursor.string($0) }
+            let map = try columns(names)
+            while let line = cursor.next(&fields) {
+                if cursor.malformed { problem(line, "text after a closing quote was dropped; quote whole fields (\"a, b\")") }
+                if fields.count != names.count {
+                    problem(line, "has \(fields.count) field\(fields.count == 1 ? "" : "s"), the header has \(names.count): row skipped (quote fields that contain commas)")
+                    continue
+                }
+                func text(_ k: String) -> String? {
+                    guard let i = map[k] else { return nil }
+                    let s = cursor.string(fields[i]).trimmingCharacters(in: .whitespaces)
+                    return s.isEmpty ? nil : s
+                }
+                rows.append(AnnotationRow(row: line, video: text("video"), label: text("label"),
+                                          start: text("start").map(TimeField.text), end: text("end").map(TimeField.text),
+                                          split: text("split")))
+            }
+        }
+    }
+
+    mutating func readJSON(_ data: Data) throws {
+        json = true
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: data) } catch {
+            throw DatasetError("annotation file \(file) is not valid JSON (\(error.localizedDescription.split(separator: "\n").first ?? ""))")
+        }
+        guard let array = object as? [Any] else {
+            throw DatasetError("annotation file \(file) must be a JSON array of objects {\"video\", \"label\", \"start\", \"end\"}")
+        }
+        var seen = Set<String>(), unknown: [String] = []
+        var parsed: [(Int, [String: Any])] = []
+        for (i, element) in array.enumerated() {
+            guard let obj = element as? [String: Any] else { problem(i + 1, "entry is not an object {\"video\", \"label\", …}: skipped"); continue }
+            var fields: [String: Any] = [:]
+            for (k, v) in obj {
+                if let f = Self.aliases[Self.key(k)] { if fields[f] == nil { fields[f] = v }; seen.insert(f) }
+                else if !unknown.contains(k) { unknown.append(k) }
+            }
+            parsed.append((i + 1, fields))
+        }
+        if !parsed.isEmpty {
+            // A key absent from every object is a missing column; absent from some, a row problem.
+            try checkRequired(seen, what: "key")
+        }
+        if !unknown.isEmpty {
+            problem(nil, "unknown key\(unknown.count == 1 ? "" : "s") \(unknown.sorted().map { "'\($0)'" }.joined(separator: ", ")) ignored (keys: video, label, start, end, split)")
+        }
+        func string(_ v: Any?) -> String? {
+            switch v {
+            case let s as String: let t = s.trimmingCharacters(in: .whitespaces); return t.isEmpty ? nil : t
+            case let n as NSNumber: return n.stringValue
+            default: return nil
+            }
+        }
+        func time(_ v: Any?) -> TimeField? {
+            switch v {
+            case let s as String: let t = s.trimmingCharacters(in: .whitespaces); return t.isEmpty ? nil : .text(t)
+            case let n as NSNumber: return .number(n.doubleValue)
+            default: return nil
+            }
+        }
+        for (row, f) in parsed {
+            rows.append(AnnotationRow(row: row, video: string(f["video"]), label: string(f["label"]),
+                                      start: time(f["start"]), end: time(f["end"]), split: string(f["split"])))
+        }
+    }
+}
