@@ -85,7 +85,7 @@ let package = Package(
 
         // The real-time pipeline and its offline twin (annotate): poses → window → model →
         // states, overlays, timelines, summaries.
-        .target(name: "Live", dependencies: ["Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
+        .target(name: "Live", dependencies: ["Classifier", "Dataset", "Evaluation", "Pose", "Media"], swiftSettings: commonSettings),
         // Where a person watches a live run: the browser page (Hummingbird HTTP + WebSocket,
         // JPEG frames) and the native window (Xlib).
         .target(name: "LiveView", dependencies: ["Live", "Media", "CX11",

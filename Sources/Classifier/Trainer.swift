@@ -156,7 +156,7 @@ public final class Trainer {
             guard l.isFinite else { totalLoss = .nan; seen = max(seen, 1); break }
             totalLoss += Double(l) * Double(n)
             seen += n
-            for i in 0..<n where argmax(logits + i * loss.classes, loss.classes) == targets[i] { correct += 1 }
+            for i in 0..<n where argmax(UnsafeBufferPointer(start: logits + i * loss.classes, count: loss.classes)) == targets[i] { correct += 1 }
             optimizer.zeroGrad()
             model.backward(loss.dLogits.pointer)
             if config.optimizer.gradientClip > 0 { optimizer.clipGradientNorm(Float(config.optimizer.gradientClip)) }
@@ -173,7 +173,7 @@ public final class Trainer {
             let (vl, va) = withModelWeights { lossAndAccuracy(data.validation, targets: validationTargets) }
             record.validationLoss = vl
             record.validationAccuracy = va
-            if va > bestValidationAccuracy || (va == bestValidationAccuracy && vl < bestValidationLoss) {
+            if LearningCurves.validatesBetter(accuracy: va, loss: vl, than: bestValidationAccuracy, loss: bestValidationLoss) {
                 bestValidationAccuracy = va; bestValidationLoss = vl; bestEpoch = epoch
             }
         } else {
@@ -312,10 +312,4 @@ public final class Trainer {
         }
         return t
     }
-}
-
-func argmax(_ p: UnsafePointer<Float>, _ k: Int) -> Int {
-    var best = 0
-    for o in 1..<k where p[o] > p[best] { best = o }
-    return best
 }

@@ -1,10 +1,10 @@
-/// Index of the largest value; ties go to the lowest index and NaNs are never chosen
-/// (unless every value is NaN, then 0). Precondition: `v` is not empty.
-public func argmax(_ v: [Float]) -> Int { argmaxIndex(v) }
-
-func argmaxIndex<T: FloatingPoint>(_ v: [T]) -> Int {
+/// Position of the largest value (from 0); ties go to the lowest and NaNs are never chosen
+/// (unless every value is NaN, then 0). The one argmax of training, evaluation and live.
+/// Precondition: `v` is not empty.
+@inlinable
+public func argmax<C: Collection>(_ v: C) -> Int where C.Element: FloatingPoint {
     precondition(!v.isEmpty, "argmax of an empty vector")
-    var best = 0, bestValue = -T.infinity
+    var best = 0, bestValue = -C.Element.infinity
     for (i, x) in v.enumerated() where x > bestValue { best = i; bestValue = x }
     return best
 }
@@ -40,7 +40,7 @@ public enum ClipVote {
         }
         // Dividing by the count does not move the argmax; kept so the numbers are the means.
         let means = sums.indices.map { s in sums[s].map { $0 / Double(counts[s]) } }
-        let predicted = means.map { argmaxIndex($0) }
+        let predicted = means.map { argmax($0) }
         return (order, clipTruth, predicted, zip(means, predicted).map { $0[$1] }, counts)
     }
 }

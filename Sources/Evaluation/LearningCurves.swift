@@ -78,10 +78,17 @@ public enum LearningCurves {
         for r in history {
             guard let a = r.validationAccuracy, a.isFinite else { continue }
             guard let b = best, let ba = b.validationAccuracy else { best = r; continue }
-            let l = r.validationLoss ?? .infinity, bl = b.validationLoss ?? .infinity
-            if a > ba || (a == ba && l < bl) { best = r }
+            if validatesBetter(accuracy: a, loss: r.validationLoss ?? .infinity,
+                               than: ba, loss: b.validationLoss ?? .infinity) { best = r }
         }
         return best?.epoch
+    }
+
+    /// The one rule for the best epoch, in training (`training.keep: best`, patience) and in
+    /// the reports: the higher validation accuracy, ties to the lower validation loss; on a full
+    /// tie the earlier epoch stays.
+    public static func validatesBetter(accuracy: Double, loss: Double, than bestAccuracy: Double, loss bestLoss: Double) -> Bool {
+        accuracy > bestAccuracy || (accuracy == bestAccuracy && loss < bestLoss)
     }
 
     // MARK: SVG

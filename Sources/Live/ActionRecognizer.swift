@@ -1,5 +1,6 @@
 import Classifier
 import Dataset
+import Evaluation
 import Foundation
 import Pose
 
@@ -121,8 +122,7 @@ public final class ActionRecognizer {
         if recent.count > 1 {
             p = (0..<p.count).map { k in recent.reduce(0) { $0 + $1[k] } / Float(recent.count) }
         }
-        var best = 0
-        for k in 1..<p.count where p[k] > p[best] { best = k }
+        let best = argmax(p)
         let label = classifier.labels[best]
         let state: ActionState = p[best] < minConfidence ? .lowConfidence(label: label, confidence: p[best])
                                                           : .action(label: label, confidence: p[best])
