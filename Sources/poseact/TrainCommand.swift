@@ -1,6 +1,7 @@
 import ArgumentParser
 import Classifier
 import Dataset
+import Evaluation
 import Foundation
 import JSONLines
 
@@ -29,7 +30,7 @@ struct Train: ParsableCommand {
     @OptionGroup var options: ConfigOverrides
     @Option(name: .shortAndLong, help: "Run folder (default: runs/<config name>).") var output: String?
     @Flag(help: "Ignore a checkpoint in the run folder and train from scratch.") var restart = false
-    @Flag(help: "Print the test evaluation as one JSON object on stdout at the end.") var json = false
+    @Flag(help: "Print each epoch, then the test evaluation, as one JSON object per line on stdout.") var json = false
 
     func validate() throws {
         if let output { try OutputPaths.check(output, flag: "--output", kind: .folder) }
@@ -53,6 +54,9 @@ struct Train: ParsableCommand {
             case .batch(let epoch, let done, let total, let loss):
                 if done == 1 { bar = ProgressDisplay(title: "epoch \(epoch)", total: total, unit: "batches") }
                 bar?.update(done: done, detail: String(format: "loss %.3f", loss))
+            case .epoch(let r, let best, let of) where json:
+                print(JSONLines.encode(EpochLine(record: r, epochs: of, best: best)))
+                fflush(stdout)
             case .epoch(let r, let best, let of):
                 var line = String(format: "epoch %d/%d  loss %.4f  acc %.1f%%", r.epoch, of, r.trainLoss, r.trainAccuracy * 100)
                 if let vl = r.validationLoss, let va = r.validationAccuracy {
@@ -73,5 +77,23 @@ struct Train: ParsableCommand {
         note(String(format: "done in %@: %d epochs, model from epoch %d%@ → %@/model.poseact.h5",
                     ProgressDisplay.duration(Date().timeIntervalSince(started)), trainer.epochsDone, trainer.keptEpoch,
                     best?.validationAccuracy.map { String(format: " (val acc %.1f%%)", $0 * 100) } ?? "", folder))
+    }
+}
+
+/// An epoch as a `train --json` line: {"type": "epoch", "epoch", "epochs", "train_loss", …, "best"}.
+struct EpochLine: Encodable {
+    let record: EpochRecord
+    let epochs: Int
+    /// Whether this epoch is the model so far.
+    let best: Bool
+
+    enum CodingKeys: String, CodingKey { case type, epochs, best }
+
+    func encode(to encoder: Encoder) throws {
+        try record.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode("epoch", forKey: .type)
+        try c.encode(epochs, forKey: .epochs)
+        try c.encode(best, forKey: .best)
     }
 }

@@ -34,12 +34,10 @@ final class JSONOutputTests: PennSliceTestCase {
 
         _ = try model("pose_landmark_full.tflite")
         try assertJSONLines(["model", "inspect", try model("pose_detection.tflite").path, "--json"])
-        try assertJSONLines(["bench", "pose", "--runs", "1", "--warmup", "0"] + models)
+        // bench pose: PoseactCLITests.testBenchPrintsOneJSONLinePerModel.
         let video = try TestData.shared("data/pushups/test/correct/correct39.mp4").path
         try assertJSONLines(["bench", "pose-video", video, "--frames", "5"] + models)
-        try assertJSONLines(["bench", "live", "--model", run, "--input", video, "--frames", "10"] + models)
-        try assertJSONLines(["annotate", "--model", run, video, "--json"] + models)
-        try assertJSONLines(["live", "--model", run, "--input", video, "--as-fast-as-possible", "--json"] + models)
+        // annotate, live and bench live: LiveCommandTests reads their lines with json().
     }
 
     /// Flags that cannot go together, or values out of range, are refused before any work.

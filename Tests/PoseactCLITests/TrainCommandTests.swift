@@ -56,8 +56,12 @@ class PennSliceTestCase: PoseactCLITestCase {
 
         """
 
+    /// The last line of a command's stdout as a JSON object, after checking that every line
+    /// is one (what `--json` promises, so that `| tail -1 | jq` works).
     func json(_ text: String) throws -> [String: Any] {
-        let line = try XCTUnwrap(text.split(separator: "\n").last, "no output")
+        let lines = text.split(separator: "\n")
+        for line in lines { XCTAssertTrue((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "not one JSON object: \(line)") }
+        let line = try XCTUnwrap(lines.last, "no output")
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
     }
 
@@ -80,10 +84,12 @@ final class TrainCommandTests: PennSliceTestCase {
         let run = Self.dir.appendingPathComponent("run-\(UUID().uuidString.prefix(6))").path
         let trained = try poseact(["train", "--config", try config(Self.small), "--data", data, "--output", run, "--json"])
         XCTAssertEqual(trained.status, 0, trained.stderr)
-        let epochLines = trained.stdout.split(separator: "\n").filter { $0.hasPrefix("epoch ") }
-        XCTAssertEqual(epochLines.count, 4, trained.stdout)
-        XCTAssertTrue(epochLines[0].contains("val acc"), String(epochLines[0]))
-        let own = try json(trained.stdout)
+        let own = try json(trained.stdout)   // every line one object: the epochs, then the test evaluation
+        let epochLines = try trained.stdout.split(separator: "\n").compactMap {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }.filter { $0["type"] as? String == "epoch" }
+        XCTAssertEqual(epochLines.map { $0["epoch"] as? Int }, [1, 2, 3, 4], trained.stdout)
+        XCTAssertNotNil(epochLines[0]["validation_accuracy"] as? Double, trained.stdout)
         for f in ["config.yaml", "checkpoint.h5", "model.poseact.h5", "metrics.csv", "metrics.json", "learning-curves.svg",
                   "evaluation.json", "evaluation.md", "evaluation-confusion.png"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: "\(run)/\(f)"), f)
