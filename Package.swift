@@ -61,34 +61,36 @@ let package = Package(
 
         // How every record, report and --json line is written: one JSON object a line.
         .target(name: "JSONLines", swiftSettings: commonSettings),
+        // The one error type users see: a line that says what is wrong and what to do.
+        .target(name: "Errors", swiftSettings: commonSettings),
         // Dense float buffers, BLAS wrappers and the two-core parallel-for.
         .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: kernelSettings),
         // .tflite reader, execution plan and CPU kernels.
-        .target(name: "TFLite", dependencies: ["Tensor", "CBLAS"], swiftSettings: kernelSettings),
+        .target(name: "TFLite", dependencies: ["Errors", "Tensor", "CBLAS"], swiftSettings: kernelSettings),
 
         // Video and image input/output on FFmpeg, RGB images, drawing.
-        .target(name: "Media", dependencies: ["CFFmpeg"], swiftSettings: kernelSettings),
+        .target(name: "Media", dependencies: ["CFFmpeg", "Errors"], swiftSettings: kernelSettings),
         // The BlazePose pipeline: detection, ROI, landmarks, tracking, skeletons.
         .target(name: "Pose", dependencies: ["TFLite", "Media", "Tensor"], swiftSettings: kernelSettings),
 
         // Dataset sources, annotation files, keypoint CSV, the HDF5 keypoint store, extraction.
-        .target(name: "Dataset", dependencies: ["CHDF5", "Pose", "Media", "Tensor",
+        .target(name: "Dataset", dependencies: ["CHDF5", "Errors", "Pose", "Media", "Tensor",
                                                 .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: kernelSettings),
         // Layers with explicit forward/backward over BLAS, models, losses, optimisers, the
         // training loop, its YAML config and the weights file.
-        .target(name: "Classifier", dependencies: ["Tensor", "CBLAS", "Dataset", "Evaluation", "JSONLines", "Media",
+        .target(name: "Classifier", dependencies: ["Errors", "Tensor", "CBLAS", "Dataset", "Evaluation", "JSONLines", "Media",
                                                    .product(name: "Yams", package: "Yams")],
                 swiftSettings: kernelSettings),
         // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
-        .target(name: "Evaluation", dependencies: ["Media", "JSONLines"], swiftSettings: commonSettings),
+        .target(name: "Evaluation", dependencies: ["Errors", "Media", "JSONLines"], swiftSettings: commonSettings),
 
         // The real-time pipeline and its offline twin (annotate): poses → window → model →
         // states, overlays, timelines, summaries.
         .target(name: "Live", dependencies: ["Classifier", "Dataset", "Evaluation", "Pose", "Media"], swiftSettings: commonSettings),
         // Where a person watches a live run: the browser page (Hummingbird HTTP + WebSocket,
         // JPEG frames) and the native window (Xlib).
-        .target(name: "LiveView", dependencies: ["Live", "Media", "CX11",
+        .target(name: "LiveView", dependencies: ["Errors", "Live", "Media", "CX11",
                                                  .product(name: "Hummingbird", package: "hummingbird"),
                                                  .product(name: "HummingbirdCore", package: "hummingbird"),
                                                  .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -103,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "poseact",
             dependencies: [
-                "TFLite", "Tensor", "Media", "Pose", "Dataset", "Classifier", "Evaluation", "JSONLines", "Live", "LiveView", "CBLAS",
+                "Errors", "TFLite", "Tensor", "Media", "Pose", "Dataset", "Classifier", "Evaluation", "JSONLines", "Live", "LiveView", "CBLAS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: cliSettings),

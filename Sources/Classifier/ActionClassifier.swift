@@ -1,4 +1,5 @@
 import Dataset
+import Errors
 import Foundation
 import JSONLines
 import Tensor
@@ -295,11 +296,9 @@ public final class ActionClassifier {
     }
 }
 
-public struct ModelFileError: Error, CustomStringConvertible, Equatable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+/// A weights file that cannot be read or written.
+public enum ModelFileFailure {}
+public typealias ModelFileError = OneLineError<ModelFileFailure>
 
 func softmax(_ z: UnsafePointer<Float>, count k: Int) -> [Float] {
     var maxZ = z[0]

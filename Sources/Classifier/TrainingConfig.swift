@@ -1,4 +1,5 @@
 import Dataset
+import Errors
 import Foundation
 import Pose
 import Yams
@@ -239,11 +240,9 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
     }
 }
 
-public struct ConfigError: Error, CustomStringConvertible, Equatable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+/// A config, data or a run folder that training cannot use.
+public enum ConfigFailure {}
+public typealias ConfigError = OneLineError<ConfigFailure>
 
 /// A config file's YAML: the checks its keys and values need beyond their types, and its
 /// errors, each one line that says file:line, key, what was expected and what was found.

@@ -1,4 +1,5 @@
 import Crypto
+import Errors
 import Foundation
 import Media
 import Pose
@@ -40,11 +41,8 @@ public struct ExtractProgress: Sendable {
     public var lastClip: String
 }
 
-public struct ExtractError: Error, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+public enum ExtractFailure {}
+public typealias ExtractError = OneLineError<ExtractFailure>
 
 /// Labeled clips → keypoint store, with BlazePose.
 ///

@@ -14,15 +14,13 @@
 // - The C macros H5P_DEFAULT, H5S_ALL, H5E_DEFAULT are hid_t 0; H5F_ACC_* are the literal
 //   flags of H5Fpublic.h; the predefined types are the `_g` globals, valid after H5open().
 import CHDF5
+import Errors
 import Foundation
 import Media
 
 /// Something went wrong reading or writing an HDF5 file: one line, naming file and object.
-public struct HDF5Error: Error, CustomStringConvertible, Equatable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+public enum HDF5Failure {}
+public typealias HDF5Error = OneLineError<HDF5Failure>
 
 /// Numeric element types the wrapper reads and writes.
 public protocol HDF5Numeric {

@@ -36,15 +36,13 @@
 //
 // A store is written as an `AtomicFile` ("<path>.tmp", renamed to <path> once complete), so a
 // store is never half-written. The same content gives the same bytes (no modification times kept).
+import Errors
 import Foundation
 import Media
 
 /// A problem with a keypoint store, as one line naming the file (and clip).
-public struct StoreError: Error, CustomStringConvertible, Equatable {
-    public let message: String
-    public init(_ m: String) { message = m }
-    public var description: String { message }
-}
+public enum StoreFailure {}
+public typealias StoreError = OneLineError<StoreFailure>
 
 /// Runs HDF5 code, turning its errors into StoreErrors (same message).
 @inline(__always)

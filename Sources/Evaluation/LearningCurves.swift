@@ -1,3 +1,4 @@
+import Errors
 import Foundation
 
 /// One training epoch's numbers.
@@ -43,21 +44,20 @@ public enum LearningCurves {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    public struct CSVError: Error, CustomStringConvertible {
-        public var description: String
-    }
+    public enum CSVFailure {}
+    public typealias CSVError = OneLineError<CSVFailure>
 
     /// Parses what `csv` writes (header required, blank lines ignored).
     public static func records(fromCSV text: String) throws -> [EpochRecord] {
         var lines = text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             .filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         guard let head = lines.first, head.trimmingCharacters(in: .whitespaces) == csvHeader else {
-            throw CSVError(description: "learning-curve CSV: the first line must be \"\(csvHeader)\"")
+            throw CSVError("learning-curve CSV: the first line must be \"\(csvHeader)\"")
         }
         lines.removeFirst()
         return try lines.enumerated().map { n, line in
             let c = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            func bad(_ what: String) -> CSVError { CSVError(description: "learning-curve CSV line \(n + 2): \(what)") }
+            func bad(_ what: String) -> CSVError { CSVError("learning-curve CSV line \(n + 2): \(what)") }
             guard c.count == 7 else { throw bad("\(c.count) cells, expected 7") }
             func number(_ i: Int) throws -> Double {
                 guard let x = Double(c[i]) else { throw bad("\"\(c[i])\" is not a number") }

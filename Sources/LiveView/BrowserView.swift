@@ -1,3 +1,4 @@
+import Errors
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -9,10 +10,9 @@ import NIOPosix
 import NIOWebSocket
 import ServiceLifecycle
 
-public struct ViewError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
+/// The page or the window could not be shown.
+public enum ViewFailure {}
+public typealias ViewError = OneLineError<ViewFailure>
 
 /// `live --serve`: a web page with the live video and its overlay, the action and its
 /// confidence, the fps and the seconds per action, on a small HTTP server (Hummingbird on

@@ -1,3 +1,4 @@
+import Errors
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -50,8 +51,5 @@ public struct AtomicFile: Sendable {
 }
 
 /// An output file that could not be written, as one line naming it.
-public struct FileWriteError: Error, CustomStringConvertible, Equatable {
-    public let message: String
-    public init(_ m: String) { message = m }
-    public var description: String { message }
-}
+public enum FileWriteFailure {}
+public typealias FileWriteError = OneLineError<FileWriteFailure>

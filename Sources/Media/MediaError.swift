@@ -1,4 +1,5 @@
 import CFFmpeg
+import Errors
 
 /// A media input/output failure, as one line a user can act on: which file, URL or device,
 /// what is wrong, and what to do where that is useful, e.g.
@@ -6,11 +7,8 @@ import CFFmpeg
 /// `"clips/notes.mp4: not a video or image FFmpeg can read (Invalid data found when processing input)"`,
 /// `"rtsp://10.0.0.9/cam: no answer within 5 s (check the address, or raise --timeout)"`,
 /// `"/dev/video3: no such camera (cameras here: /dev/video0)"`.
-public struct MediaError: Error, CustomStringConvertible, Equatable {
-    public let message: String
-    public init(_ m: String) { message = m }
-    public var description: String { message }
-}
+public enum MediaFailure {}
+public typealias MediaError = OneLineError<MediaFailure>
 
 // MARK: - FFmpeg error codes (the C macros don't import into Swift)
 

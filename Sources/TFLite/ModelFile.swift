@@ -6,17 +6,14 @@
 // Field numbers below are vtable slots in the schema's field order (a union takes two).
 
 #if canImport(Glibc)
+import Errors
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-public struct TFLiteError: Error, CustomStringConvertible, Equatable {
-    /// One line saying what is wrong and where.
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+public enum TFLiteFailure {}
+public typealias TFLiteError = OneLineError<TFLiteFailure>
 
 // MARK: - Enums
 

@@ -1,14 +1,13 @@
 import ArgumentParser
+import Errors
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A path that cannot be used as given: one line (no usage text, it is not a usage mistake).
-struct PathError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
+enum PathFailure {}
+typealias PathError = OneLineError<PathFailure>
 
 /// Checks made in `validate()`, before any work, on the paths a command will write: an
 /// output that is also an input (the same file by another name, a symlink or a hard link)
