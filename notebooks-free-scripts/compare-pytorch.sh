@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Training speed of poseact's own TCN trainer against the same model in PyTorch (CPU), on
-# the Penn Action windows, measured side by side on this machine.
+# Training speed of poseact's own trainer against the same model in PyTorch (CPU), on the
+# Penn Action windows, measured side by side on this machine. The model is the config's
+# model.type: the TCN, or ST-GCN / ST-GCN++ (pytorch_tcn.py with pytorch_stgcn.py).
 # PyTorch lives in a throw-away venv: it is a yardstick only, never a dependency of poseact.
 #
 #   notebooks-free-scripts/compare-pytorch.sh [--epochs N] [--rounds R] [--config FILE] [--threads T]

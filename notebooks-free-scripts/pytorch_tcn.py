@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""PyTorch reference for poseact's TCN training: the same model, data split, optimiser,
-schedule and augmentation, to compare training speed and accuracy. A yardstick only,
-never a dependency of poseact.
+"""PyTorch reference for poseact's training: the same model (model.type tcn, or the graph
+models stgcn and stgcn++ of pytorch_stgcn.py), data split, optimiser, schedule and
+augmentation, to compare training speed and accuracy. A yardstick only, never a
+dependency of poseact.
 
     python pytorch_tcn.py --config configs/penn-action.yaml --data WINDOWS.h5 \
         [--epochs N] [--threads T] [--seed S] [--patience P] [--validation-share F] [--json]
@@ -16,23 +17,27 @@ With --json the last stdout line is one JSON object.
 
 The config takes every key poseact's does (configs/penn-action.yaml; DEFAULTS are its
 built-in defaults, and Tests/ClassifierTests/MirrorTests.swift fails when they drift).
-Mirrored: the features position, confidence, presence, velocity, bone and world (the flip
-negates the x channels of position, velocity, bone and world; rotation and scale turn
-position, velocity and bone); model.input_norm (a BatchNorm over the input channels before
-the first block); cross-validation (data.folds, data.fold: the train split's clips dealt
+Mirrored: the features position, confidence, presence, velocity, bone, bone_velocity and
+world (the flip negates the x channels of position, velocity, bone, bone_velocity and world;
+rotation and scale turn position, velocity, bone and bone_velocity); model.type (tcn: the
+keys channels, dilations, kernel; stgcn, stgcn++: model.blocks, the skeleton graph of the
+windows file's joints); model.input_norm (a BatchNorm over the input channels before
+the first layer); cross-validation (data.folds, data.fold: the train split's clips dealt
 into folds as TrainingData.foldGroups does, the test split unused); augmentation.occlude;
 augmentation.mixup (the batch mixed with a shuffled copy of itself, λ ~ Beta(α, α) drawn
 from the same stream as poseact's); training.ema_epochs (the model is the moving average
 of the weights and batch-norm statistics, WeightAverage.swift's rule).
 The preprocessing section is accepted but not applied: the spec stored in the windows file
 is what counts, as in poseact. Refused at anything but the default: model.pooling other
-than mean, training.window_weighting clip, and augmentation.turn_degrees (a windows file
-has no depth; poseact refuses it on one too).
+than mean, training.window_weighting clip, augmentation.turn_degrees (a windows file
+has no depth; poseact refuses it on one too), and model.streams (poseact trains one net
+per stream; here run once per stream, on a windows file with that stream's features).
 
-What mirrors poseact bit for bit (same SplitMix64 streams): the initial weights, the
+What mirrors poseact bit for bit (same SplitMix64 streams): the TCN's initial weights, the
 validation clips, the cross-validation folds, each epoch's shuffle and every augmentation
 draw. What cannot: dropout masks (torch's generator) and float summation order (MKL/oneDNN
-vs OpenBLAS), so runs diverge after the first step and agree in distribution only.
+vs OpenBLAS), so runs diverge after the first step and agree in distribution only; the
+graph models therefore start from PyTorch's default initialisation, not poseact's weights.
 """
 import argparse
 import copy
@@ -56,8 +61,9 @@ DEFAULTS = {
                       "min_confidence": 0.2, "min_joint_share": 0.25, "normalization": "root_torso",
                       "outside_frame": "keep", "centre": "window", "torso": "mean",
                       "features": ["position", "confidence", "velocity"]},
-    "model": {"type": "tcn", "channels": 128, "dilations": [1, 2, 4, 8], "kernel": 5, "dropout": 0.1,
-              "pooling": "mean", "flip_average": True, "input_norm": False},
+    "model": {"type": "tcn", "channels": 128, "dilations": [1, 2, 4, 8], "kernel": 5, "blocks": [64, 64, 128, 128],
+              "streams": [], "stream_weights": [], "dropout": 0.1, "pooling": "mean", "flip_average": True,
+              "input_norm": False},
     "optimizer": {"name": "adamw", "learning_rate": 0.001, "min_learning_rate": 0.00001, "warmup_epochs": 1,
                   "weight_decay": 0.01, "gradient_clip": 5, "batch_size": 32},
     "training": {"epochs": 40, "patience": 0, "keep": "last", "class_weighting": "none", "window_weighting": "window",
@@ -82,6 +88,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import yaml
+
+from pytorch_stgcn import GraphNet, skeleton_partitions
 
 MASK64 = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
@@ -175,6 +183,7 @@ CHOICES = {
     ("preprocessing", "outside_frame"): ("keep", "missing"),
     ("preprocessing", "centre"): ("window", "frame"),
     ("preprocessing", "torso"): ("mean", "median"),
+    ("model", "type"): ("tcn", "stgcn", "stgcn++"),
     ("model", "pooling"): ("mean", "max", "mean_max"),
     ("optimizer", "name"): ("adamw", "adam"),
     ("training", "keep"): ("last", "best"),
@@ -212,8 +221,17 @@ def load_config(path):
         sys.exit(f"model.pooling {cfg['model']['pooling']!r}: only mean is mirrored")
     if cfg["training"]["window_weighting"] != "window":
         sys.exit(f"training.window_weighting {cfg['training']['window_weighting']!r}: only window is mirrored")
-    if cfg["model"]["type"] != "tcn":
-        sys.exit(f"model.type {cfg['model']['type']!r}: only tcn is mirrored")
+    m = cfg["model"]
+    if m["streams"] or m["stream_weights"]:
+        sys.exit(f"model.streams {m['streams']!r}, model.stream_weights {m['stream_weights']!r}: poseact trains one "
+                 "net per stream, this mirror one net; run it once per stream instead, on a windows file cut with "
+                 "that stream's features, with both lists empty")
+    blocks = m["blocks"]
+    if m["type"] != "tcn" and (not isinstance(blocks, list) or not blocks
+                               or any(not isinstance(b, int) or b < 1 for b in blocks)):
+        sys.exit(f"{path}: model.blocks must be a list of channel counts (one block each), not {blocks!r}")
+    if m["type"] == "stgcn++" and min(blocks) < 5:
+        sys.exit(f"{path}: model.blocks {blocks}: stgcn++ needs at least 5 channels a block (five temporal branches)")
     occlude = float(cfg["augmentation"]["occlude"] or 0)
     if not 0 <= occlude <= 1:
         sys.exit(f"{path}: augmentation.occlude must be in [0, 1], not {occlude}")
@@ -251,27 +269,61 @@ def canonical_name(name):
     return "".join(out)
 
 
+def layout_index(name, layout):
+    """Skeleton.index(of:in:): the exact name, else the first of the same canonical spelling."""
+    if name in layout:
+        return layout.index(name)
+    c = canonical_name(name)
+    return next((i for i, n in enumerate(layout) if canonical_name(n) == c), None)
+
+
 def mirror_permutation(layout):
     """For each joint, the index of its left/right partner (itself for centre joints or
     when the partner is missing), as Skeleton.mirrorPermutation + the flip's fallback."""
-    canon = [canonical_name(n) for n in layout]
     perm = []
     for j, name in enumerate(layout):
         words = canonical_name(name).split("_")
-        m = "_".join({"left": "right", "right": "left"}.get(w, w) for w in words)
-        if m in layout:
-            perm.append(layout.index(m))
-        elif m in canon:
-            perm.append(canon.index(m))
-        else:
-            perm.append(j)
+        i = layout_index("_".join({"left": "right", "right": "left"}.get(w, w) for w in words), layout)
+        perm.append(j if i is None else i)
     return perm
 
 
-# Per-joint channels, as Sources/Dataset/Preprocessing.swift's Feature.width.
-FEATURE_WIDTH = {"position": 2, "confidence": 1, "presence": 1, "velocity": 2, "bone": 2, "world": 3}
+# Skeleton.parentNames: a tree rooted at root (mid-hips), the spine through neck, limbs outwards.
+PARENT_NAMES = {
+    "neck": "root", "head": "neck", "nose": "neck",
+    "left_eye_inner": "nose", "left_eye": "nose", "left_eye_outer": "left_eye", "left_ear": "left_eye",
+    "right_eye_inner": "nose", "right_eye": "nose", "right_eye_outer": "right_eye", "right_ear": "right_eye",
+    "mouth_left": "nose", "mouth_right": "nose",
+    "left_shoulder": "neck", "left_elbow": "left_shoulder", "left_wrist": "left_elbow",
+    "left_pinky": "left_wrist", "left_index": "left_wrist", "left_thumb": "left_wrist",
+    "right_shoulder": "neck", "right_elbow": "right_shoulder", "right_wrist": "right_elbow",
+    "right_pinky": "right_wrist", "right_index": "right_wrist", "right_thumb": "right_wrist",
+    "left_hip": "root", "left_knee": "left_hip", "left_ankle": "left_knee",
+    "left_heel": "left_ankle", "left_foot_index": "left_ankle",
+    "right_hip": "root", "right_knee": "right_hip", "right_ankle": "right_knee",
+    "right_heel": "right_ankle", "right_foot_index": "right_ankle",
+}
+
+
+def parent_positions(layout):
+    """Skeleton.parentPositions: each joint's parent in the layout, else the parent's parent
+    and so on; None for root, unknown names, and where no ancestor is in the layout."""
+    out = []
+    for name in layout:
+        p, found = PARENT_NAMES.get(canonical_name(name)), None
+        while p is not None and found is None:
+            found = layout_index(p, layout)
+            p = PARENT_NAMES.get(p)
+        out.append(found)
+    return out
+
+
+# Per-joint channels, as Sources/Dataset/Preprocessing.swift's Feature.width. bone_velocity:
+# dx, dy of the bone (joint minus parent) from the previous frame, per second.
+FEATURE_WIDTH = {"position": 2, "confidence": 1, "presence": 1, "velocity": 2, "bone": 2, "bone_velocity": 2,
+                 "world": 3}
 # Features whose first channel is an x (Augmentation.swift's xChannels): the flip negates it.
-X_FEATURES = ("position", "velocity", "bone", "world")
+X_FEATURES = ("position", "velocity", "bone", "bone_velocity", "world")
 
 
 def feature_offset(features, feature):
@@ -504,6 +556,7 @@ class Augmenter:
         self.pos = feature_offset(feats, "position")
         self.vel = feature_offset(feats, "velocity")
         self.bone = feature_offset(feats, "bone")
+        self.bone_velocity = feature_offset(feats, "bone_velocity")
         self.parts = occlusion_parts(spec["joints"])
         self.only_flip = (self.rotation == 0 and self.scale == (1, 1) and self.translation == 0
                           and self.jitter == 0 and self.stretch == (1, 1) and self.drop == 0
@@ -565,7 +618,7 @@ class Augmenter:
         dy = uniform(-self.translation, self.translation) if self.translation > 0 else 0.0
         if angle != 0 or k != 1 or dx != 0 or dy != 0:
             c, s = np.float32(math.cos(angle) * k), np.float32(math.sin(angle) * k)
-            for off, shift in ((self.pos, True), (self.vel, False), (self.bone, False)):
+            for off, shift in ((self.pos, True), (self.vel, False), (self.bone, False), (self.bone_velocity, False)):
                 if off is None:
                     continue
                 x, y = v[:, :, off].copy(), v[:, :, off + 1].copy()
@@ -662,12 +715,22 @@ def main():
     spec, classes, train, val, test = load_windows(a.data, cfg, seed)
     T, C, K = spec["window"], train["x"].shape[2], len(classes)
     bs = int(opt_cfg["batch_size"])
-    model = TCN(C, K, int(mdl["channels"]), [int(d) for d in mdl["dilations"]], int(mdl["kernel"]), float(mdl["dropout"]),
-                input_norm=bool(mdl["input_norm"]))
-    model.init_like_poseact(seed)
+    if mdl["type"] == "tcn":
+        model = TCN(C, K, int(mdl["channels"]), [int(d) for d in mdl["dilations"]], int(mdl["kernel"]),
+                    float(mdl["dropout"]), input_norm=bool(mdl["input_norm"]))
+        model.init_like_poseact(seed)
+        shape = f"channels {mdl['channels']}, dilations {mdl['dilations']}"
+    else:   # PyTorch's default initialisation, from torch.manual_seed(seed)
+        joints = spec["joints"]
+        M = skeleton_partitions([canonical_name(j) for j in joints], parent_positions(joints))
+        model = GraphNet(len(joints), C // len(joints), K, M, [int(b) for b in mdl["blocks"]], float(mdl["dropout"]),
+                         plus=mdl["type"] == "stgcn++", input_norm=bool(mdl["input_norm"]))
+        shape = f"blocks {mdl['blocks']}"
     parameters = sum(p.numel() for p in model.parameters())
 
-    decay = [model.head.weight] + [b.conv.weight for b in model.blocks]
+    # As poseact: weight decay on convolution and linear weights only (not on biases, the
+    # normalisation parameters or the graph models' learnt adjacency).
+    decay = [m.weight for m in model.modules() if isinstance(m, (nn.Conv1d, nn.Conv2d, nn.Linear))]
     rest = [p for p in model.parameters() if all(p is not q for q in decay)]
     wd = float(opt_cfg["weight_decay"])
     groups = [{"params": decay, "weight_decay": wd}, {"params": rest, "weight_decay": 0.0}]
@@ -695,7 +758,8 @@ def main():
     folds = int(cfg["data"]["folds"])
     cv = f" (fold {cfg['data']['fold']} of {folds})" if folds >= 2 else ""
     print(f"torch {torch.__version__}, {threads} threads; {n} train / {len(val['y'])} validation / "
-          f"{len(test['y'])} test{cv} windows, {K} classes, {T}×{C} input, {parameters} parameters", flush=True)
+          f"{len(test['y'])} test{cv} windows, {K} classes, {T}×{C} input; {mdl['type']}, {shape}, "
+          f"{parameters} parameters", flush=True)
     print(f"{'epoch':>5} {'train loss':>10} {'train acc':>9} {'val loss':>9} {'val acc':>8} {'lr':>9} {'seconds':>8}", flush=True)
 
     mixup = float(cfg["augmentation"]["mixup"] or 0)
@@ -790,7 +854,7 @@ def main():
     clip_acc, test_clips = clip_accuracy(probs, test)
     spe = statistics.median(history)
     result = {
-        "runtime": "pytorch", "torch_version": torch.__version__, "threads": threads,
+        "runtime": "pytorch", "torch_version": torch.__version__, "threads": threads, "model": mdl["type"],
         "seconds_per_epoch": round(spe, 4), "windows_per_second": round(n / spe, 1),
         "parameters": parameters, "epochs": len(history), "best_epoch": best_epoch,
         "validation_loss": None if math.isinf(best_loss) else round(best_loss, 5),
