@@ -4,17 +4,21 @@ import Foundation
 import JSONLines
 import Tensor
 
-/// The architecture of a model, as stored in its weights file.
+/// The architecture of a net, as stored in its weights file.
 public struct Architecture: Codable, Equatable, Sendable {
+    /// tcn, stgcn or stgcn++ (`TrainingConfig.ModelSection.types`).
     public var type = "tcn"
     public var inputChannels: Int
     public var frames: Int
     public var classes: Int
+    /// TCN: channels, dilations, kernel, pooling.
     public var channels: Int
     public var dilations: [Int]
     public var kernel: Int
     public var dropout: Double
     public var pooling: TCN.Pooling
+    /// ST-GCN: channels of each graph block (empty in a TCN's file).
+    public var blocks: [Int]
     /// Whether a prediction averages the window's probabilities with its mirror image's
     /// (false in files written before this key existed).
     public var flipAverage: Bool
@@ -22,7 +26,7 @@ public struct Architecture: Codable, Equatable, Sendable {
     public var inputNorm: Bool
 
     enum CodingKeys: String, CodingKey {
-        case type, inputChannels = "input_channels", frames, classes, channels, dilations, kernel, dropout, pooling
+        case type, inputChannels = "input_channels", frames, classes, channels, dilations, kernel, dropout, pooling, blocks
         case flipAverage = "flip_average", inputNorm = "input_norm"
     }
 
@@ -37,6 +41,7 @@ public struct Architecture: Codable, Equatable, Sendable {
         kernel = try c.decode(Int.self, forKey: .kernel)
         dropout = try c.decode(Double.self, forKey: .dropout)
         pooling = try c.decodeIfPresent(TCN.Pooling.self, forKey: .pooling) ?? .mean
+        blocks = try c.decodeIfPresent([Int].self, forKey: .blocks) ?? []
         flipAverage = try c.decodeIfPresent(Bool.self, forKey: .flipAverage) ?? false
         inputNorm = try c.decodeIfPresent(Bool.self, forKey: .inputNorm) ?? false
     }
@@ -51,21 +56,72 @@ public struct Architecture: Codable, Equatable, Sendable {
         kernel = config.model.kernel
         dropout = config.model.dropout
         pooling = config.model.pooling
+        blocks = config.model.isGraph ? config.model.blocks : []
         flipAverage = config.model.flipAverage
         inputNorm = config.model.inputNorm
     }
 
-    /// The TCN of this architecture, for batches of up to `maxBatch` windows.
-    func tcn(maxBatch: Int, seed: UInt64) -> TCN {
-        TCN(.init(inputChannels: inputChannels, frames: frames, classes: classes, channels: channels,
-                  dilations: dilations, kernel: kernel, dropout: Float(dropout), pooling: pooling,
-                  inputNorm: inputNorm, maxBatch: maxBatch, seed: seed))
+    /// The net of this architecture on the joint layout `joints`, for batches of up to
+    /// `maxBatch` windows.
+    func net(joints: [String], maxBatch: Int, seed: UInt64) -> any ClassifierNet {
+        switch type {
+        case "stgcn", "stgcn++":
+            return STGCN(.init(graph: SkeletonGraph(layout: joints), features: inputChannels / joints.count, frames: frames,
+                               classes: classes, blocks: blocks, plusPlus: type == "stgcn++", dropout: Float(dropout),
+                               inputNorm: inputNorm, maxBatch: maxBatch, seed: seed))
+        default:
+            return TCN(.init(inputChannels: inputChannels, frames: frames, classes: classes, channels: channels,
+                             dilations: dilations, kernel: kernel, dropout: Float(dropout), pooling: pooling,
+                             inputNorm: inputNorm, maxBatch: maxBatch, seed: seed))
+        }
+    }
+
+    /// What is wrong with it as read from a file, for `joints` joints (empty when nothing).
+    func problems(joints: Int) -> [String] {
+        var wrong: [String] = []
+        guard TrainingConfig.ModelSection.types.contains(type) else { return ["model type '\(type)' is not known to this poseact"] }
+        if joints == 0 || inputChannels % joints != 0 { wrong.append("architecture.input_channels = \(inputChannels) for \(joints) joints") }
+        if type == "tcn" {
+            if !(1...TrainingConfig.maxChannels).contains(channels) { wrong.append("architecture.channels = \(channels)") }
+            if !(1...TrainingConfig.maxKernel).contains(kernel) { wrong.append("architecture.kernel = \(kernel)") }
+            if !(1...TrainingConfig.maxBlocks).contains(dilations.count)
+                || !dilations.allSatisfy({ (1...TrainingConfig.maxDilation).contains($0) }) {
+                wrong.append("architecture.dilations = \(dilations)")
+            }
+        } else if !(1...TrainingConfig.maxBlocks).contains(blocks.count)
+                    || !blocks.allSatisfy({ (type == "stgcn++" ? 5 : 1)...TrainingConfig.maxChannels ~= $0 }) {
+            wrong.append("architecture.blocks = \(blocks)")
+        }
+        return wrong
+    }
+}
+
+/// One net of a classifier: its architecture, the features it reads (a stream's, or all of
+/// the classifier's), and its weight in the average of probabilities.
+public struct Member {
+    public let net: any ClassifierNet
+    public let architecture: Architecture
+    public let features: [Feature]
+    public let weight: Double
+    /// The stream it is (joint, bone, …), nil for a net on the preprocessing's own features.
+    public let stream: Stream?
+
+    public init(net: any ClassifierNet, architecture: Architecture, features: [Feature], weight: Double = 1, stream: Stream? = nil) {
+        self.net = net; self.architecture = architecture; self.features = features; self.weight = weight; self.stream = stream
+    }
+
+    /// The stream's description in the weights file.
+    struct Record: Codable {
+        var stream: Stream?
+        var features: [Feature]
+        var weight: Double
+        var architecture: Architecture
     }
 }
 
 /// A trained action classifier and everything it needs to run: the labels, the
-/// preprocessing that makes its input, the architecture and the weights. This is what a
-/// weights file holds, and what `evaluate` and `live` run.
+/// preprocessing that makes its input, the nets and their weights. This is what a weights
+/// file holds, and what `evaluate` and `live` run.
 ///
 /// Weights file (HDF5, `*.poseact.h5`), readable with h5py or h5dump:
 /// - root attributes: `format` = "poseact-model", `format_version` = 1, `labels` (class
@@ -78,57 +134,111 @@ public struct Architecture: Codable, Equatable, Sendable {
 ///   different seeds, whose probabilities are averaged) has the root attribute `members` = N,
 ///   its first member in `weights/` and the others in `weights.1/` … `weights.N-1/`, and
 ///   `format_version` = 2 so that a poseact that reads only one net refuses it.
+/// - A multi-stream ensemble (nets on different features or of different architectures,
+///   weighted) is `format_version` = 3 with, besides, the root attribute `streams`: a JSON
+///   list of {stream, features, weight, architecture}, one per member. `preprocessing`'s
+///   features are then all the members' together; each member reads its own from them.
 /// A checkpoint is a weights file plus `optimizer/m.NAME`, `optimizer/v.NAME` and the
 /// attributes of the run's state.
 public final class ActionClassifier {
     public static let format = "poseact-model"
-    /// The newest format this poseact reads: 1, one net; 2, an ensemble.
-    public static let version = 2
+    /// The newest format this poseact reads: 1, one net; 2, an ensemble; 3, a multi-stream one.
+    public static let version = 3
 
     public let labels: [String]
     public let spec: PreprocessingSpec
+    /// The first member's architecture (every member's, unless streams differ).
     public let architecture: Architecture
     /// The record of the run that made it.
     public var training: TrainingRecord
     /// The nets whose probabilities are averaged: one, or an ensemble's members.
-    public let members: [TCN]
+    public let members: [Member]
+    /// Per member, the channel of the window each of its input channels is (nil: all, in order).
+    let channelMaps: [[Int]?]
     /// The first (usually only) net; the one training works on.
-    public var model: TCN { members[0] }
+    public var model: any ClassifierNet { members[0].net }
 
     /// Windows per forward pass at inference.
     public static let inferenceBatch = 64
 
     public init(labels: [String], spec: PreprocessingSpec, architecture: Architecture, training: TrainingRecord = TrainingRecord(),
-                model: TCN? = nil) {
+                model: (any ClassifierNet)? = nil) {
         self.labels = labels; self.spec = spec; self.architecture = architecture; self.training = training
-        self.members = [model ?? architecture.tcn(maxBatch: Self.inferenceBatch, seed: 0)]
+        let net = model ?? architecture.net(joints: spec.joints, maxBatch: Self.inferenceBatch, seed: 0)
+        members = [Member(net: net, architecture: architecture, features: spec.features)]
+        channelMaps = [nil]
     }
 
-    /// An ensemble of classifiers with the same labels, preprocessing and architecture (nets
-    /// trained with different seeds): a window's probabilities are the mean of theirs. Its
-    /// record holds theirs under "members". On a small dataset which clips a net gets wrong
-    /// depends much on its seed; the ensemble's answer does not hang on one seed (push-ups,
-    /// 5-fold cross-validation: five nets 80.2–84.7 % of clips, mean 82.3 %; their ensemble
-    /// 81.9 %; windows 75.7–79.0 %, mean 77.9 %, ensemble 78.6 %: steadier, not better
-    /// than the average net).
-    public init(ensemble: [ActionClassifier]) throws {
+    init(labels: [String], spec: PreprocessingSpec, members: [Member], training: TrainingRecord) throws {
+        self.labels = labels; self.spec = spec; self.members = members; self.training = training
+        architecture = members[0].architecture
+        channelMaps = try members.map { m in
+            guard m.features != spec.features else { return nil }
+            return try Self.channelMap(from: spec.features, to: m.features, joints: spec.joints.count, frames: spec.window)
+        }
+    }
+
+    /// An ensemble of classifiers with the same labels and preprocessing but for the
+    /// features: nets trained with different seeds, or streams (nets on different features,
+    /// of the same or another architecture). A window's probabilities are the mean of
+    /// theirs, weighted by `weights` (one per classifier; 1 each by default). Its record
+    /// holds theirs under "members". On a small dataset which clips a net gets wrong depends
+    /// much on its seed; the ensemble's answer does not hang on one seed (push-ups, 5-fold
+    /// cross-validation: five nets 80.2–84.7 % of clips, mean 82.3 %; their ensemble 81.9 %;
+    /// windows 75.7–79.0 %, mean 77.9 %, ensemble 78.6 %: steadier, not better than the
+    /// average net).
+    public convenience init(ensemble: [ActionClassifier], weights: [Double]? = nil, streams: [Stream]? = nil) throws {
         guard let first = ensemble.first else { throw ModelFileError("an ensemble needs at least one model") }
+        var spec = first.spec
         for (i, c) in ensemble.enumerated().dropFirst() {
             guard c.labels == first.labels else {
                 throw ModelFileError("member \(i + 1) has other labels (\(c.labels.joined(separator: ", "))) than the first (\(first.labels.joined(separator: ", ")))")
             }
-            guard c.spec == first.spec else { throw ModelFileError("member \(i + 1) has other preprocessing than the first (\(c.spec.json()))") }
-            guard c.architecture == first.architecture else {
-                throw ModelFileError("member \(i + 1) has another architecture than the first (\(JSONLines.encode(c.architecture)))")
+            var a = c.spec, b = spec
+            a.features = []; b.features = []
+            guard a == b else { throw ModelFileError("member \(i + 1) has other preprocessing than the first (\(c.spec.json()))") }
+        }
+        // Every member's features, in `Feature`'s order: the window all of them read from.
+        let used = Set(ensemble.flatMap { $0.members.flatMap(\.features) })
+        spec.features = Feature.allCases.filter(used.contains)
+        if ensemble.allSatisfy({ $0.spec.features == first.spec.features }) { spec.features = first.spec.features }
+        var members: [Member] = []
+        for (i, c) in ensemble.enumerated() {
+            for m in c.members {
+                members.append(Member(net: m.net, architecture: m.architecture, features: m.features,
+                                      weight: m.weight * (weights?[i] ?? 1), stream: streams?[i] ?? m.stream))
             }
         }
-        labels = first.labels; spec = first.spec; architecture = first.architecture
-        members = ensemble.flatMap(\.members)
-        training = TrainingRecord(members: ensemble.map(\.training))
+        try self.init(labels: first.labels, spec: spec, members: members, training: TrainingRecord(members: ensemble.map(\.training)))
+    }
+
+    /// For each channel of a (T, V·|to|) window, its channel in the (T, V·|from|) window.
+    static func channelMap(from: [Feature], to: [Feature], joints V: Int, frames T: Int) throws -> [Int] {
+        func offset(_ f: Feature, in list: [Feature]) -> Int? {
+            guard let i = list.firstIndex(of: f) else { return nil }
+            return list[..<i].reduce(0) { $0 + $1.width }
+        }
+        let wFrom = from.reduce(0) { $0 + $1.width }
+        var perJoint: [Int] = []
+        for f in to {
+            guard let o = offset(f, in: from) else {
+                throw ModelFileError("a member reads the feature \(f.rawValue), which the preprocessing does not make")
+            }
+            perJoint += (0..<f.width).map { o + $0 }
+        }
+        var map: [Int] = []
+        map.reserveCapacity(T * V * perJoint.count)
+        for t in 0..<T { for v in 0..<V { map += perJoint.map { (t * V + v) * wFrom + $0 } } }
+        return map
     }
 
     /// Parameters of all the nets.
-    public var parameterCount: Int { members.reduce(0) { $0 + $1.parameterCount } }
+    public var parameterCount: Int { members.reduce(0) { $0 + $1.net.parameterCount } }
+
+    /// Whether the file needs format 3: members that differ in features, architecture or weight.
+    var isMultiStream: Bool {
+        members.contains { $0.features != spec.features || $0.architecture != architecture || $0.weight != 1 || $0.stream != nil }
+    }
 
     /// Class probabilities of each window (values: frames × channels, mask: frames); with
     /// `architecture.flipAverage`, the mean of the window's and its mirror image's (the
@@ -143,27 +253,30 @@ public final class ActionClassifier {
     }
 
     private func rawProbabilities(values: [[Float]], masks: [[Float]]) -> [[Float]] {
-        let each = members.map { rawProbabilities(of: $0, values: values, masks: masks) }
+        let each = zip(members, channelMaps).map { m, map in
+            rawProbabilities(of: m.net, values: map.map { map in values.map { v in map.map { v[$0] } } } ?? values, masks: masks)
+        }
         guard each.count > 1 else { return each[0] }
-        let scale = 1 / Float(each.count)
+        let total = members.reduce(0) { $0 + $1.weight }
+        let scales = members.map { Float($0.weight / total) }
         return values.indices.map { i in
-            (0..<architecture.classes).map { k in each.reduce(0) { $0 + $1[i][k] } * scale }
+            (0..<labels.count).map { k in zip(each, scales).reduce(0) { $0 + $1.0[i][k] * $1.1 } }
         }
     }
 
-    private func rawProbabilities(of model: TCN, values: [[Float]], masks: [[Float]]) -> [[Float]] {
+    private func rawProbabilities(of model: any ClassifierNet, values: [[Float]], masks: [[Float]]) -> [[Float]] {
         precondition(values.count == masks.count)
-        let w = architecture.frames, c = architecture.inputChannels, k = architecture.classes
-        let batch = model.config.maxBatch
-        var x = [Float](repeating: 0, count: batch * w * c), m = [Float](repeating: 0, count: batch * w)
+        let w = spec.window, c = values.first?.count ?? 0, k = labels.count
+        let batch = model.maxBatch
+        var x = [Float](repeating: 0, count: batch * c), m = [Float](repeating: 0, count: batch * w)
         var out: [[Float]] = []
         out.reserveCapacity(values.count)
         var start = 0
         while start < values.count {
             let n = min(batch, values.count - start)
             for i in 0..<n {
-                precondition(values[start + i].count == w * c && masks[start + i].count == w)
-                x.replaceSubrange((i * w * c)..<((i + 1) * w * c), with: values[start + i])
+                precondition(values[start + i].count == c && masks[start + i].count == w)
+                x.replaceSubrange((i * c)..<((i + 1) * c), with: values[start + i])
                 m.replaceSubrange((i * w)..<((i + 1) * w), with: masks[start + i])
             }
             let logits = x.withUnsafeBufferPointer { xp in
@@ -188,18 +301,23 @@ public final class ActionClassifier {
     public func save(to path: String, extra: ((HDF5Group) throws -> Void)? = nil) throws {
         try HDF5File.writeAtomically(path) { root in
             try root.setAttribute("format", Self.format)
-            // A single net stays format 1, which every poseact reads.
-            try root.setAttribute("format_version", members.count > 1 ? 2 : 1)
+            // A single net stays format 1, which every poseact reads; an ensemble of one
+            // architecture 2.
+            try root.setAttribute("format_version", isMultiStream ? 3 : members.count > 1 ? 2 : 1)
             if members.count > 1 { try root.setAttribute("members", members.count) }
+            if isMultiStream {
+                let records = members.map { Member.Record(stream: $0.stream, features: $0.features, weight: $0.weight, architecture: $0.architecture) }
+                try root.setAttribute("streams", JSONLines.encode(records))
+            }
             try root.setAttribute("labels", labels)
             try root.setAttribute("preprocessing", spec.json())
             try root.setAttribute("architecture", JSONLines.encode(architecture))
             try root.setAttribute("training", JSONLines.encode(training))
             try root.setAttribute("created", ISO8601DateFormatter().string(from: Date()))
-            for (m, model) in members.enumerated() {
+            for (m, member) in members.enumerated() {
                 let weights = try root.createGroup(Self.weightsGroup(m))
                 defer { weights.close() }
-                for (name, shape, buffer) in Self.stateTensors(model) {
+                for (name, shape, buffer) in Self.stateTensors(member.net) {
                     try weights.write(name, buffer.array, shape: shape).close()
                 }
             }
@@ -213,7 +331,7 @@ public final class ActionClassifier {
         try save(to: path)
         let back = try ActionClassifier.load(path: path)
         for (x, y) in zip(members, back.members) {
-            for (a, b) in zip(x.state, y.state) where a.buffer.array != b.buffer.array {
+            for (a, b) in zip(x.net.state, y.net.state) where a.buffer.array != b.buffer.array {
                 unlink(path)
                 throw ModelFileError("\(path): \(a.name) did not read back the same; nothing written")
             }
@@ -221,7 +339,7 @@ public final class ActionClassifier {
     }
 
     /// Every tensor that defines a net's function, with its shape.
-    static func stateTensors(_ model: TCN) -> [(String, [Int], FloatBuffer)] {
+    static func stateTensors(_ model: any ClassifierNet) -> [(String, [Int], FloatBuffer)] {
         let shapes = Dictionary(uniqueKeysWithValues: model.parameters.map { ($0.name, $0.shape) })
         return model.state.map { ($0.name, shapes[$0.name] ?? [$0.buffer.count], $0.buffer) }
     }
@@ -247,28 +365,35 @@ public final class ActionClassifier {
             let spec = try PreprocessingSpec.fromJSON(try root.stringAttribute("preprocessing"))
             let arch = try JSONLines.decode(Architecture.self, from: try root.stringAttribute("architecture"))
             let training = TrainingRecord(json: (try? root.stringAttribute("training")) ?? "{}")
-            guard arch.type == "tcn" else { throw ModelFileError("\(path): model type '\(arch.type)' is not known to this poseact") }
+            let count = v >= 2 ? try root.intAttribute("members") : 1
+            guard (1...64).contains(count) else { throw ModelFileError("\(path): members = \(count) (1 to 64 nets)") }
+            let records = v >= 3
+                ? try JSONLines.decode([Member.Record].self, from: try root.stringAttribute("streams"))
+                : [Member.Record](repeating: .init(stream: nil, features: spec.features, weight: 1, architecture: arch), count: count)
+            guard records.count == count else { throw ModelFileError("\(path): \(records.count) streams for \(count) members") }
+            guard TrainingConfig.ModelSection.types.contains(arch.type) else {
+                throw ModelFileError("\(path): model type '\(arch.type)' is not known to this poseact")
+            }
             var wrong = spec.problems.map { "preprocessing: \($0)" }
             if labels.count < 2 { wrong.append("\(labels.count) labels (a classifier needs 2)") }
-            if labels.count != arch.classes { wrong.append("\(labels.count) labels but architecture.classes = \(arch.classes)") }
-            if arch.inputChannels != spec.channels {
-                wrong.append("architecture.input_channels = \(arch.inputChannels) but the preprocessing gives \(spec.channels)")
-            }
-            if arch.frames != spec.window { wrong.append("architecture.frames = \(arch.frames) but preprocessing.window = \(spec.window)") }
-            if !(1...TrainingConfig.maxChannels).contains(arch.channels) { wrong.append("architecture.channels = \(arch.channels)") }
-            if !(1...TrainingConfig.maxKernel).contains(arch.kernel) { wrong.append("architecture.kernel = \(arch.kernel)") }
-            if !(1...TrainingConfig.maxBlocks).contains(arch.dilations.count)
-                || !arch.dilations.allSatisfy({ (1...TrainingConfig.maxDilation).contains($0) }) {
-                wrong.append("architecture.dilations = \(arch.dilations)")
+            for (m, r) in records.enumerated() {
+                let a = r.architecture, which = count > 1 ? "member \(m + 1): " : ""
+                wrong += a.problems(joints: spec.joints.count).map { which + $0 }
+                if labels.count != a.classes { wrong.append("\(which)\(labels.count) labels but architecture.classes = \(a.classes)") }
+                let channels = spec.joints.count * r.features.reduce(0) { $0 + $1.width }
+                if a.inputChannels != channels {
+                    wrong.append("\(which)architecture.input_channels = \(a.inputChannels) but its features give \(channels)")
+                }
+                if !Set(r.features).isSubset(of: spec.features) { wrong.append("\(which)features \(r.features) not in the preprocessing's") }
+                if a.frames != spec.window { wrong.append("\(which)architecture.frames = \(a.frames) but preprocessing.window = \(spec.window)") }
+                if !(r.weight > 0 && r.weight.isFinite) { wrong.append("\(which)weight \(r.weight)") }
             }
             if let first = wrong.first {
                 throw ModelFileError("\(path): a damaged weights file: \(first)\(wrong.count > 1 ? " (and \(wrong.count - 1) more)" : "")")
             }
-            let count = v >= 2 ? try root.intAttribute("members") : 1
-            guard (1...64).contains(count) else { throw ModelFileError("\(path): members = \(count) (1 to 64 nets)") }
-            var nets: [ActionClassifier] = []
-            for m in 0..<count {
-                let net = arch.tcn(maxBatch: maxBatch, seed: 0)
+            var members: [Member] = []
+            for (m, r) in records.enumerated() {
+                let net = r.architecture.net(joints: spec.joints, maxBatch: maxBatch, seed: 0)
                 let group = weightsGroup(m)
                 guard try root.has(group) else { throw ModelFileError("\(path): \(group)/ is missing (\(count) members)") }
                 let weights = try root.group(group)
@@ -282,12 +407,9 @@ public final class ActionClassifier {
                     guard values.allSatisfy({ $0.isFinite }) else { throw ModelFileError("\(path): \(group)/\(name) holds NaN or infinity") }
                     buffer.pointer.update(from: values, count: values.count)
                 }
-                nets.append(ActionClassifier(labels: labels, spec: spec, architecture: arch, training: training, model: net))
+                members.append(Member(net: net, architecture: r.architecture, features: r.features, weight: r.weight, stream: r.stream))
             }
-            guard count > 1 else { return nets[0] }
-            let ensemble = try ActionClassifier(ensemble: nets)
-            ensemble.training = training
-            return ensemble
+            return try ActionClassifier(labels: labels, spec: spec, members: members, training: training)
         } catch let e as ModelFileError {
             throw e
         } catch {

@@ -5,7 +5,7 @@ import Foundation
 import JSONLines
 import Tensor
 
-/// The training loop: mini-batches of augmented windows through the TCN, softmax
+/// The training loop: mini-batches of augmented windows through the net, softmax
 /// cross-entropy, Adam/AdamW with a warm-up + cosine learning rate, validation after each
 /// epoch, early stopping on the validation accuracy (ties broken by the lower loss: the
 /// loss alone keeps rising on a small validation set while the accuracy still improves).
@@ -17,7 +17,7 @@ public final class Trainer {
     public let config: TrainingConfig
     public let data: TrainingData
     public let classifier: ActionClassifier
-    public var model: TCN { classifier.model }
+    public var model: any ClassifierNet { classifier.model }
     let optimizer: AdamOptimizer
     let loss: SoftmaxCrossEntropy
     let schedule: CosineSchedule
@@ -60,11 +60,11 @@ public final class Trainer {
         batchSize = Self.batchSize(config: config, data: data)
         let arch = Architecture(config: config, classes: data.labels.count)
         if let classifier {
-            precondition(classifier.architecture == arch && classifier.model.config.maxBatch == batchSize)
+            precondition(classifier.architecture == arch && classifier.model.maxBatch == batchSize)
             self.classifier = classifier
         } else {
             self.classifier = ActionClassifier(labels: data.labels, spec: data.spec, architecture: arch,
-                                               model: arch.tcn(maxBatch: batchSize, seed: config.training.seed))
+                                               model: arch.net(joints: data.spec.joints, maxBatch: batchSize, seed: config.training.seed))
         }
         let decay: AdamOptimizer.WeightDecay = config.optimizer.weightDecay == 0 ? .none
             : config.optimizer.name == .adamw ? .decoupled(Float(config.optimizer.weightDecay)) : .l2(Float(config.optimizer.weightDecay))
@@ -121,7 +121,7 @@ public final class Trainer {
         let epoch = epochsDone + 1
         let seed = Self.epochSeed(config.training.seed, epoch)
         var rng = SplitMix64(seed: seed)
-        for (i, block) in model.blocks.enumerated() { block.dropout.rng = SplitMix64(seed: seed &+ UInt64(i + 1)) }
+        for (i, dropout) in model.dropouts.enumerated() { dropout.rng = SplitMix64(seed: seed &+ UInt64(i + 1)) }
         let order = Array(0..<data.train.count).shuffledDeterministically(&rng)
         let w = data.spec.window, c = data.spec.channels, wc = w * c
         let augment = config.augmentation != .off

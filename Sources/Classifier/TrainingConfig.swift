@@ -39,7 +39,10 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
     }
 
     public struct ModelSection: ConfigSection, Equatable, Sendable {
+        /// The model types this poseact trains and runs.
+        public static let types = ["tcn", "stgcn", "stgcn++"]
         public var type = "tcn"
+        /// TCN: channels of every block.
         public var channels = 128
         public var dilations = [1, 2, 4, 8]
         public var kernel = 5
@@ -49,14 +52,25 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         public var flipAverage = true
         /// A BatchNorm over the input channels before the first block.
         public var inputNorm = false
+        /// ST-GCN / ST-GCN++: channels of each graph block.
+        public var blocks = [64, 64, 128, 128]
+        /// One net per stream, each on its stream's features; empty: one net on
+        /// `preprocessing.features`.
+        public var streams: [Stream] = []
+        /// Each stream's weight in the average of probabilities; empty: equal weights.
+        public var streamWeights: [Double] = []
 
         public init() {}
 
         public static let keys: [ConfigKey<ModelSection>] = [
             .value("type", \.type), .value("channels", \.channels), .value("dilations", \.dilations),
             .value("kernel", \.kernel), .value("dropout", \.dropout), .value("pooling", \.pooling),
-            .value("flip_average", \.flipAverage), .value("input_norm", \.inputNorm),
+            .value("flip_average", \.flipAverage), .value("input_norm", \.inputNorm), .value("blocks", \.blocks),
+            .value("streams", \.streams), .value("stream_weights", \.streamWeights),
         ]
+
+        /// Whether the model is a graph net (ST-GCN or ST-GCN++).
+        public var isGraph: Bool { type.hasPrefix("stgcn") }
     }
 
     public enum OptimizerName: String, ConfigChoice, Sendable { case adamw, adam }
@@ -146,7 +160,20 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         if !(0..<1).contains(data.validationShare) { p.append("data.validation_share must be in [0, 1)") }
         if data.folds == 1 || data.folds < 0 { p.append("data.folds must be 0 (no cross-validation) or at least 2") }
         if data.folds >= 2 && !(1...data.folds).contains(data.fold) { p.append("data.fold must be in 1…\(data.folds)") }
-        if model.type != "tcn" { p.append("model.type '\(model.type)' is not known (tcn)") }
+        if !ModelSection.types.contains(model.type) {
+            p.append("model.type '\(model.type)' is not known (\(ModelSection.types.joined(separator: ", ")))")
+        }
+        if !(1...Self.maxBlocks).contains(model.blocks.count) || model.blocks.contains(where: { !(1...Self.maxChannels).contains($0) }) {
+            p.append("model.blocks must list 1 to \(Self.maxBlocks) blocks of 1…\(Self.maxChannels) channels")
+        }
+        if model.type == "stgcn++" && model.blocks.contains(where: { $0 < 5 }) {
+            p.append("model.blocks: stgcn++ needs at least 5 channels a block (its temporal convolution has 5 branches)")
+        }
+        if Set(model.streams).count != model.streams.count { p.append("model.streams lists a stream twice") }
+        if !model.streamWeights.isEmpty && model.streamWeights.count != model.streams.count {
+            p.append("model.stream_weights must give one weight per stream (\(model.streams.count)) or none")
+        }
+        if model.streamWeights.contains(where: { !($0 > 0 && $0.isFinite) }) { p.append("model.stream_weights must be positive") }
         if !(1...Self.maxChannels).contains(model.channels) { p.append("model.channels must be in 1…\(Self.maxChannels) (got \(model.channels))") }
         if !(1...Self.maxBlocks).contains(model.dilations.count) { p.append("model.dilations must list 1 to \(Self.maxBlocks) blocks") }
         if model.dilations.contains(where: { !(1...Self.maxDilation).contains($0) }) {
@@ -177,9 +204,6 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         if !(0...1).contains(a.occlude) { p.append("augmentation.occlude must be in [0, 1]") }
         if !(0...90).contains(a.turnDegrees) { p.append("augmentation.turn_degrees must be in 0…90") }
         if !(0...100).contains(a.mixup) { p.append("augmentation.mixup must be in 0…100 (0 turns it off)") }
-        if a.turnDegrees > 0 && !preprocessing.features.contains(.position) {
-            p.append("augmentation.turn_degrees needs the position feature (it keeps the torso length)")
-        }
         return p
     }
 

@@ -15,6 +15,10 @@ import Tensor
 ///     RUN/learning-curves.svg     loss and accuracy per epoch
 ///     RUN/evaluation.json, .md, evaluation-confusion.png   the test split, with the best model
 ///
+/// With `model.streams`, each stream is a run of its own in RUN/streams/NAME (the config
+/// with that stream's features), and RUN/model.poseact.h5 is their weighted ensemble, whose
+/// test evaluation is RUN's.
+///
 /// Every file is written to a temp file and renamed, so an interrupted run leaves the
 /// last finished epoch behind, and running the same command again goes on from it.
 public struct TrainingRun {
@@ -26,6 +30,8 @@ public struct TrainingRun {
         case epoch(EpochRecord, best: Bool, of: Int)
         case stoppedEarly(epoch: Int, bestEpoch: Int)
         case tested(EvaluationReport)
+        /// The events that follow are the run of stream `number` (1-based) of `of`.
+        case stream(Stream, number: Int, of: Int)
     }
 
     public let folder: String
@@ -35,11 +41,53 @@ public struct TrainingRun {
     public init(folder: String) { self.folder = folder }
 
     /// Trains (or goes on training) per `config` on the data at `dataPath`. `restart`
-    /// ignores an existing checkpoint. Returns the trainer at the end.
+    /// ignores an existing checkpoint. Returns the trainers at the end: one, or one per stream.
     @discardableResult
     public func train(config: TrainingConfig, dataPath: String, restart: Bool = false,
-                      events: (Event) -> Void = { _ in }) throws -> Trainer {
+                      events: (Event) -> Void = { _ in }) throws -> [Trainer] {
         if let p = config.problems.first { throw ConfigError("config: \(p)") }
+        guard !config.model.streams.isEmpty else { return [try trainNet(config: config, dataPath: dataPath, restart: restart, events: events)] }
+        var trainers: [Trainer] = []
+        let streams = config.model.streams
+        for (i, stream) in streams.enumerated() {
+            events(.stream(stream, number: i + 1, of: streams.count))
+            trainers.append(try TrainingRun(folder: Self.streamFolder(folder, stream))
+                .trainNet(config: Self.streamConfig(config, stream), dataPath: dataPath, restart: restart, events: events))
+        }
+        // The ensemble: each stream's kept model, weighted; its test split as the run's.
+        try AtomicFile.write(config.yaml(), to: folder + "/config.yaml")
+        let nets = try streams.map { try ActionClassifier.load(path: TrainingRun(folder: Self.streamFolder(folder, $0)).model) }
+        let weights = config.model.streamWeights.isEmpty ? nil : config.model.streamWeights
+        let ensemble = try ActionClassifier(ensemble: nets, weights: weights, streams: streams)
+        let data = trainers[0].data
+        if !data.test.isEmpty {
+            // The windows again, with every stream's features together (the ensemble's spec).
+            var all = config
+            all.preprocessing.features = ensemble.spec.features
+            let test = try TrainingData.load(path: dataPath, config: all).test
+            let report = ensemble.evaluate(test, modelPath: model, dataPath: dataPath, split: config.data.testSplit)
+            try report.write(to: folder, title: "\(URL(fileURLWithPath: folder).lastPathComponent): \(config.data.testSplit ?? "test")")
+            ensemble.training.test = report
+            events(.tested(report))
+        }
+        try ensemble.saveCheckingReadBack(to: model)
+        return trainers
+    }
+
+    /// RUN/streams/NAME.
+    public static func streamFolder(_ folder: String, _ stream: Stream) -> String { "\(folder)/streams/\(stream.rawValue)" }
+
+    /// The config of one stream's run: the stream's features, one net.
+    public static func streamConfig(_ config: TrainingConfig, _ stream: Stream) -> TrainingConfig {
+        var c = config
+        c.preprocessing.features = stream.features
+        c.model.streams = []
+        c.model.streamWeights = []
+        return c
+    }
+
+    /// One net's run in `folder`.
+    func trainNet(config: TrainingConfig, dataPath: String, restart: Bool, events: (Event) -> Void) throws -> Trainer {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), !isDir.boolValue {
             throw ConfigError("\(folder): exists and is not a folder; choose another --output")

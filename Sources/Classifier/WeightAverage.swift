@@ -13,7 +13,7 @@ import Tensor
 /// weights after a second swap.
 public final class WeightAverage {
     public let decay: Float
-    /// The averaged copy of each state buffer, in `TCN.state`'s order.
+    /// The averaged copy of each state buffer, in the net's `state` order.
     public let buffers: [FloatBuffer]
     let state: [(name: String, buffer: FloatBuffer)]
     /// Updates so far.
@@ -21,11 +21,11 @@ public final class WeightAverage {
 
     /// An average over about `epochs` epochs of `stepsPerEpoch` steps each (a time constant
     /// in epochs, so the same setting means the same on a small and a large dataset).
-    public convenience init(model: TCN, epochs: Double, stepsPerEpoch: Int) {
+    public convenience init(model: any ClassifierNet, epochs: Double, stepsPerEpoch: Int) {
         self.init(model: model, decay: Float(1 - 1 / max(1, epochs * Double(stepsPerEpoch))))
     }
 
-    public init(model: TCN, decay: Float) {
+    public init(model: any ClassifierNet, decay: Float) {
         precondition((0..<1).contains(decay))
         self.decay = decay
         state = model.state

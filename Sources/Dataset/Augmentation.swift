@@ -99,7 +99,8 @@ public struct AugmentationSpec: ConfigSection, Sendable, Equatable {
     /// Turns a window's values by `degrees` about the vertical axis: for each x-y channel
     /// with depth, x → x·cos + depth·sin; then all of them are scaled so that the mean
     /// torso length (neck to root, from the position channel, as `normalize` measures it)
-    /// is what it was. Joints without position are left as they are.
+    /// is what it was (with a position channel; the bone and motion streams have none, and
+    /// keep the turned lengths). Joints without position are left as they are.
     static func turn(_ values: inout [Float], depth: [Float], degrees: Double, frames: Int, layout: [String], features: [Feature]) {
         let n = layout.count, fpj = features.reduce(0) { $0 + $1.width }
         let xy = Preprocessing.depthFeatures(features), l = xy.count
@@ -146,12 +147,12 @@ public struct AugmentationSpec: ConfigSection, Sendable, Equatable {
         return count > 0 ? sum / Float(count) : nil
     }
 
-    /// Offsets of the x channels (position, velocity, bone, world) within a joint's features.
+    /// Offsets of the x channels (position, velocity, bone, bone velocity, world) within a joint's features.
     static func xChannels(_ features: [Feature]) -> [Int] {
         var o = 0, xs: [Int] = []
         for f in features {
             // `world`'s first channel is across the hips: mirrored, it changes sign too.
-            if f == .position || f == .velocity || f == .bone || f == .world { xs.append(o) }
+            if f == .position || f == .velocity || f == .bone || f == .boneVelocity || f == .world { xs.append(o) }
             o += f.width
         }
         return xs
@@ -218,7 +219,7 @@ public struct AugmentationSpec: ConfigSection, Sendable, Equatable {
         }
 
         let pos = offset(of: .position, in: features), vel = offset(of: .velocity, in: features)
-        let bone = offset(of: .bone, in: features)
+        let bone = offset(of: .bone, in: features), boneVelocity = offset(of: .boneVelocity, in: features)
         var presence = [Bool](repeating: false, count: frames * n)
         for t in 0..<frames { for j in 0..<n { presence[t * n + j] = present(t, j) } }
         // Rotation and scale (a linear map of positions and velocities).
@@ -231,7 +232,7 @@ public struct AugmentationSpec: ConfigSection, Sendable, Equatable {
             for t in 0..<frames {
                 for j in 0..<n where presence[t * n + j] {
                     let o = (t * n + j) * fpj
-                    for (off, shift) in [(pos, true), (vel, false), (bone, false)] {
+                    for (off, shift) in [(pos, true), (vel, false), (bone, false), (boneVelocity, false)] {
                         guard let off else { continue }
                         let x = w.values[o + off], y = w.values[o + off + 1]
                         w.values[o + off] = c * x - s * y + (shift ? Float(dx) : 0)

@@ -53,6 +53,10 @@ public enum Feature: String, ConfigChoice, Sendable {
     /// from shoulder, knee from hip, …), normalised units: the limbs' directions and
     /// lengths, whatever the body's position. 0 for `root` and where either is missing.
     case bone
+    /// dx, dy of the `bone` from the previous frame, per second as `velocity`: how each limb
+    /// turns and stretches (ST-GCN's bone-motion stream). 0 at the first frame and where
+    /// the joint or its parent is missing in either frame.
+    case boneVelocity = "bone_velocity"
     /// The joint in 3-D, in the body's own frame, from the pose model's world landmarks
     /// (`ClipKeypoints.world`): origin between the hips; axes: across the hips (left → right),
     /// up the spine (hips → shoulders), and their cross product; divided by the 3-D torso
@@ -64,7 +68,7 @@ public enum Feature: String, ConfigChoice, Sendable {
 
     public var width: Int {
         switch self {
-        case .position, .velocity, .bone: return 2
+        case .position, .velocity, .bone, .boneVelocity: return 2
         case .confidence, .presence: return 1
         case .world: return 3
         }
@@ -599,7 +603,7 @@ public enum Preprocessing {
 
     /// Each layout joint's parent for the `bone` feature (empty when the spec has none).
     static func boneParents(_ spec: PreprocessingSpec) -> [Int?] {
-        spec.features.contains(.bone) ? Skeleton.parentPositions(of: spec.joints) : []
+        spec.features.contains(.bone) || spec.features.contains(.boneVelocity) ? Skeleton.parentPositions(of: spec.joints) : []
     }
 
     /// `parents`: `boneParents(spec)`, looked up once per clip rather than per window.
@@ -628,6 +632,14 @@ public enum Preprocessing {
                             out[o] = f.joints[j * 3] - f.joints[p * 3]
                             out[o + 1] = f.joints[j * 3 + 1] - f.joints[p * 3 + 1]
                         }
+                    case .boneVelocity:
+                        if t > 0, let p = parents[j], f.joints[p * 3 + 2] > 0, window[t - 1].real {
+                            let g = window[t - 1].joints
+                            if g[j * 3 + 2] > 0 && g[p * 3 + 2] > 0 {
+                                out[o] = velScale * ((f.joints[j * 3] - f.joints[p * 3]) - (g[j * 3] - g[p * 3]))
+                                out[o + 1] = velScale * ((f.joints[j * 3 + 1] - f.joints[p * 3 + 1]) - (g[j * 3 + 1] - g[p * 3 + 1]))
+                            }
+                        }
                     case .world:
                         if !f.world.isEmpty {
                             out[o] = f.world[j * 3]; out[o + 1] = f.world[j * 3 + 1]; out[o + 2] = f.world[j * 3 + 2]
@@ -640,9 +652,10 @@ public enum Preprocessing {
         return out
     }
 
-    /// The x-y features with a depth component (position, velocity, bone), in `features` order.
+    /// The x-y features with a depth component (position, velocity, bone, bone velocity), in
+    /// `features` order.
     public static func depthFeatures(_ features: [Feature]) -> [Feature] {
-        features.filter { $0 == .position || $0 == .velocity || $0 == .bone }
+        features.filter { $0 == .position || $0 == .velocity || $0 == .bone || $0 == .boneVelocity }
     }
 
     /// `Window.depth` of a normalised window: the depth component of each x-y feature,
@@ -664,6 +677,13 @@ public enum Preprocessing {
                         }
                     case .bone:
                         if let p = parents[j], f.joints[p * 3 + 2] > 0 { out[o] = f.depth[j] - f.depth[p] }
+                    case .boneVelocity:
+                        if t > 0, let p = parents[j], f.joints[p * 3 + 2] > 0, window[t - 1].real {
+                            let g = window[t - 1]
+                            if g.joints[j * 3 + 2] > 0 && g.joints[p * 3 + 2] > 0 {
+                                out[o] = velScale * ((f.depth[j] - f.depth[p]) - (g.depth[j] - g.depth[p]))
+                            }
+                        }
                     default: break
                     }
                 }

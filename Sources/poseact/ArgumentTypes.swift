@@ -1,4 +1,5 @@
 import ArgumentParser
+import Classifier
 import Foundation
 import Pose
 import TFLite
@@ -29,6 +30,18 @@ struct Fold: ExpressibleByArgument {
         let parts = argument.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
         guard parts.count == 2, let i = parts[0], let k = parts[1], k >= 2, (1...k).contains(i) else { return nil }
         index = i; count = k
+    }
+}
+
+/// `--streams joint,bone,joint_motion,bone_motion`, or `none`.
+struct StreamList: ExpressibleByArgument {
+    var streams: [Classifier.Stream]
+
+    init?(argument: String) {
+        guard argument != "none" else { streams = []; return }
+        let parts = argument.split(separator: ",").map { Classifier.Stream(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else { return nil }
+        streams = parts.map { $0! }
     }
 }
 

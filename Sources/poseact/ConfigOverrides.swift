@@ -15,6 +15,11 @@ struct ConfigOverrides: ParsableArguments {
     @Option(parsing: .unconditional, help: "Frames per window (overrides preprocessing.window).") var window: Int?
     @Option(parsing: .unconditional, help: "Frames between windows (overrides preprocessing.stride).") var stride: Int?
     @Option(parsing: .unconditional, help: "Early-stopping patience in epochs, 0 = off (overrides training.patience).") var patience: Int?
+    @Option(help: ArgumentHelp("Model type: \(TrainingConfig.ModelSection.types.joined(separator: ", ")) (overrides model.type).",
+                               valueName: "type")) var model: String?
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Streams, one net each, comma-separated: \(Classifier.Stream.names.joined(separator: ", ")); 'none' for one net on preprocessing.features (overrides model.streams; model.stream_weights is kept only for the same list).",
+                               valueName: "list")) var streams: StreamList?
     @Option(help: ArgumentHelp("Cross-validation: train on the train split less its i-th of k folds, test on that fold (overrides data.folds and data.fold).",
                                valueName: "i/k")) var fold: Fold?
 
@@ -36,6 +41,11 @@ struct ConfigOverrides: ParsableArguments {
         if let stride { c.preprocessing.stride = stride }
         if let patience { c.training.patience = patience }
         if let fold { c.data.fold = fold.index; c.data.folds = fold.count }
+        if let model { c.model.type = model }
+        if let streams {
+            if streams.streams != c.model.streams { c.model.streamWeights = [] }
+            c.model.streams = streams.streams
+        }
         if let p = c.problems.first { throw ConfigError("\(config ?? "config"): \(p)") }
         guard c.data.store != nil else {
             throw ConfigError("no data: give --data STORE.h5 (a keypoint store or windows file), or data.store in the config")

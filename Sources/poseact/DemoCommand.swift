@@ -125,7 +125,7 @@ extension Demo {
         var tested: EvaluationReport?
         let trainer = try TrainingRun(folder: run).train(config: config, dataPath: store, restart: true) { event in
             if case .tested(let report) = event { tested = report }
-        }
+        }[0]
         let trainSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         let last = trainer.history.last!
         print(String(format: "train: %d windows of %d frames, %d epochs in %.1f s (%d parameters): loss %.3f, accuracy %.0f%%",

@@ -6,13 +6,21 @@ import Foundation
 import JSONLines
 
 struct Train: ParsableCommand {
+    /// "tcn, 128 channels, dilations [1, 2, 4, 8], kernel 5" or "stgcn, blocks [64, 64, 128, 128]", with the streams.
+    static func describe(_ m: TrainingConfig.ModelSection) -> String {
+        let net = m.isGraph ? "\(m.type), blocks \(m.blocks)" : "\(m.type), \(m.channels) channels, dilations \(m.dilations), kernel \(m.kernel)"
+        guard !m.streams.isEmpty else { return net }
+        let weights = m.streamWeights.isEmpty ? "" : " weighted \(m.streamWeights.map { String(format: "%g", $0) }.joined(separator: ":"))"
+        return net + "; streams \(m.streams.map(\.rawValue).joined(separator: ", "))" + weights
+    }
+
     static let configuration = CommandConfiguration(
         abstract: "Train an action classifier on a keypoint store.",
         discussion: """
             Cuts the store's clips into windows (the preprocessing the model file will carry), \
             holds out data.validation_share of the training clips for validation (whole clips, \
-            or whole source videos, never single windows), and trains the temporal conv net, \
-            printing one line per epoch (a * marks the epoch that is the model so far: the \
+            or whole source videos, never single windows), and trains the net (model.type: \
+            tcn, the temporal conv net; stgcn or stgcn++, the graph nets), printing one line per epoch (a * marks the epoch that is the model so far: the \
             last, or with training.keep: best, the one with the highest validation accuracy). \
             training.patience > 0 stops a run after that many epochs without a better \
             validation accuracy. At the end the test split is evaluated with the model.
@@ -22,6 +30,11 @@ struct Train: ParsableCommand {
             learning-curves.svg, and evaluation.json/.md with evaluation-confusion.png. \
             Interrupted (Ctrl-C, kill), the same command goes on from the last finished epoch; \
             --restart starts anew. Same seed and threads give the same model, bit for bit.
+
+            With streams (model.streams or --streams joint,bone,joint_motion,bone_motion), one \
+            net is trained per stream on its own features, each a run of its own in \
+            RUN/streams/NAME, and RUN/model.poseact.h5 is their ensemble: a window's \
+            probabilities are the streams' averaged with model.stream_weights.
 
             Every key of the YAML config is documented in configs/penn-action.yaml; flags \
             override the file. Then: poseact export RUN --output NAME.poseact.h5.
@@ -42,12 +55,14 @@ struct Train: ParsableCommand {
         let folder = output ?? "runs/\(name)"
         var bar: ProgressDisplay?
         let started = Date()
-        let trainer = try TrainingRun(folder: folder).train(config: config, dataPath: config.data.store!, restart: restart) { event in
+        let trainers = try TrainingRun(folder: folder).train(config: config, dataPath: config.data.store!, restart: restart) { event in
             switch event {
+            case .stream(let stream, let number, let of):
+                note("stream \(number)/\(of): \(stream.rawValue) (features \(stream.features.map(\.rawValue).joined(separator: ", "))) → \(TrainingRun.streamFolder(folder, stream))")
             case .data(let d):
                 func side(_ w: [Window]) -> String { "\(Set(w.map(\.clipID)).count) clips, \(w.count) windows" }
                 note("\(d.labels.count) labels; train \(side(d.train)); validation \(side(d.validation)); test \(side(d.test))")
-                note("model: tcn, \(config.model.channels) channels, dilations \(config.model.dilations), kernel \(config.model.kernel); "
+                note("model: \(Self.describe(config.model)); "
                      + "windows of \(d.spec.window) frames × \(d.spec.channels) channels at \(d.spec.fps) fps; \(config.threads) threads")
             case .resumed(let e): note("\(folder): resuming after epoch \(e)")
             case .alreadyFinished(let e): note("\(folder): already trained (\(e) epochs); --restart trains it anew")
@@ -73,10 +88,14 @@ struct Train: ParsableCommand {
                 if json { print(JSONLines.encode(report)) }
             }
         }
-        let best = trainer.history.first { $0.epoch == trainer.keptEpoch }
-        note(String(format: "done in %@: %d epochs, model from epoch %d%@ → %@/model.poseact.h5",
-                    ProgressDisplay.duration(Date().timeIntervalSince(started)), trainer.epochsDone, trainer.keptEpoch,
-                    best?.validationAccuracy.map { String(format: " (val acc %.1f%%)", $0 * 100) } ?? "", folder))
+        let kept = trainers.map { t -> String in
+            let best = t.history.first { $0.epoch == t.keptEpoch }
+            return "\(t.epochsDone) epochs, model from epoch \(t.keptEpoch)"
+                + (best?.validationAccuracy.map { String(format: " (val acc %.1f%%)", $0 * 100) } ?? "")
+        }
+        let streams = config.model.streams.isEmpty ? "" : "\(trainers.count) streams (" + zip(config.model.streams, kept).map { "\($0.rawValue): \($1)" }.joined(separator: "; ") + ")"
+        note(String(format: "done in %@: %@ → %@/model.poseact.h5", ProgressDisplay.duration(Date().timeIntervalSince(started)),
+                    streams.isEmpty ? kept[0] : streams, folder))
     }
 }
 

@@ -66,7 +66,7 @@ enum GradCheck {
     /// For layers containing ReLUs pass `kinks` (see `numeric`); elements whose step
     /// crosses a kink are skipped and counted, and at most `maxSkipped` of them may be.
     static func check(_ layer: Layer, x: FloatBuffer, batch B: Int, training: Bool, seed: UInt64,
-                      kinks: (() -> [Bool])? = nil, maxSkipped: Double = 0.1,
+                      kinks: (() -> [Bool])? = nil, maxSkipped: Double = 0.1, floor: Double = floor,
                       file: StaticString = #filePath, line: UInt = #line) -> GradientReport {
         var rng = SplitMix64(seed: seed)
         let n = B * layer.outputCount

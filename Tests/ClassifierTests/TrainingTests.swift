@@ -260,7 +260,7 @@ final class TrainingTests: XCTestCase {
         let windows = Array(data.test.prefix(5))
         let arch = Architecture(config: config, classes: 3)
         let members = (1...3).map { seed in
-            ActionClassifier(labels: data.labels, spec: data.spec, architecture: arch, model: arch.tcn(maxBatch: 64, seed: UInt64(seed)))
+            ActionClassifier(labels: data.labels, spec: data.spec, architecture: arch, model: arch.net(joints: data.spec.joints, maxBatch: 64, seed: UInt64(seed)))
         }
         let ensemble = try ActionClassifier(ensemble: members)
         XCTAssertEqual(ensemble.members.count, 3)
@@ -276,7 +276,7 @@ final class TrainingTests: XCTestCase {
         try members[0].save(to: single)
         let back = try ActionClassifier.load(path: file)
         XCTAssertEqual(back.members.count, 3)
-        for (a, b) in zip(back.members, ensemble.members) { XCTAssertEqual(a.state.map(\.buffer.array), b.state.map(\.buffer.array)) }
+        for (a, b) in zip(back.members, ensemble.members) { XCTAssertEqual(a.net.state.map(\.buffer.array), b.net.state.map(\.buffer.array)) }
         XCTAssertEqual(back.probabilities(windows), ensemble.probabilities(windows))
         XCTAssertEqual(try HDF5File.open(file).root().intAttribute("format_version"), 2)
         XCTAssertEqual(try HDF5File.open(single).root().intAttribute("format_version"), 1, "one net: readable by an older poseact")
@@ -284,9 +284,21 @@ final class TrainingTests: XCTestCase {
 
         config.model.channels = 8
         let other = ActionClassifier(labels: data.labels, spec: data.spec, architecture: Architecture(config: config, classes: 3))
-        XCTAssertThrowsError(try ActionClassifier(ensemble: [members[0], other])) {
-            XCTAssertTrue("\($0)".contains("member 2 has another architecture"), "\($0)")
+        var moved = data.spec
+        moved.fps = 15
+        XCTAssertThrowsError(try ActionClassifier(ensemble: [members[0], ActionClassifier(labels: data.labels, spec: moved, architecture: arch)])) {
+            XCTAssertTrue("\($0)".contains("member 2 has other preprocessing"), "\($0)")
         }
+        // Another architecture is a multi-stream ensemble: format 3, weighted.
+        let mixed = try ActionClassifier(ensemble: [members[0], other], weights: [3, 1])
+        let (p0, p1) = (members[0].probabilities(windows), other.probabilities(windows))
+        for (i, p) in mixed.probabilities(windows).enumerated() {
+            for c in 0..<3 { XCTAssertEqual(p[c], 0.75 * p0[i][c] + 0.25 * p1[i][c], accuracy: 1e-6) }
+        }
+        let mixedFile = temp("mixed.poseact.h5")
+        try mixed.saveCheckingReadBack(to: mixedFile)
+        XCTAssertEqual(try HDF5File.open(mixedFile).root().intAttribute("format_version"), 3)
+        XCTAssertEqual(try ActionClassifier.load(path: mixedFile).probabilities(windows), mixed.probabilities(windows))
         let relabelled = ActionClassifier(labels: ["a", "b", "c"], spec: data.spec, architecture: arch)
         XCTAssertThrowsError(try ActionClassifier(ensemble: [members[0], relabelled])) {
             XCTAssertTrue("\($0)".contains("member 2 has other labels"), "\($0)")

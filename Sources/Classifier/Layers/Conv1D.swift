@@ -1,61 +1,66 @@
 import CBLAS
 import Tensor
 
-/// 1-D convolution over time, channels last: stride 1, dilation `d`, 'same' zero padding
-/// (T frames in, T frames out; for an even kernel the extra padding goes on the right).
+/// 1-D convolution over time, channels last: dilation `d`, stride `s`, 'same' zero padding
+/// (T frames in, ⌈T/s⌉ out; for an even kernel the extra padding goes on the right). Output
+/// frame t reads input frames t·s − padLeft + k·d, as PyTorch's Conv1d with padding
+/// d·(K−1)/2.
 ///
 /// Shapes: inp is (B,T,C), weight is (OC,K·C) laid out [oc][k][c], bias is (OC),
-/// out is (B,T,OC). Forward is im2col + one GEMM; backward is two GEMMs + col2im.
+/// out is (B,T',OC), T' = ⌈T/s⌉. Forward is im2col + one GEMM; backward is two GEMMs + col2im.
 /// `bias: false` drops the bias, for a convolution followed by batch norm (which
 /// subtracts any per-channel constant anyway).
 public final class Conv1D: Layer {
-    public let frames: Int, inChannels: Int, outChannels: Int, kernel: Int, dilation: Int
+    public let frames: Int, inChannels: Int, outChannels: Int, kernel: Int, dilation: Int, stride: Int
+    /// Output frames, ⌈frames / stride⌉.
+    public let outFrames: Int
     public let maxBatch: Int
     public let weight: Parameter
     public let bias: Parameter?
     public let output: FloatBuffer
     public let inputGrad: FloatBuffer
-    /// im2col of the last forward input, (B·T, K·C); backward reads it for dW.
+    /// im2col of the last forward input, (B·T', K·C); backward reads it for dW.
     let col: FloatBuffer
-    /// Gradient with respect to `col`, (B·T, K·C); col2im folds it into `inputGrad`.
+    /// Gradient with respect to `col`, (B·T', K·C); col2im folds it into `inputGrad`.
     let dCol: FloatBuffer
-    /// Zero padding on the left: frame t reads input frames t - padLeft + k·d, k = 0..<K.
+    /// Zero padding on the left: frame t reads input frames t·s − padLeft + k·d, k = 0..<K.
     let padLeft: Int
 
     public var inputShape: [Int] { [frames, inChannels] }
-    public var outputShape: [Int] { [frames, outChannels] }
+    public var outputShape: [Int] { [outFrames, outChannels] }
     public var parameters: [Parameter] { bias.map { [weight, $0] } ?? [weight] }
 
     /// Weights Kaiming/He normal over fan-in K·C, times `gain` (1 before a ReLU, as the
     /// √2 is built in); bias zero.
-    public init(frames: Int, inChannels: Int, outChannels: Int, kernel: Int, dilation: Int = 1,
+    public init(frames: Int, inChannels: Int, outChannels: Int, kernel: Int, dilation: Int = 1, stride: Int = 1,
                 bias hasBias: Bool = true, maxBatch: Int, rng: inout SplitMix64, gain: Double = 1,
                 name: String = "conv") {
-        precondition(frames > 0 && inChannels > 0 && outChannels > 0 && kernel > 0 && dilation > 0 && maxBatch > 0)
+        precondition(frames > 0 && inChannels > 0 && outChannels > 0 && kernel > 0 && dilation > 0 && stride > 0 && maxBatch > 0)
         self.frames = frames; self.inChannels = inChannels; self.outChannels = outChannels
-        self.kernel = kernel; self.dilation = dilation; self.maxBatch = maxBatch
+        self.kernel = kernel; self.dilation = dilation; self.stride = stride; self.maxBatch = maxBatch
+        outFrames = (frames - 1) / stride + 1
         padLeft = dilation * (kernel - 1) / 2
         let kc = kernel * inChannels
         weight = Parameter(name: "\(name).weight", shape: [outChannels, kernel, inChannels], decays: true)
         bias = hasBias ? Parameter(name: "\(name).bias", shape: [outChannels], decays: false) : nil
         fillGaussian(weight.value.pointer, count: weight.count, std: gain * (2.0 / Double(kc)).squareRoot(), rng: &rng)
-        output = FloatBuffer(count: maxBatch * frames * outChannels)
+        output = FloatBuffer(count: maxBatch * outFrames * outChannels)
         inputGrad = FloatBuffer(count: maxBatch * frames * inChannels)
-        col = FloatBuffer(count: maxBatch * frames * kc)
-        dCol = FloatBuffer(count: maxBatch * frames * kc)
+        col = FloatBuffer(count: maxBatch * outFrames * kc)
+        dCol = FloatBuffer(count: maxBatch * outFrames * kc)
     }
 
-    // inp is (B,T,C) → col is (B·T, K·C), col[b,t][k,c] = inp[b, t - padLeft + k·d, c] or 0.
-    // Then out (B·T, OC) = col · weightᵀ + bias.
+    // inp is (B,T,C) → col is (B·T', K·C), col[b,t][k,c] = inp[b, t·s − padLeft + k·d, c] or 0.
+    // Then out (B·T', OC) = col · weightᵀ + bias.
     public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
         precondition(B <= maxBatch)
-        let T = frames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
+        let T = frames, TO = outFrames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
         let col = col.pointer, out = output.pointer
-        for bt in 0..<(B * T) {
-            let bi = bt / T, t = bt % T
+        for bt in 0..<(B * TO) {
+            let bi = bt / TO, t = bt % TO
             let row = col + bt * KC
             for k in 0..<K {
-                let src = t - padLeft + k * dilation
+                let src = t * stride - padLeft + k * dilation
                 if src >= 0 && src < T {
                     (row + k * C).update(from: x + (bi * T + src) * C, count: C)
                 } else {
@@ -63,21 +68,21 @@ public final class Conv1D: Layer {
                 }
             }
         }
-        BLAS.gemmABt(m: B * T, n: OC, k: KC, a: col, lda: KC, b: weight.value.pointer, ldb: KC, c: out, ldc: OC)
+        BLAS.gemmABt(m: B * TO, n: OC, k: KC, a: col, lda: KC, b: weight.value.pointer, ldb: KC, c: out, ldc: OC)
         if let b = bias?.value.pointer {
-            for bt in 0..<(B * T) {
+            for bt in 0..<(B * TO) {
                 let o = out + bt * OC
                 for oc in 0..<OC { o[oc] += b[oc] }
             }
         }
     }
 
-    // dout is (B,T,OC); col is the forward's (B·T, K·C).
+    // dout is (B,T',OC); col is the forward's (B·T', K·C).
     // dweight (OC, K·C) += doutᵀ · col;  dbias (OC) += Σ_bt dout;
-    // dcol (B·T, K·C) = dout · weight;   dinp (B,T,C) = col2im(dcol).
+    // dcol (B·T', K·C) = dout · weight;  dinp (B,T,C) = col2im(dcol).
     public func backward(_ dOut: UnsafePointer<Float>, input x: UnsafePointer<Float>, batch B: Int) {
-        let T = frames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
-        let BT = B * T
+        let T = frames, TO = outFrames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
+        let BT = B * TO
         guard BT > 0 else { return }
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(OC), Int32(KC), Int32(BT),
                     1, dOut, Int32(OC), col.pointer, Int32(KC), 1, weight.grad.pointer, Int32(KC))
@@ -89,12 +94,12 @@ public final class Conv1D: Layer {
         }
         BLAS.gemm(m: BT, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: dCol.pointer, ldc: KC)
         let dx = inputGrad.pointer
-        dx.update(repeating: 0, count: BT * C)
+        dx.update(repeating: 0, count: B * T * C)
         for bt in 0..<BT {
-            let bi = bt / T, t = bt % T
+            let bi = bt / TO, t = bt % TO
             let row = dCol.pointer + bt * KC
             for k in 0..<K {
-                let src = t - padLeft + k * dilation
+                let src = t * stride - padLeft + k * dilation
                 guard src >= 0 && src < T else { continue }
                 let d = dx + (bi * T + src) * C, r = row + k * C
                 for c in 0..<C { d[c] += r[c] }

@@ -68,7 +68,7 @@ public final class TCNBlock: Layer {
 /// nothing. All loops run on the calling thread; the GEMMs go to OpenBLAS with whatever
 /// thread count the process has set (the TFLite interpreter sets 1; at these sizes, a few
 /// thousand rows × tens of columns, one thread is about as fast as two).
-public final class TCN {
+public final class TCN: ClassifierNet {
     public enum Pooling: String, Sendable, Equatable, ConfigChoice {
         case mean, max
         case meanMax = "mean_max"
@@ -145,8 +145,9 @@ public final class TCN {
         input = FloatBuffer(count: config.maxBatch * config.frames * config.inputChannels)
     }
 
+    public var maxBatch: Int { config.maxBatch }
+    public var dropouts: [Dropout] { blocks.map(\.dropout) }
     public var parameters: [Parameter] { (inputNorm?.parameters ?? []) + blocks.flatMap(\.parameters) + head.parameters }
-    public var parameterCount: Int { parameters.reduce(0) { $0 + $1.count } }
 
     /// Everything that defines the model's function: parameters and batch-norm running
     /// statistics, by name (for saving and comparing).

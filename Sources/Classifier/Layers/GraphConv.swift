@@ -1,0 +1,143 @@
+import CBLAS
+import Tensor
+
+/// Spatial graph convolution over a skeleton's joints, each frame on its own (ST-GCN's
+/// unit_gcn, PYSKL's conv_pos 'post'): every joint gathers its graph neighbours through the
+/// K partition matrices, then a 1×1 convolution mixes the K·C gathered channels into OC.
+///
+///     z[b,k,w,t,:] = Σ_v A[k,w,v] · x[b,v,t,:]          A = (K,V,V), [k][w][v]
+///     out[b,w,t,:] = W · [z[b,0,w,t,:] | … | z[b,K−1,w,t,:]] + bias
+///
+/// `Adjacency.importance` (ST-GCN): A = M ⊙ P, M the graph's fixed matrices
+/// (`SkeletonGraph`), P learnt and starting at 1, so only the skeleton's edges carry weight
+/// and each learns how much. `Adjacency.learned` (ST-GCN++): A = P, starting at M, every
+/// entry learnt (joints the skeleton does not link may come to read each other).
+///
+/// Shapes: inp is (B,V,T,C), P is (K,V,V), weight is (OC,K·C) laid out [oc][k][c], bias
+/// is (OC), out is (B,V,T,OC). Forward: one GEMM per sample for the gathering, one for the
+/// mixing. Backward: the same GEMMs transposed.
+public final class GraphConv: Layer {
+    public enum Adjacency: Sendable { case importance, learned }
+
+    public let joints: Int, frames: Int, inChannels: Int, outChannels: Int, partitions: Int
+    public let adjacency: Adjacency
+    public let maxBatch: Int
+    /// P, (K,V,V).
+    public let edges: Parameter
+    public let weight: Parameter
+    public let bias: Parameter
+    public let output: FloatBuffer
+    public let inputGrad: FloatBuffer
+    /// M, the graph's matrices (K,V,V).
+    let graph: [Float]
+    /// A of the last forward, (K·V, V).
+    let effective: FloatBuffer
+    /// z in (B, K·V, T·C) after the gathering GEMMs; reused for dz in backward.
+    let gathered: FloatBuffer
+    /// z rearranged to (B,V,T,K·C), the mixing GEMM's input; backward reads it for dW and
+    /// then reuses it for dz in that layout.
+    let mixed: FloatBuffer
+    /// dA, (K·V, V).
+    let dEffective: FloatBuffer
+
+    public var inputShape: [Int] { [joints, frames, inChannels] }
+    public var outputShape: [Int] { [joints, frames, outChannels] }
+    public var parameters: [Parameter] { [edges, weight, bias] }
+
+    /// Weights Kaiming/He normal over fan-in K·C times `gain`; bias zero.
+    public init(graph: SkeletonGraph, frames: Int, inChannels: Int, outChannels: Int, adjacency: Adjacency,
+                maxBatch: Int, rng: inout SplitMix64, gain: Double = 1, name: String) {
+        precondition(frames > 0 && inChannels > 0 && outChannels > 0 && maxBatch > 0)
+        let K = SkeletonGraph.partitions, V = graph.joints
+        joints = V; self.frames = frames; self.inChannels = inChannels; self.outChannels = outChannels
+        partitions = K; self.adjacency = adjacency; self.maxBatch = maxBatch
+        self.graph = graph.matrices
+        edges = Parameter(name: "\(name).edges", shape: [K, V, V], decays: false)
+        switch adjacency {
+        case .importance: edges.value.pointer.update(repeating: 1, count: K * V * V)
+        case .learned: edges.value.pointer.update(from: graph.matrices, count: K * V * V)
+        }
+        weight = Parameter(name: "\(name).weight", shape: [outChannels, K, inChannels], decays: true)
+        bias = Parameter(name: "\(name).bias", shape: [outChannels], decays: false)
+        fillGaussian(weight.value.pointer, count: weight.count, std: gain * (2.0 / Double(K * inChannels)).squareRoot(), rng: &rng)
+        output = FloatBuffer(count: maxBatch * V * frames * outChannels)
+        inputGrad = FloatBuffer(count: maxBatch * V * frames * inChannels)
+        effective = FloatBuffer(count: K * V * V)
+        dEffective = FloatBuffer(count: K * V * V)
+        gathered = FloatBuffer(count: maxBatch * K * V * frames * inChannels)
+        mixed = FloatBuffer(count: maxBatch * K * V * frames * inChannels)
+    }
+
+    // A = M ⊙ P or P;  z[b] (K·V, T·C) = A (K·V, V) · x[b] (V, T·C);
+    // mixed[b,w,t,k,:] = z[b,k,w,t,:];  out (B·V·T, OC) = mixed (B·V·T, K·C) · Wᵀ + bias.
+    public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
+        precondition(B <= maxBatch)
+        let K = partitions, V = joints, T = frames, C = inChannels, OC = outChannels
+        let KV = K * V, TC = T * C, KC = K * C
+        let a = effective.pointer, p = edges.value.pointer
+        switch adjacency {
+        case .importance: for i in 0..<(KV * V) { a[i] = graph[i] * p[i] }
+        case .learned: a.update(from: p, count: KV * V)
+        }
+        let z = gathered.pointer, zm = mixed.pointer
+        for b in 0..<B {
+            BLAS.gemm(m: KV, n: TC, k: V, a: a, lda: V, b: x + b * V * TC, ldb: TC, c: z + b * KV * TC, ldc: TC)
+        }
+        for b in 0..<B {
+            for k in 0..<K {
+                for w in 0..<V {
+                    let src = z + ((b * K + k) * V + w) * TC
+                    let dst = zm + (b * V + w) * T * KC + k * C
+                    for t in 0..<T { (dst + t * KC).update(from: src + t * C, count: C) }
+                }
+            }
+        }
+        let out = output.pointer, bias = bias.value.pointer
+        BLAS.gemmABt(m: B * V * T, n: OC, k: KC, a: zm, lda: KC, b: weight.value.pointer, ldb: KC, c: out, ldc: OC)
+        for r in 0..<(B * V * T) {
+            let o = out + r * OC
+            for c in 0..<OC { o[c] += bias[c] }
+        }
+    }
+
+    // dW (OC, K·C) += doutᵀ · mixed;  dbias += Σ dout;  dmixed = dout · W, back to dz (B, K·V, T·C);
+    // dA (K·V, V) = Σ_b dz[b] · x[b]ᵀ;  dP += M ⊙ dA or dA;  dx[b] (V, T·C) = Aᵀ · dz[b].
+    public func backward(_ dOut: UnsafePointer<Float>, input x: UnsafePointer<Float>, batch B: Int) {
+        let K = partitions, V = joints, T = frames, C = inChannels, OC = outChannels
+        let KV = K * V, TC = T * C, KC = K * C, rows = B * V * T
+        guard B > 0 else { return }
+        let zm = mixed.pointer, dz = gathered.pointer
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(OC), Int32(KC), Int32(rows),
+                    1, dOut, Int32(OC), zm, Int32(KC), 1, weight.grad.pointer, Int32(KC))
+        let db = bias.grad.pointer
+        for r in 0..<rows {
+            let d = dOut + r * OC
+            for c in 0..<OC { db[c] += d[c] }
+        }
+        BLAS.gemm(m: rows, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: zm, ldc: KC)
+        for b in 0..<B {
+            for k in 0..<K {
+                for w in 0..<V {
+                    let dst = dz + ((b * K + k) * V + w) * TC
+                    let src = zm + (b * V + w) * T * KC + k * C
+                    for t in 0..<T { (dst + t * C).update(from: src + t * KC, count: C) }
+                }
+            }
+        }
+        let dA = dEffective.pointer
+        for b in 0..<B {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(KV), Int32(V), Int32(TC),
+                        1, dz + b * KV * TC, Int32(TC), x + b * V * TC, Int32(TC), b == 0 ? 0 : 1, dA, Int32(V))
+        }
+        let dP = edges.grad.pointer
+        switch adjacency {
+        case .importance: for i in 0..<(KV * V) { dP[i] += graph[i] * dA[i] }
+        case .learned: for i in 0..<(KV * V) { dP[i] += dA[i] }
+        }
+        let dx = inputGrad.pointer, a = effective.pointer
+        for b in 0..<B {
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(V), Int32(TC), Int32(KV),
+                        1, a, Int32(V), dz + b * KV * TC, Int32(TC), 0, dx + b * V * TC, Int32(TC))
+        }
+    }
+}
