@@ -110,13 +110,15 @@ public struct Member {
         self.net = net; self.architecture = architecture; self.features = features; self.weight = weight; self.stream = stream
     }
 
-    /// The stream's description in the weights file.
-    struct Record: Codable {
-        var stream: Stream?
-        var features: [Feature]
-        var weight: Double
-        var architecture: Architecture
+    /// The member's description in a multi-stream weights file.
+    public struct Record: Codable, Sendable {
+        public var stream: Stream?
+        public var features: [Feature]
+        public var weight: Double
+        public var architecture: Architecture
     }
+
+    public var record: Record { Record(stream: stream, features: features, weight: weight, architecture: architecture) }
 }
 
 /// A trained action classifier and everything it needs to run: the labels, the
@@ -236,7 +238,7 @@ public final class ActionClassifier {
     public var parameterCount: Int { members.reduce(0) { $0 + $1.net.parameterCount } }
 
     /// Whether the file needs format 3: members that differ in features, architecture or weight.
-    var isMultiStream: Bool {
+    public var isMultiStream: Bool {
         members.contains { $0.features != spec.features || $0.architecture != architecture || $0.weight != 1 || $0.stream != nil }
     }
 
@@ -306,8 +308,7 @@ public final class ActionClassifier {
             try root.setAttribute("format_version", isMultiStream ? 3 : members.count > 1 ? 2 : 1)
             if members.count > 1 { try root.setAttribute("members", members.count) }
             if isMultiStream {
-                let records = members.map { Member.Record(stream: $0.stream, features: $0.features, weight: $0.weight, architecture: $0.architecture) }
-                try root.setAttribute("streams", JSONLines.encode(records))
+                try root.setAttribute("streams", JSONLines.encode(members.map(\.record)))
             }
             try root.setAttribute("labels", labels)
             try root.setAttribute("preprocessing", spec.json())

@@ -47,6 +47,10 @@ public struct TrainingRun {
                       events: (Event) -> Void = { _ in }) throws -> [Trainer] {
         if let p = config.problems.first { throw ConfigError("config: \(p)") }
         guard !config.model.streams.isEmpty else { return [try trainNet(config: config, dataPath: dataPath, restart: restart, events: events)] }
+        if WindowsFile.isWindowsFile(dataPath) {
+            throw ConfigError("\(dataPath): a windows file holds one set of features, and each of model.streams needs its own: "
+                + "train the streams on the keypoint store")
+        }
         var trainers: [Trainer] = []
         let streams = config.model.streams
         for (i, stream) in streams.enumerated() {

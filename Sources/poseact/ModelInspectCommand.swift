@@ -73,11 +73,13 @@ extension ModelCommand {
             var architecture: Architecture
             var parameters: Int
             var members: Int
+            /// Each member's stream, features, weight and architecture (multi-stream files only).
+            var streams: [Member.Record]?
             var record: TrainingRecord
             var test: Test?
 
             enum CodingKeys: String, CodingKey {
-                case file, format, labels, preprocessing, architecture, parameters, members, epochs, data, test
+                case file, format, labels, preprocessing, architecture, parameters, members, streams, epochs, data, test
                 case bestEpoch = "best_epoch", keptEpoch = "kept_epoch"
                 case validationAccuracy = "validation_accuracy", validationLoss = "validation_loss"
             }
@@ -85,6 +87,7 @@ extension ModelCommand {
             init(file: String, classifier c: ActionClassifier) {
                 self.file = file; format = ActionClassifier.format; labels = c.labels; preprocessing = c.spec
                 architecture = c.architecture; parameters = c.parameterCount; members = c.members.count; record = c.training
+                streams = c.isMultiStream ? c.members.map(\.record) : nil
                 test = c.training.test.map { Test(clipAccuracy: $0.clips.accuracy, windowAccuracy: $0.windows.accuracy,
                                                   clips: $0.clips.count, split: $0.split) }
             }
@@ -98,6 +101,7 @@ extension ModelCommand {
                 try c.encode(architecture, forKey: .architecture)
                 try c.encode(parameters, forKey: .parameters)
                 try c.encode(members, forKey: .members)
+                try c.encodeIfPresent(streams, forKey: .streams)
                 try c.encodeIfPresent(record.epochs, forKey: .epochs)
                 try c.encodeIfPresent(record.bestEpoch, forKey: .bestEpoch)
                 try c.encodeIfPresent(record.keptEpoch, forKey: .keptEpoch)
@@ -154,13 +158,27 @@ extension ModelCommand {
             print("  preprocessing: \(s.joints.count) joints (\(s.joints.joined(separator: ", "))), \(s.fps) fps, window \(s.window), "
                   + "stride \(s.stride), \(s.normalization.rawValue) normalisation, features \(s.features.map(\.rawValue).joined(separator: "+")), "
                   + "min pose share \(s.minPoseShare)")
-            print("  model: \(a.type), \(a.inputChannels) input channels × \(a.frames) frames, \(a.channels) channels, dilations \(a.dilations), "
-                  + "kernel \(a.kernel), dropout \(a.dropout), \(a.pooling.rawValue) pooling"
-                  + (a.flipAverage ? ", predictions averaged with the mirror image" : "") + "; \(c.parameterCount) parameters"
-                  + (c.members.count > 1 ? " (\(c.model.parameterCount) per net)" : ""))
+            func describe(_ a: Architecture) -> String {
+                "\(a.type), \(a.inputChannels) input channels × \(a.frames) frames, "
+                    + (a.type == "tcn" ? "\(a.channels) channels, dilations \(a.dilations), kernel \(a.kernel), \(a.pooling.rawValue) pooling"
+                                       : "blocks \(a.blocks)")
+                    + ", dropout \(a.dropout)"
+            }
+            if c.isMultiStream {
+                print("  model: \(c.members.count) streams, probabilities weighted \(c.members.map { String(format: "%g", $0.weight) }.joined(separator: ":"))"
+                      + (a.flipAverage ? ", averaged with the mirror image" : "") + "; \(c.parameterCount) parameters")
+                for m in c.members {
+                    print("    \(m.stream?.rawValue ?? "net") (\(m.features.map(\.rawValue).joined(separator: "+"))): \(describe(m.architecture)); "
+                          + "\(m.net.parameterCount) parameters")
+                }
+            } else {
+                print("  model: \(describe(a))" + (a.flipAverage ? ", predictions averaged with the mirror image" : "")
+                      + "; \(c.parameterCount) parameters" + (c.members.count > 1 ? " (\(c.model.parameterCount) per net)" : ""))
+            }
             let record = c.training
             for (i, m) in (record.members ?? []).enumerated() {
-                var line = "  member \(i + 1): " + (m.config.map { "seed \($0.training.seed)" } ?? "seed unknown")
+                let name = c.isMultiStream && i < c.members.count ? c.members[i].stream?.rawValue ?? "member \(i + 1)" : "member \(i + 1)"
+                var line = "  \(name): " + (m.config.map { "seed \($0.training.seed)" } ?? "seed unknown")
                 if let t = m.test { line += String(format: ", its test clip accuracy %.2f%%", t.clips.accuracy * 100) }
                 print(line)
             }

@@ -136,6 +136,47 @@ final class TrainCommandTests: PennSliceTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: run + "/again/evaluation-confusion.png"))
     }
 
+    /// `train --streams` with a graph net: one run per stream in RUN/streams/NAME, and
+    /// RUN/model.poseact.h5 their weighted ensemble, whose test evaluation is the run's and
+    /// which `evaluate` scores the same; `model inspect` names the streams.
+    func testStreamsOfGraphNetsTrainAsOneModel() throws {
+        let data = try store()
+        let run = Self.dir.appendingPathComponent("streams-\(UUID().uuidString.prefix(6))").path
+        func streamsConfig(_ streams: String) throws -> String {
+            try config("""
+                model:
+                  type: stgcn
+                  blocks: [8, 16]
+                  streams: [\(streams)]
+                  stream_weights: [2, 1]
+                optimizer:
+                  batch_size: 16
+                training:
+                  epochs: 2
+                  threads: 1
+
+                """)
+        }
+        let refused = try poseact(["train", "--config", try streamsConfig("bone"), "--data", data, "--output", run])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("model.stream_weights must give one weight per stream (1) or none"), refused.stderr)
+        let trained = try poseact(["train", "--config", try streamsConfig("bone, joint_motion"), "--data", data, "--output", run,
+                                   "--streams", "bone,joint_motion", "--json"])
+        XCTAssertEqual(trained.status, 0, trained.stderr)
+        for stream in ["bone", "joint_motion"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: "\(run)/streams/\(stream)/model.poseact.h5"), stream)
+        }
+        let own = try json(trained.stdout)
+        let scored = try json(try poseact(["evaluate", run, "--data", data, "--split", "test", "--json"]).stdout)
+        XCTAssertEqual(scored["clip_accuracy"] as? NSNumber, own["clip_accuracy"] as? NSNumber)
+        XCTAssertEqual(scored["confusion"] as? [[Int]], own["confusion"] as? [[Int]])
+        let meta = try json(try poseact(["model", "inspect", run + "/model.poseact.h5", "--json"]).stdout)
+        let streams = try XCTUnwrap(meta["streams"] as? [[String: Any]])
+        XCTAssertEqual(streams.map { $0["stream"] as? String }, ["bone", "joint_motion"])
+        XCTAssertEqual(streams.map { ($0["architecture"] as? [String: Any])?["type"] as? String }, ["stgcn", "stgcn"])
+        XCTAssertEqual(streams.map { $0["weight"] as? Double }, [2, 1])
+    }
+
     /// kill -9 during training, then the same command: it resumes after the last finished
     /// epoch and ends with every epoch recorded once.
     func testKilledTrainingResumes() throws {
