@@ -55,6 +55,33 @@ final class STGCNTests: XCTestCase {
         }
     }
 
+    /// out[b,w,t,o] = Σ_k Σ_c W[o,k,c] · Σ_v A[k,w,v] · x[b,v,t,c] + bias[o], written out
+    /// loop by loop, for both adjacencies (the edge list and the GEMM).
+    func testGraphConvMatchesTheDefinition() {
+        let graph = SkeletonGraph(layout: Skeleton.visionLayout)
+        let B = 2, V = graph.joints, T = 3, C = 4, O = 5, K = SkeletonGraph.partitions
+        for adjacency in [GraphConv.Adjacency.importance, .learned] {
+            var rng = SplitMix64(seed: 171)
+            let gcn = GraphConv(graph: graph, frames: T, inChannels: C, outChannels: O, adjacency: adjacency,
+                                maxBatch: B, rng: &rng, name: "gcn")
+            for i in 0..<gcn.edges.count { gcn.edges.value.pointer[i] = Float(rng.gaussian()) }
+            for i in 0..<O { gcn.bias.value.pointer[i] = Float(i) * 0.1 }
+            let x = randomBuffer(B * V * T * C, seed: 172)
+            gcn.forward(x.pointer, batch: B, training: false)
+            let p = gcn.edges.value.pointer, w = gcn.weight.value.pointer
+            for b in 0..<B { for u in 0..<V { for t in 0..<T { for o in 0..<O {
+                var sum = Double(gcn.bias.value.pointer[o])
+                for k in 0..<K { for v in 0..<V {
+                    let m = graph.matrices[(k * V + u) * V + v], e = p[(k * V + u) * V + v]
+                    let a = Double(adjacency == .importance ? m * e : e)
+                    guard a != 0 else { continue }
+                    for c in 0..<C { sum += Double(w[(o * K + k) * C + c]) * a * Double(x.pointer[((b * V + v) * T + t) * C + c]) }
+                } }
+                XCTAssertEqual(Double(gcn.output.pointer[((b * V + u) * T + t) * O + o]), sum, accuracy: 1e-4)
+            } } } }
+        }
+    }
+
     func testGraphConvGradients() {
         let graph = SkeletonGraph(layout: ["neck", "left_shoulder", "left_elbow", "right_shoulder", "left_hip"])
         for adjacency in [GraphConv.Adjacency.importance, .learned] {

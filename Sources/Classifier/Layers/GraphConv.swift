@@ -14,8 +14,10 @@ import Tensor
 /// entry learnt (joints the skeleton does not link may come to read each other).
 ///
 /// Shapes: inp is (B,V,T,C), P is (K,V,V), weight is (OC,K·C) laid out [oc][k][c], bias
-/// is (OC), out is (B,V,T,OC). Forward: one GEMM per sample for the gathering, one for the
-/// mixing. Backward: the same GEMMs transposed.
+/// is (OC), out is (B,V,T,OC). The mixing is one GEMM (and two in backward). The gathering:
+/// with `.importance` only the skeleton's edges are non-zero (about 3V of K·V², 52 of 972
+/// for Vision's 18 joints), so it runs over those alone, straight into the mixing GEMM's
+/// input layout; with `.learned` every entry may be non-zero, and it is one GEMM per sample.
 public final class GraphConv: Layer {
     public enum Adjacency: Sendable { case importance, learned }
 
@@ -32,13 +34,15 @@ public final class GraphConv: Layer {
     let graph: [Float]
     /// A of the last forward, (K·V, V).
     let effective: FloatBuffer
-    /// z in (B, K·V, T·C) after the gathering GEMMs; reused for dz in backward.
+    /// `.learned`: z in (B, K·V, T·C) after the gathering GEMMs; reused for dz in backward.
     let gathered: FloatBuffer
     /// z rearranged to (B,V,T,K·C), the mixing GEMM's input; backward reads it for dW and
     /// then reuses it for dz in that layout.
     let mixed: FloatBuffer
     /// dA, (K·V, V).
     let dEffective: FloatBuffer
+    /// `.importance`: the graph's non-zero entries, as (row k·V + w, column v).
+    let edgeList: [(row: Int, v: Int)]
 
     public var inputShape: [Int] { [joints, frames, inChannels] }
     public var outputShape: [Int] { [joints, frames, outChannels] }
@@ -64,8 +68,9 @@ public final class GraphConv: Layer {
         inputGrad = FloatBuffer(count: maxBatch * V * frames * inChannels)
         effective = FloatBuffer(count: K * V * V)
         dEffective = FloatBuffer(count: K * V * V)
-        gathered = FloatBuffer(count: maxBatch * K * V * frames * inChannels)
+        gathered = FloatBuffer(count: adjacency == .learned ? maxBatch * K * V * frames * inChannels : 1)
         mixed = FloatBuffer(count: maxBatch * K * V * frames * inChannels)
+        edgeList = (0..<(K * V)).flatMap { row in (0..<V).filter { graph.matrices[row * V + $0] != 0 }.map { (row, $0) } }
     }
 
     // A = M ⊙ P or P;  z[b] (K·V, T·C) = A (K·V, V) · x[b] (V, T·C);
@@ -79,16 +84,33 @@ public final class GraphConv: Layer {
         case .importance: for i in 0..<(KV * V) { a[i] = graph[i] * p[i] }
         case .learned: a.update(from: p, count: KV * V)
         }
-        let z = gathered.pointer, zm = mixed.pointer
-        for b in 0..<B {
-            BLAS.gemm(m: KV, n: TC, k: V, a: a, lda: V, b: x + b * V * TC, ldb: TC, c: z + b * KV * TC, ldc: TC)
-        }
-        for b in 0..<B {
-            for k in 0..<K {
-                for w in 0..<V {
-                    let src = z + ((b * K + k) * V + w) * TC
-                    let dst = zm + (b * V + w) * T * KC + k * C
-                    for t in 0..<T { (dst + t * KC).update(from: src + t * C, count: C) }
+        let zm = mixed.pointer
+        switch adjacency {
+        case .importance:
+            // mixed[b,w,t,k,:] = Σ over the edges (k·V + w, v) of A · x[b,v,t,:]
+            zm.update(repeating: 0, count: B * V * T * KC)
+            for b in 0..<B {
+                for (row, v) in edgeList {
+                    let k = row / V, w = row % V, weight = a[row * V + v]
+                    let src = x + b * V * TC + v * TC, dst = zm + (b * V + w) * T * KC + k * C
+                    for t in 0..<T {
+                        let s = src + t * C, d = dst + t * KC
+                        for c in 0..<C { d[c] += weight * s[c] }
+                    }
+                }
+            }
+        case .learned:
+            let z = gathered.pointer
+            for b in 0..<B {
+                BLAS.gemm(m: KV, n: TC, k: V, a: a, lda: V, b: x + b * V * TC, ldb: TC, c: z + b * KV * TC, ldc: TC)
+            }
+            for b in 0..<B {
+                for k in 0..<K {
+                    for w in 0..<V {
+                        let src = z + ((b * K + k) * V + w) * TC
+                        let dst = zm + (b * V + w) * T * KC + k * C
+                        for t in 0..<T { (dst + t * KC).update(from: src + t * C, count: C) }
+                    }
                 }
             }
         }
@@ -100,13 +122,13 @@ public final class GraphConv: Layer {
         }
     }
 
-    // dW (OC, K·C) += doutᵀ · mixed;  dbias += Σ dout;  dmixed = dout · W, back to dz (B, K·V, T·C);
-    // dA (K·V, V) = Σ_b dz[b] · x[b]ᵀ;  dP += M ⊙ dA or dA;  dx[b] (V, T·C) = Aᵀ · dz[b].
+    // dW (OC, K·C) += doutᵀ · mixed;  dbias += Σ dout;  dmixed = dout · W (into `mixed`);
+    // dA = Σ_b dz[b] · x[b]ᵀ;  dP += M ⊙ dA or dA;  dx[b] (V, T·C) = Aᵀ · dz[b], dz = dmixed as (B, K·V, T·C).
     public func backward(_ dOut: UnsafePointer<Float>, input x: UnsafePointer<Float>, batch B: Int) {
         let K = partitions, V = joints, T = frames, C = inChannels, OC = outChannels
         let KV = K * V, TC = T * C, KC = K * C, rows = B * V * T
         guard B > 0 else { return }
-        let zm = mixed.pointer, dz = gathered.pointer
+        let zm = mixed.pointer
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(OC), Int32(KC), Int32(rows),
                     1, dOut, Int32(OC), zm, Int32(KC), 1, weight.grad.pointer, Int32(KC))
         let db = bias.grad.pointer
@@ -115,29 +137,46 @@ public final class GraphConv: Layer {
             for c in 0..<OC { db[c] += d[c] }
         }
         BLAS.gemm(m: rows, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: zm, ldc: KC)
-        for b in 0..<B {
-            for k in 0..<K {
-                for w in 0..<V {
-                    let dst = dz + ((b * K + k) * V + w) * TC
-                    let src = zm + (b * V + w) * T * KC + k * C
-                    for t in 0..<T { (dst + t * C).update(from: src + t * KC, count: C) }
+        let dA = dEffective.pointer, dP = edges.grad.pointer, dx = inputGrad.pointer, a = effective.pointer
+        switch adjacency {
+        case .importance:
+            // dA[row, v] = Σ_b,t dmixed[b,w,t,k,:] · x[b,v,t,:];  dx[b,v,t,:] += A · dmixed[b,w,t,k,:]
+            dx.update(repeating: 0, count: B * V * TC)
+            for (row, v) in edgeList {
+                let k = row / V, w = row % V, weight = a[row * V + v]
+                var sum: Float = 0
+                for b in 0..<B {
+                    let xs = x + b * V * TC + v * TC, ds = zm + (b * V + w) * T * KC + k * C, dxs = dx + b * V * TC + v * TC
+                    for t in 0..<T {
+                        let xr = xs + t * C, dr = ds + t * KC, dxr = dxs + t * C
+                        for c in 0..<C {
+                            sum += dr[c] * xr[c]
+                            dxr[c] += weight * dr[c]
+                        }
+                    }
+                }
+                dP[row * V + v] += graph[row * V + v] * sum
+            }
+        case .learned:
+            let dz = gathered.pointer
+            for b in 0..<B {
+                for k in 0..<K {
+                    for w in 0..<V {
+                        let dst = dz + ((b * K + k) * V + w) * TC
+                        let src = zm + (b * V + w) * T * KC + k * C
+                        for t in 0..<T { (dst + t * C).update(from: src + t * KC, count: C) }
+                    }
                 }
             }
-        }
-        let dA = dEffective.pointer
-        for b in 0..<B {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(KV), Int32(V), Int32(TC),
-                        1, dz + b * KV * TC, Int32(TC), x + b * V * TC, Int32(TC), b == 0 ? 0 : 1, dA, Int32(V))
-        }
-        let dP = edges.grad.pointer
-        switch adjacency {
-        case .importance: for i in 0..<(KV * V) { dP[i] += graph[i] * dA[i] }
-        case .learned: for i in 0..<(KV * V) { dP[i] += dA[i] }
-        }
-        let dx = inputGrad.pointer, a = effective.pointer
-        for b in 0..<B {
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(V), Int32(TC), Int32(KV),
-                        1, a, Int32(V), dz + b * KV * TC, Int32(TC), 0, dx + b * V * TC, Int32(TC))
+            for b in 0..<B {
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(KV), Int32(V), Int32(TC),
+                            1, dz + b * KV * TC, Int32(TC), x + b * V * TC, Int32(TC), b == 0 ? 0 : 1, dA, Int32(V))
+            }
+            for i in 0..<(KV * V) { dP[i] += dA[i] }
+            for b in 0..<B {
+                cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(V), Int32(TC), Int32(KV),
+                            1, a, Int32(V), dz + b * KV * TC, Int32(TC), 0, dx + b * V * TC, Int32(TC))
+            }
         }
     }
 }
