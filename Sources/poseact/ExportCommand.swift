@@ -14,8 +14,10 @@ struct Export: ParsableCommand {
             Given several runs (the same config trained with different --seed), it writes an \
             ensemble: every window goes through each net and their probabilities are averaged. \
             On a small dataset, where one net's result depends much on its seed, that is steadier \
-            than any one of them; it costs one forward pass per net. The runs must share labels, \
-            preprocessing and architecture.
+            than any one of them; it costs one forward pass per net. The runs must share labels \
+            and preprocessing but for the features: runs on other features or of other nets \
+            (model.type) make a multi-stream ensemble, each net reading its own features \
+            from one window (poseact train --streams does this itself, with weights).
             """)
 
     @Argument(help: "Run folders (poseact train --output) or weights files; two or more make an ensemble.") var sources: [String]
