@@ -7,6 +7,7 @@ dependency of poseact.
     python pytorch_tcn.py --config configs/penn-action.yaml --data WINDOWS.h5 \
         [--epochs N] [--threads T] [--seed S] [--patience P] [--validation-share F] [--json]
     python pytorch_tcn.py --print-defaults    # DEFAULTS as JSON (standard library only)
+    python pytorch_tcn.py --print-parents     # PARENT_NAMES as JSON (standard library only)
 
 WINDOWS.h5 is a `poseact windows` file (format "poseact-windows"). One line per epoch:
 train loss/accuracy, validation loss/accuracy, and the seconds of the training pass alone
@@ -72,9 +73,26 @@ DEFAULTS = {
                      "time_stretch": [1, 1], "drop_frames": 0, "occlude": 0, "turn_degrees": 0, "mixup": 0},
 }
 
-if __name__ == "__main__" and "--print-defaults" in sys.argv[1:]:
+# Skeleton.parentNames: a tree rooted at root (mid-hips), the spine through neck, limbs outwards.
+# MirrorTests.swift compares the two (--print-parents).
+PARENT_NAMES = {
+    "neck": "root", "head": "neck", "nose": "neck",
+    "left_eye_inner": "nose", "left_eye": "nose", "left_eye_outer": "left_eye", "left_ear": "left_eye",
+    "right_eye_inner": "nose", "right_eye": "nose", "right_eye_outer": "right_eye", "right_ear": "right_eye",
+    "mouth_left": "nose", "mouth_right": "nose",
+    "left_shoulder": "neck", "left_elbow": "left_shoulder", "left_wrist": "left_elbow",
+    "left_pinky": "left_wrist", "left_index": "left_wrist", "left_thumb": "left_wrist",
+    "right_shoulder": "neck", "right_elbow": "right_shoulder", "right_wrist": "right_elbow",
+    "right_pinky": "right_wrist", "right_index": "right_wrist", "right_thumb": "right_wrist",
+    "left_hip": "root", "left_knee": "left_hip", "left_ankle": "left_knee",
+    "left_heel": "left_ankle", "left_foot_index": "left_ankle",
+    "right_hip": "root", "right_knee": "right_hip", "right_ankle": "right_knee",
+    "right_heel": "right_ankle", "right_foot_index": "right_ankle",
+}
+
+if __name__ == "__main__" and ("--print-defaults" in sys.argv[1:] or "--print-parents" in sys.argv[1:]):
     # Before the heavy imports: this needs nothing beyond the standard library.
-    print(json.dumps(DEFAULTS))
+    print(json.dumps(DEFAULTS if "--print-defaults" in sys.argv[1:] else PARENT_NAMES))
     sys.exit(0)
 
 # libgomp's default wait policy spins at every parallel region; when another process holds
@@ -288,21 +306,6 @@ def mirror_permutation(layout):
     return perm
 
 
-# Skeleton.parentNames: a tree rooted at root (mid-hips), the spine through neck, limbs outwards.
-PARENT_NAMES = {
-    "neck": "root", "head": "neck", "nose": "neck",
-    "left_eye_inner": "nose", "left_eye": "nose", "left_eye_outer": "left_eye", "left_ear": "left_eye",
-    "right_eye_inner": "nose", "right_eye": "nose", "right_eye_outer": "right_eye", "right_ear": "right_eye",
-    "mouth_left": "nose", "mouth_right": "nose",
-    "left_shoulder": "neck", "left_elbow": "left_shoulder", "left_wrist": "left_elbow",
-    "left_pinky": "left_wrist", "left_index": "left_wrist", "left_thumb": "left_wrist",
-    "right_shoulder": "neck", "right_elbow": "right_shoulder", "right_wrist": "right_elbow",
-    "right_pinky": "right_wrist", "right_index": "right_wrist", "right_thumb": "right_wrist",
-    "left_hip": "root", "left_knee": "left_hip", "left_ankle": "left_knee",
-    "left_heel": "left_ankle", "left_foot_index": "left_ankle",
-    "right_hip": "root", "right_knee": "right_hip", "right_ankle": "right_knee",
-    "right_heel": "right_ankle", "right_foot_index": "right_ankle",
-}
 
 
 def parent_positions(layout):
@@ -698,6 +701,8 @@ def main():
     ap.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
     ap.add_argument("--print-defaults", action="store_true",
                     help="print the config defaults (every key poseact's config has) as JSON and exit")
+    ap.add_argument("--print-parents", action="store_true",
+                    help="print the skeleton's parent of each joint name (the graph models' edges) as JSON and exit")
     a = ap.parse_args()
 
     cfg = load_config(a.config)

@@ -1,9 +1,10 @@
 import Foundation
 import TestData
 import XCTest
+@testable import Pose
 @testable import Classifier
 
-/// notebooks-free-scripts/pytorch_tcn.py mirrors poseact's TCN trainer in PyTorch and reads
+/// notebooks-free-scripts/pytorch_tcn.py mirrors poseact's trainer (the TCN, and with pytorch_stgcn.py the graph nets) in PyTorch and reads
 /// the same training config. Its DEFAULTS must hold every key poseact's config has, no other,
 /// with poseact's built-in default values; otherwise it refuses configs poseact takes, or
 /// quietly trains something else. `pytorch_tcn.py --print-defaults` prints them as JSON with
@@ -45,12 +46,15 @@ final class MirrorTests: XCTestCase {
     }
 
     /// The mirror's DEFAULTS, as the JSON text it prints.
-    func mirrorDefaults() throws -> String {
+    func mirrorDefaults() throws -> String { try mirror("--print-defaults") }
+
+    /// `pytorch_tcn.py FLAG`'s stdout (a flag it answers with the standard library alone).
+    func mirror(_ flag: String) throws -> String {
         guard let python = Self.python3() else { throw TestData.missing("python3 is not on PATH: cannot run the PyTorch mirror") }
         let script = Self.repository.appendingPathComponent("notebooks-free-scripts/pytorch_tcn.py")
         let p = Process()
         p.executableURL = python
-        p.arguments = [script.path, "--print-defaults"]
+        p.arguments = [script.path, flag]
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -59,7 +63,7 @@ final class MirrorTests: XCTestCase {
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
-            XCTFail("pytorch_tcn.py --print-defaults exited \(p.terminationStatus): \(String(decoding: stderr, as: UTF8.self))")
+            XCTFail("pytorch_tcn.py \(flag) exited \(p.terminationStatus): \(String(decoding: stderr, as: UTF8.self))")
             return "{}"
         }
         return String(decoding: stdout, as: UTF8.self)
@@ -98,5 +102,11 @@ final class MirrorTests: XCTestCase {
         if differing.isEmpty {   // anything yaml() does not show (the key-by-key list above is the readable one)
             XCTAssertEqual(mirror, poseact, "pytorch_tcn.py's DEFAULTS differ from poseact's built-in defaults")
         }
+    }
+
+    /// The graph models' edges: the mirror's copy of `Skeleton.parentNames` is poseact's.
+    func testPyTorchMirrorHasPoseactsSkeleton() throws {
+        let json = try JSONSerialization.jsonObject(with: Data(try mirror("--print-parents").utf8))
+        XCTAssertEqual(json as? [String: String], Skeleton.parentNames)
     }
 }
