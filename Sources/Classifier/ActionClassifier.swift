@@ -150,7 +150,7 @@ public final class ActionClassifier {
     public let labels: [String]
     public let spec: PreprocessingSpec
     /// The first member's architecture (every member's, unless streams differ).
-    public let architecture: Architecture
+    public var architecture: Architecture { members[0].architecture }
     /// The record of the run that made it.
     public var training: TrainingRecord
     /// The nets whose probabilities are averaged: one, or an ensemble's members.
@@ -165,7 +165,7 @@ public final class ActionClassifier {
 
     public init(labels: [String], spec: PreprocessingSpec, architecture: Architecture, training: TrainingRecord = TrainingRecord(),
                 model: (any ClassifierNet)? = nil) {
-        self.labels = labels; self.spec = spec; self.architecture = architecture; self.training = training
+        self.labels = labels; self.spec = spec; self.training = training
         let net = model ?? architecture.net(joints: spec.joints, maxBatch: Self.inferenceBatch, seed: 0)
         members = [Member(net: net, architecture: architecture, features: spec.features)]
         channelMaps = [nil]
@@ -173,7 +173,6 @@ public final class ActionClassifier {
 
     init(labels: [String], spec: PreprocessingSpec, members: [Member], training: TrainingRecord) throws {
         self.labels = labels; self.spec = spec; self.members = members; self.training = training
-        architecture = members[0].architecture
         channelMaps = try members.map { m in
             guard m.features != spec.features else { return nil }
             return try Self.channelMap(from: spec.features, to: m.features, joints: spec.joints.count, frames: spec.window)
@@ -201,9 +200,10 @@ public final class ActionClassifier {
             guard a == b else { throw ModelFileError("member \(i + 1) has other preprocessing than the first (\(c.spec.json()))") }
         }
         // Every member's features, in `Feature`'s order: the window all of them read from.
-        let used = Set(ensemble.flatMap { $0.members.flatMap(\.features) })
-        spec.features = Feature.allCases.filter(used.contains)
-        if ensemble.allSatisfy({ $0.spec.features == first.spec.features }) { spec.features = first.spec.features }
+        if !ensemble.allSatisfy({ $0.spec.features == first.spec.features }) {
+            let used = Set(ensemble.flatMap { $0.members.flatMap(\.features) })
+            spec.features = Feature.allCases.filter(used.contains)
+        }
         var members: [Member] = []
         for (i, c) in ensemble.enumerated() {
             for m in c.members {

@@ -104,15 +104,7 @@ public final class GraphConv: Layer {
             for b in 0..<B {
                 BLAS.gemm(m: KV, n: TC, k: V, a: a, lda: V, b: x + b * V * TC, ldb: TC, c: z + b * KV * TC, ldc: TC)
             }
-            for b in 0..<B {
-                for k in 0..<K {
-                    for w in 0..<V {
-                        let src = z + ((b * K + k) * V + w) * TC
-                        let dst = zm + (b * V + w) * T * KC + k * C
-                        for t in 0..<T { (dst + t * KC).update(from: src + t * C, count: C) }
-                    }
-                }
-            }
+            rearrange(z, zm, batch: B, toMixed: true)
         }
         let out = output.pointer, bias = bias.value.pointer
         BLAS.gemmABt(m: B * V * T, n: OC, k: KC, a: zm, lda: KC, b: weight.value.pointer, ldb: KC, c: out, ldc: OC)
@@ -159,15 +151,7 @@ public final class GraphConv: Layer {
             }
         case .learned:
             let dz = gathered.pointer
-            for b in 0..<B {
-                for k in 0..<K {
-                    for w in 0..<V {
-                        let dst = dz + ((b * K + k) * V + w) * TC
-                        let src = zm + (b * V + w) * T * KC + k * C
-                        for t in 0..<T { (dst + t * C).update(from: src + t * KC, count: C) }
-                    }
-                }
-            }
+            rearrange(zm, dz, batch: B, toMixed: false)
             for b in 0..<B {
                 cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(KV), Int32(V), Int32(TC),
                             1, dz + b * KV * TC, Int32(TC), x + b * V * TC, Int32(TC), b == 0 ? 0 : 1, dA, Int32(V))
@@ -176,6 +160,23 @@ public final class GraphConv: Layer {
             for b in 0..<B {
                 cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(V), Int32(TC), Int32(KV),
                             1, a, Int32(V), dz + b * KV * TC, Int32(TC), 0, dx + b * V * TC, Int32(TC))
+            }
+        }
+    }
+
+    /// (B, K, V, T, C) ↔ (B, V, T, K, C): the gathering GEMM's layout and the mixing GEMM's,
+    /// `toMixed` choosing the direction.
+    func rearrange(_ from: UnsafePointer<Float>, _ to: UnsafeMutablePointer<Float>, batch B: Int, toMixed: Bool) {
+        let K = partitions, V = joints, T = frames, C = inChannels, KC = K * C
+        for b in 0..<B {
+            for k in 0..<K {
+                for w in 0..<V {
+                    let gathered = ((b * K + k) * V + w) * T * C, mixed = (b * V + w) * T * KC + k * C
+                    for t in 0..<T {
+                        if toMixed { (to + mixed + t * KC).update(from: from + gathered + t * C, count: C) }
+                        else { (to + gathered + t * C).update(from: from + mixed + t * KC, count: C) }
+                    }
+                }
             }
         }
     }
