@@ -9,7 +9,8 @@
 # Defaults: 3 epochs, 3 rounds, configs/penn-action.yaml, 2 threads. Each round runs
 # `poseact bench train` then pytorch_tcn.py, N epochs each, on one windows file cut with the
 # config's window and stride; both train on every training window (no validation split,
-# no early stopping) and time the training pass alone (forward, backward, optimiser step).
+# no early stopping) and time the training pass alone (forward, backward, optimiser step);
+# then each times the trained model on one window at a time, as live asks (ms per window).
 # Shared machines drift, so the two alternate; the table gives the median over rounds.
 # For accuracy, run pytorch_tcn.py alone with the full config (see its --help).
 # Env: POSEACT_BIN (a poseact binary to use instead of building one),
@@ -34,7 +35,7 @@ while (($#)); do
         --rounds) ROUNDS="${2:?--rounds needs a number}"; shift 2 ;;
         --config) CONFIG="${2:?--config needs a file}"; shift 2 ;;
         --threads) THREADS="${2:?--threads needs a number}"; shift 2 ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
@@ -124,7 +125,7 @@ def med(name, key):
 def fmt(v, spec):
     return "-" if v is None else format(v, spec)
 rows = [("seconds/epoch (median)", "seconds_per_epoch", ".3f"), ("windows/s", "windows_per_second", ".0f"),
-        ("parameters", "parameters", ".0f")]
+        ("ms per window (median)", "ms_per_window", ".3f"), ("parameters", "parameters", ".0f")]
 print(f"{'':<24} {'poseact':>10} {'pytorch':>10} {'poseact/pytorch':>16}")
 for title, key, spec in rows:
     p, t = med("poseact", key), med("pytorch", key)

@@ -667,6 +667,18 @@ def probabilities(model, side, batch, mirror=None):
     return torch.cat(out) if out else torch.zeros(0, model.head.out_features)
 
 
+def ms_per_window(model, side, mirror=None, count=200):
+    """Median milliseconds of one window's probabilities, one window at a time as live asks
+    (poseact bench train's ms_per_window), over up to `count` windows."""
+    times = []
+    for i in range(min(count, len(side["y"]))):
+        one = {"x": side["x"][i:i + 1], "mask": side["mask"][i:i + 1], "y": side["y"][i:i + 1]}
+        start = time.perf_counter()
+        probabilities(model, one, 1, mirror)
+        times.append((time.perf_counter() - start) * 1000)
+    return round(statistics.median(times), 3) if times else None
+
+
 def loss_and_accuracy(model, side, batch, mirror=None):
     if len(side["y"]) == 0:
         return float("nan"), float("nan")
@@ -858,9 +870,10 @@ def main():
     window_acc = float((probs.argmax(1) == test["y"]).double().mean()) if len(test["y"]) else float("nan")
     clip_acc, test_clips = clip_accuracy(probs, test)
     spe = statistics.median(history)
+    per_window = ms_per_window(model, test if len(test["y"]) else train, mirror)
     result = {
         "runtime": "pytorch", "torch_version": torch.__version__, "threads": threads, "model": mdl["type"],
-        "seconds_per_epoch": round(spe, 4), "windows_per_second": round(n / spe, 1),
+        "seconds_per_epoch": round(spe, 4), "windows_per_second": round(n / spe, 1), "ms_per_window": per_window,
         "parameters": parameters, "epochs": len(history), "best_epoch": best_epoch,
         "validation_loss": None if math.isinf(best_loss) else round(best_loss, 5),
         "window_accuracy": None if math.isnan(window_acc) else round(window_acc, 5),

@@ -1,4 +1,3 @@
-import CBLAS
 import Dataset
 import Evaluation
 import Foundation
@@ -108,9 +107,9 @@ public struct TrainingRun {
             }
             resumeFrom = checkpoint
         }
-        // The GEMMs on `training.threads` cores for the run; then back to one OpenBLAS thread
-        // (the pose engine's setting), so idle OpenBLAS workers do not spin beside it.
-        openblas_set_num_threads(Int32(config.threads))
+        // The GEMMs and the layers' loops on `training.threads` cores for the run; then back to
+        // one thread (the pose engine's setting), so idle OpenBLAS workers do not spin beside it.
+        LayerThreads.set(config.threads)
         defer { BLAS.useSingleThread() }
         let data = try TrainingData.load(path: dataPath, config: config)
         events(.data(data))

@@ -47,6 +47,12 @@ public struct Prediction: Sendable {
 /// predictions: the prominent person's keypoints go into a window of the model's length,
 /// and every `stride` frames the window goes through the very preprocessing of training
 /// (`Preprocessing.window`) and the model.
+///
+/// With `background`, the model runs on a thread of its own (`ClassifierWorker`): `push`
+/// hands the window over and returns at once, and the prediction comes out of a later
+/// `push` (or `finish()`), still in order, with the time and frame of its window. Live
+/// does this so that a slow model never holds up a frame; annotate and tests do not (their
+/// predictions must not depend on timing).
 public final class ActionRecognizer {
     public let classifier: ActionClassifier
     public var spec: PreprocessingSpec { classifier.spec }
@@ -65,23 +71,46 @@ public final class ActionRecognizer {
     private var frameCount = 0
     private var nextPrediction: Double?
     private var width = 1, height = 1
+    /// A window to classify: its values and mask (nil: no person), and whose it is.
+    struct Job { var window: (values: [Float], mask: [Float])?; var time: Double; var frame: Int; var personID: Int? }
+    private let worker: ClassifierWorker<Job, (Job, [Float])>?
+    /// Predictions finished by the worker, not yet returned.
+    private var finished: [Prediction] = []
 
-    public init(classifier: ActionClassifier, minConfidence: Float = 0.6, smoothing: Int = 1) {
+    public init(classifier: ActionClassifier, minConfidence: Float = 0.6, smoothing: Int = 1, background: Bool = false) {
         self.classifier = classifier
         self.minConfidence = minConfidence
         self.smoothing = max(1, smoothing)
+        worker = background ? ClassifierWorker(name: "poseact-classifier") { job in
+            (job, job.window.map { classifier.probabilities(values: [$0.values], masks: [$0.mask])[0] } ?? [])
+        } : nil
     }
+
+    deinit { worker?.close() }
+
+    /// Windows the background model skipped because a newer one was due before it got to them.
+    public var skippedWindows: Int { worker?.replaced ?? 0 }
 
     public func reset() {
-        frames = []; world = []; times = []; recent = []; frameCount = 0; nextPrediction = nil
+        _ = worker?.finishAll()
+        frames = []; world = []; times = []; recent = []; frameCount = 0; nextPrediction = nil; finished = []
     }
 
-    /// Adds one frame with the people found in it, `time` in seconds (frames come at the
-    /// model's rate, or fewer when a live source drops some); returns a prediction every
-    /// `stride` frames' worth of time.
+    /// With `background`: waits for the windows handed over and returns their predictions
+    /// (the end of an input). Without: none.
+    public func finish() -> [Prediction] {
+        guard let worker else { return [] }
+        let out = finished + worker.finishAll().map { prediction($0.0, $0.1) }
+        finished = []
+        return out
+    }
+
     /// The time of the last frame pushed.
     public var lastTime: Double? { times.last }
 
+    /// Adds one frame with the people found in it, `time` in seconds (frames come at the
+    /// model's rate, or fewer when a live source drops some); returns a prediction every
+    /// `stride` frames' worth of time (with `background`, a later frame returns it).
     public func push(persons: [Person], width: Int, height: Int, time: Double) -> Prediction? {
         self.width = width; self.height = height
         let person = persons.first(where: \.isProminent) ?? persons.first
@@ -104,19 +133,28 @@ public final class ActionRecognizer {
             let strides = max(1, (spec.minPoseFrames + spec.stride - 1) / spec.stride)
             nextPrediction = time + Double(strides) * period - 1.5 / spec.fps
         }
-        guard let next = nextPrediction, time >= next else { return nil }
-        nextPrediction = next + period * max(1, ((time - next) / period).rounded(.down) + 1)
-        return predict(time: time, personID: person?.id)
+        if let next = nextPrediction, time >= next {
+            nextPrediction = next + period * max(1, ((time - next) / period).rounded(.down) + 1)
+            let w = Preprocessing.window(frames: frames, width: width, height: height, jointNames: Skeleton.blazePoseNames,
+                                         spec: spec, times: times, world: world.isEmpty ? nil : world)
+            let job = Job(window: w.map { ($0.values, $0.mask) }, time: time, frame: frameCount - 1, personID: person?.id)
+            guard let worker else {
+                return prediction(job, job.window.map { classifier.probabilities(values: [$0.values], masks: [$0.mask])[0] } ?? [])
+            }
+            worker.submit(job)
+        }
+        guard let worker else { return nil }
+        finished += worker.takeFinished().map { prediction($0.0, $0.1) }
+        return finished.isEmpty ? nil : finished.removeFirst()
     }
 
-    func predict(time: Double, personID: Int?) -> Prediction {
-        guard let w = Preprocessing.window(frames: frames, width: width, height: height,
-                                           jointNames: Skeleton.blazePoseNames, spec: spec, times: times,
-                                           world: world.isEmpty ? nil : world) else {
+    /// The prediction of a classified window: smoothed over the last ones, then the state.
+    private func prediction(_ job: Job, _ probabilities: [Float]) -> Prediction {
+        guard job.window != nil else {
             recent = []
-            return Prediction(time: time, frame: frameCount - 1, personID: nil, state: .noPerson, probabilities: [])
+            return Prediction(time: job.time, frame: job.frame, personID: nil, state: .noPerson, probabilities: [])
         }
-        var p = classifier.probabilities(values: [w.values], masks: [w.mask])[0]
+        var p = probabilities
         recent.append(p)
         if recent.count > smoothing { recent.removeFirst(recent.count - smoothing) }
         if recent.count > 1 {
@@ -126,7 +164,7 @@ public final class ActionRecognizer {
         let label = classifier.labels[best]
         let state: ActionState = p[best] < minConfidence ? .lowConfidence(label: label, confidence: p[best])
                                                           : .action(label: label, confidence: p[best])
-        return Prediction(time: time, frame: frameCount - 1, personID: personID, state: state, probabilities: p)
+        return Prediction(time: job.time, frame: job.frame, personID: job.personID, state: state, probabilities: p)
     }
 }
 

@@ -19,8 +19,12 @@ public struct LiveStats: Sendable {
     /// People found, summed over the processed frames.
     public var persons = 0
     public var seconds = 0.0
-    /// Capture to overlay-and-prediction, per processed frame, milliseconds.
+    /// Capture to overlay (and, without a background model, prediction), per processed frame, milliseconds.
     public var latencies: [Double] = []
+    /// Capture of a window's last frame to its prediction, per prediction, milliseconds.
+    public var predictionLatencies: [Double] = []
+    /// Windows a background model skipped: a newer one was due before it got to them.
+    public var skippedWindows = 0
     public var summary = ActionSummary()
     /// Why the input ended early, if it did (a stream that stopped).
     public var error: String?
@@ -83,18 +87,25 @@ public final class LivePipeline {
             guard recentTimes.count > 1 else { return nil }
             return Double(recentTimes.count - 1) / (monotonicSeconds() - recentTimes[0])
         }
+        // When each recent frame was captured, by its index since the start (a prediction's `frame`).
+        var capturedAt: [Int: Double] = [:]
+        func report(_ p: Prediction) {
+            stats.summary.add(p)
+            if let t = capturedAt[p.frame] { stats.predictionLatencies.append((monotonicSeconds() - t) * 1000) }
+            if stats.predictionLatencies.count > 100_000 { stats.predictionLatencies.removeFirst(50_000) }
+            events(.prediction(p, fps: recentFPS() ?? 0, dropped: reader.droppedFrames))
+            if p.state.name != lastState {
+                events(.stateChange(from: lastState, to: p.state.name, time: p.time, personID: p.personID))
+                lastState = p.state.name
+            }
+        }
         var loop = FrameLoop(pipeline: pipeline, recognizer: recognizer, drawOverlay: drawOverlay)
         loop.transform = capturedFrame
         try loop.run(reader, time: \.time, shownFPS: recentFPS) { step in
+            capturedAt[stats.frames] = step.frame.decodedAt
+            capturedAt[stats.frames - 4 * recognizer.spec.window] = nil
             stats.persons += step.persons.count
-            if let p = step.prediction {
-                stats.summary.add(p)
-                events(.prediction(p, fps: recentFPS() ?? 0, dropped: reader.droppedFrames))
-                if p.state.name != lastState {
-                    events(.stateChange(from: lastState, to: p.state.name, time: p.time, personID: p.personID))
-                    lastState = p.state.name
-                }
-            }
+            if let p = step.prediction { report(p) }
             if let image = step.overlay { events(.frame(image, time: step.frame.time)) }
             let done = monotonicSeconds()
             stats.latencies.append((done - step.frame.decodedAt) * 1000)
@@ -104,8 +115,10 @@ public final class LivePipeline {
             stats.frames += 1
             return !(maxFrames > 0 && stats.frames >= maxFrames) && !isStopped
         }
+        for p in recognizer.finish() { report(p) }
         stats.seconds = monotonicSeconds() - started
         stats.dropped = reader.droppedFrames
+        stats.skippedWindows = recognizer.skippedWindows
         stats.error = reader.endReason
         stats.summary.finish(at: stats.frames > 0 ? (recognizer.lastTime ?? 0) : 0)
         return stats

@@ -4,7 +4,7 @@ import CBLAS
 /// work between its own threads (OpenBLAS's threading costs more than it gains on the
 /// small matrices of a pose model, and two thread pools fight over two cores).
 public enum BLAS {
-    public static func useSingleThread() { openblas_set_num_threads(1) }
+    public static func useSingleThread() { LayerThreads.set(1) }
 
     /// C[M,N] = A[M,K] · B[N,K]ᵀ (+ C when `accumulate`), all row-major with the given
     /// leading dimensions. This is a convolution in NHWC: A = input pixels × input

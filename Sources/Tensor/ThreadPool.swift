@@ -26,13 +26,18 @@ public final class ThreadPool: @unchecked Sendable {
     private var job: ((_ task: Int, _ thread: Int) -> Void)?
     private var taskCount = 0
     private var jobThreads = 0
-    private let spinIterations = 100_000   // tens of µs of spinning before a worker sleeps
+    /// Checks of the job counter before an idle worker sleeps.
+    private let spinIterations: Int
 
     /// A pool with one thread per core, shared by all plans of the process.
     public static let shared = ThreadPool(threads: ProcessInfo.processInfo.activeProcessorCount)
 
-    public init(threads: Int) {
+    /// `spinIterations`: how long an idle worker waits for the next job before it sleeps; the
+    /// default, tens of µs, suits an inference's operators, which follow each other within
+    /// microseconds.
+    public init(threads: Int, spinIterations: Int = 100_000) {
         threadCount = max(1, threads)
+        self.spinIterations = spinIterations
         sleeping = (0..<threadCount).map { _ in SleepFlag() }
         wakeups = (0..<threadCount).map { _ in DispatchSemaphore(value: 0) }
         for worker in 1..<threadCount {

@@ -72,7 +72,7 @@ struct Annotate: ParsableCommand {
         // The very pipeline `live` runs, without the real-time part.
         // The annotation file is read first, so that one without this video's ranges is said at once.
         let annotated = try compare.map { try DatasetSources.annotatedRanges(ofVideo: input, in: $0) }
-        let live = try options.livePipeline()
+        let live = try options.livePipeline(background: false)
         let annotator = Annotator(pipeline: live.pipeline, recognizer: live.recognizer)
         let classifier = live.recognizer.classifier
         var bar: ProgressDisplay?

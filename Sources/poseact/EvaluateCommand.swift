@@ -1,8 +1,8 @@
 import ArgumentParser
-import CBLAS
 import Classifier
 import Foundation
 import JSONLines
+import Tensor
 
 struct Evaluate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,7 +30,7 @@ struct Evaluate: ParsableCommand {
     }
 
     func run() throws {
-        openblas_set_num_threads(Int32(threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount))
+        LayerThreads.set(threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount)
         let path = modelPath(model)
         let classifier = try ActionClassifier.load(path: path)
         let (windows, unknown, unscored) = try classifier.windows(fromData: data, split: split == "all" ? nil : split)

@@ -16,14 +16,17 @@ struct LiveOptions: ParsableArguments {
         guard (0...1).contains(minConfidence) else { throw ValidationError("--min-confidence must be in 0…1 (got \(minConfidence))") }
     }
 
-    func livePipeline() throws -> LivePipeline {
-        try makeLivePipeline(model: model, pose: pose, minConfidence: minConfidence, smooth: smooth)
+    /// `background`: the model on a thread of its own (real time; see `ActionRecognizer`).
+    func livePipeline(background: Bool) throws -> LivePipeline {
+        try makeLivePipeline(model: model, pose: pose, minConfidence: minConfidence, smooth: smooth, background: background)
     }
 }
 
 /// The model and the pose pipeline, ready to run live.
-func makeLivePipeline(model: String, pose: PosePipelineOptions, minConfidence: Float = 0.6, smooth: Int = 1) throws -> LivePipeline {
+func makeLivePipeline(model: String, pose: PosePipelineOptions, minConfidence: Float = 0.6, smooth: Int = 1,
+                      background: Bool) throws -> LivePipeline {
     let classifier = try ActionClassifier.load(path: modelPath(model))
     return LivePipeline(pipeline: try pose.pipeline(),
-                        recognizer: ActionRecognizer(classifier: classifier, minConfidence: minConfidence, smoothing: smooth))
+                        recognizer: ActionRecognizer(classifier: classifier, minConfidence: minConfidence, smoothing: smooth,
+                                                     background: background))
 }

@@ -76,5 +76,22 @@ final class StreamEnsembleTests: XCTestCase {
             for k in labels.indices { XCTAssertEqual(seen[k], p[k], accuracy: 1e-5) }
         }
         XCTAssertNotEqual(evaluated[0], evaluated[4], "the windows differ, so do their predictions")
+
+        // With the model on its own thread (live in real time), the same predictions come out
+        // of later pushes and `finish()`, in order. Frames here come far faster than the model
+        // runs, so a window still waiting when the next is due gives way to it (counted); the
+        // last is never skipped.
+        let background = ActionRecognizer(classifier: back, minConfidence: 0, background: true)
+        var later: [Prediction] = []
+        for f in 0..<frames {
+            if let p = background.push(persons: [Self.person(f)], width: width, height: height, time: Double(f) / 30) {
+                later.append(p)
+            }
+        }
+        later += background.finish()
+        XCTAssertEqual(later.count + background.skippedWindows, live.count)
+        XCTAssertEqual(later.last?.frame, live.keys.max())
+        XCTAssertEqual(later.map(\.frame), later.map(\.frame).sorted())
+        for p in later { XCTAssertEqual(p.probabilities, live[p.frame], "frame \(p.frame)") }
     }
 }

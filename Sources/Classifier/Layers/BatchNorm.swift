@@ -64,28 +64,39 @@ public final class BatchNorm: Layer {
     // inp is (B,T,C), N = B·T. Training: mean_c = Σ x / N, var_c = Σ (x − mean)² / N;
     // xhat = (x − mean)·invStd, invStd = 1/√(var + eps); out = gamma·xhat + beta.
     // Means are accumulated in Double: N·C is small and this keeps var ≥ 0 and exact enough.
+    // The rows are cut into pieces (`LayerThreads`); each sums its own, then the pieces add up in order.
     public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
         precondition(B <= maxBatch)
         let C = channels, N = B * frames
-        let xh = xhat.pointer, out = output.pointer, inv = invStd.pointer
+        let xh = xhat.pointer, out = output.pointer, inv = invStd.pointer, mean = batchMean.pointer
         let g = gamma.value.pointer, be = beta.value.pointer
         lastTraining = training
+        let pieces = LayerThreads.pieces(N, minPerPiece: Self.rowsPerPiece)
         if training {
             precondition(N > 0)
             // Row by row (contiguous channels, so the loops vectorise), sums in Double.
             let sum = sums.baseAddress!, sq = squares.baseAddress!
-            sum.update(repeating: 0, count: C)
-            sq.update(repeating: 0, count: C)
-            for i in 0..<N {
-                let row = x + i * C
-                for c in 0..<C { sum[c] += Double(row[c]) }
+            let partial = UnsafeMutablePointer<Double>.allocate(capacity: pieces * C)
+            defer { partial.deallocate() }
+            LayerThreads.run(N, pieces: pieces) { rows, p in
+                let s = partial + p * C
+                s.update(repeating: 0, count: C)
+                for i in rows {
+                    let row = x + i * C
+                    for c in 0..<C { s[c] += Double(row[c]) }
+                }
             }
+            Self.addPieces(partial, pieces: pieces, channels: C, into: sum)
             for c in 0..<C { sum[c] /= Double(N) }
-            for i in 0..<N {
-                let row = x + i * C
-                for c in 0..<C { let d = Double(row[c]) - sum[c]; sq[c] += d * d }
+            LayerThreads.run(N, pieces: pieces) { rows, p in
+                let s = partial + p * C
+                s.update(repeating: 0, count: C)
+                for i in rows {
+                    let row = x + i * C
+                    for c in 0..<C { let d = Double(row[c]) - sum[c]; s[c] += d * d }
+                }
             }
-            let mean = batchMean.pointer
+            Self.addPieces(partial, pieces: pieces, channels: C, into: sq)
             for c in 0..<C {
                 let variance = sq[c] / Double(N)
                 let unbiased = N > 1 ? sq[c] / Double(N - 1) : variance
@@ -94,18 +105,31 @@ public final class BatchNorm: Layer {
                 runningMean.pointer[c] = (1 - momentum) * runningMean.pointer[c] + momentum * mean[c]
                 runningVar.pointer[c] = (1 - momentum) * runningVar.pointer[c] + momentum * Float(unbiased)
             }
-            for i in 0..<N {
-                let row = x + i * C, xr = xh + i * C
-                for c in 0..<C { xr[c] = (row[c] - mean[c]) * inv[c] }
-            }
         } else {
-            for c in 0..<C { inv[c] = 1 / (runningVar.pointer[c] + eps).squareRoot() }
-            for i in 0..<N {
-                for c in 0..<C { xh[i * C + c] = (x[i * C + c] - runningMean.pointer[c]) * inv[c] }
+            for c in 0..<C {
+                inv[c] = 1 / (runningVar.pointer[c] + eps).squareRoot()
+                mean[c] = runningMean.pointer[c]
             }
         }
-        for i in 0..<N {
-            for c in 0..<C { out[i * C + c] = g[c] * xh[i * C + c] + be[c] }
+        LayerThreads.run(N, pieces: pieces) { rows, _ in
+            for i in rows {
+                let row = x + i * C, xr = xh + i * C, o = out + i * C
+                for c in 0..<C {
+                    xr[c] = (row[c] - mean[c]) * inv[c]
+                    o[c] = g[c] * xr[c] + be[c]
+                }
+            }
+        }
+    }
+
+    /// Rows per piece of work: below this a loop is not worth a second thread.
+    static let rowsPerPiece = 512
+
+    /// into[c] = Σ_p partial[p, c], p in order (one piece: exactly that piece's sums).
+    static func addPieces(_ partial: UnsafePointer<Double>, pieces: Int, channels C: Int, into: UnsafeMutablePointer<Double>) {
+        into.update(from: partial, count: C)
+        for p in 1..<max(1, pieces) {
+            for c in 0..<C { into[c] += partial[p * C + c] }
         }
     }
 
@@ -117,31 +141,47 @@ public final class BatchNorm: Layer {
         let C = channels, N = B * frames
         let xh = xhat.pointer, inv = invStd.pointer, g = gamma.value.pointer
         let sDy = sumDy.pointer, sDyXh = sumDyXhat.pointer
-        sDy.update(repeating: 0, count: C)
-        sDyXh.update(repeating: 0, count: C)
-        for i in 0..<N {
+        let pieces = LayerThreads.pieces(N, minPerPiece: Self.rowsPerPiece)
+        // Per piece: [Σ dout | Σ dout·xhat], then the pieces in order.
+        let partial = UnsafeMutablePointer<Float>.allocate(capacity: pieces * 2 * C)
+        defer { partial.deallocate() }
+        LayerThreads.run(N, pieces: pieces) { rows, p in
+            let s = partial + p * 2 * C, sx = s + C
+            s.update(repeating: 0, count: 2 * C)
+            for i in rows {
+                for c in 0..<C {
+                    let d = dOut[i * C + c]
+                    s[c] += d
+                    sx[c] += d * xh[i * C + c]
+                }
+            }
+        }
+        sDy.update(from: partial, count: C)
+        sDyXh.update(from: partial + C, count: C)
+        for p in 1..<max(1, pieces) {
             for c in 0..<C {
-                let d = dOut[i * C + c]
-                sDy[c] += d
-                sDyXh[c] += d * xh[i * C + c]
+                sDy[c] += partial[p * 2 * C + c]
+                sDyXh[c] += partial[p * 2 * C + C + c]
             }
         }
         for c in 0..<C {
             gamma.grad.pointer[c] += sDyXh[c]
             beta.grad.pointer[c] += sDy[c]
         }
-        let dx = inputGrad.pointer
-        if lastTraining {
-            let n = Float(N)
-            for i in 0..<N {
-                for c in 0..<C {
-                    let j = i * C + c
-                    dx[j] = g[c] * inv[c] / n * (n * dOut[j] - sDy[c] - xh[j] * sDyXh[c])
+        let dx = inputGrad.pointer, training = lastTraining
+        LayerThreads.run(N, pieces: pieces) { rows, _ in
+            if training {
+                let n = Float(N)
+                for i in rows {
+                    for c in 0..<C {
+                        let j = i * C + c
+                        dx[j] = g[c] * inv[c] / n * (n * dOut[j] - sDy[c] - xh[j] * sDyXh[c])
+                    }
                 }
-            }
-        } else {
-            for i in 0..<N {
-                for c in 0..<C { dx[i * C + c] = g[c] * inv[c] * dOut[i * C + c] }
+            } else {
+                for i in rows {
+                    for c in 0..<C { dx[i * C + c] = g[c] * inv[c] * dOut[i * C + c] }
+                }
             }
         }
     }

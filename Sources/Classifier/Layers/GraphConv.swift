@@ -17,7 +17,8 @@ import Tensor
 /// is (OC), out is (B,V,T,OC). The mixing is one GEMM (and two in backward). The gathering:
 /// with `.importance` only the skeleton's edges are non-zero (about 3V of K·V², 52 of 972
 /// for Vision's 18 joints), so it runs over those alone, straight into the mixing GEMM's
-/// input layout; with `.learned` every entry may be non-zero, and it is one GEMM per sample.
+/// input layout; with `.learned` every entry may be non-zero, and it is one GEMM over the
+/// whole batch, the input seen joint-major (V, B·T·C).
 public final class GraphConv: Layer {
     public enum Adjacency: Sendable { case importance, learned }
 
@@ -34,8 +35,10 @@ public final class GraphConv: Layer {
     let graph: [Float]
     /// A of the last forward, (K·V, V).
     let effective: FloatBuffer
-    /// `.learned`: z in (B, K·V, T·C) after the gathering GEMMs; reused for dz in backward.
+    /// `.learned`: z in (K·V, B, T·C) after the gathering GEMM; reused for dz in backward.
     let gathered: FloatBuffer
+    /// `.learned`: the input joint-major, (V, B, T·C); backward reuses it for dx in that layout.
+    let jointMajor: FloatBuffer
     /// z rearranged to (B,V,T,K·C), the mixing GEMM's input; backward reads it for dW and
     /// then reuses it for dz in that layout.
     let mixed: FloatBuffer
@@ -69,12 +72,13 @@ public final class GraphConv: Layer {
         effective = FloatBuffer(count: K * V * V)
         dEffective = FloatBuffer(count: K * V * V)
         gathered = FloatBuffer(count: adjacency == .learned ? maxBatch * K * V * frames * inChannels : 1)
+        jointMajor = FloatBuffer(count: adjacency == .learned ? maxBatch * V * frames * inChannels : 1)
         mixed = FloatBuffer(count: maxBatch * K * V * frames * inChannels)
         edgeList = (0..<(K * V)).flatMap { row in (0..<V).filter { graph.matrices[row * V + $0] != 0 }.map { (row, $0) } }
     }
 
-    // A = M ⊙ P or P;  z[b] (K·V, T·C) = A (K·V, V) · x[b] (V, T·C);
-    // mixed[b,w,t,k,:] = z[b,k,w,t,:];  out (B·V·T, OC) = mixed (B·V·T, K·C) · Wᵀ + bias.
+    // A = M ⊙ P or P;  z (K·V, B·T·C) = A (K·V, V) · xᵀ (V, B·T·C), xᵀ[v,b] = x[b,v];
+    // mixed[b,w,t,k,:] = z[k·V+w,b,t,:];  out (B·V·T, OC) = mixed (B·V·T, K·C) · Wᵀ + bias.
     public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
         precondition(B <= maxBatch)
         let K = partitions, V = joints, T = frames, C = inChannels, OC = outChannels
@@ -84,38 +88,39 @@ public final class GraphConv: Layer {
         case .importance: for i in 0..<(KV * V) { a[i] = graph[i] * p[i] }
         case .learned: a.update(from: p, count: KV * V)
         }
-        let zm = mixed.pointer
+        let zm = mixed.pointer, out = output.pointer, bias = bias.value.pointer, edgeList = edgeList
         switch adjacency {
         case .importance:
-            // mixed[b,w,t,k,:] = Σ over the edges (k·V + w, v) of A · x[b,v,t,:]
-            zm.update(repeating: 0, count: B * V * T * KC)
-            for b in 0..<B {
-                for (row, v) in edgeList {
-                    let k = row / V, w = row % V, weight = a[row * V + v]
-                    let src = x + b * V * TC + v * TC, dst = zm + (b * V + w) * T * KC + k * C
-                    for t in 0..<T {
-                        let s = src + t * C, d = dst + t * KC
-                        for c in 0..<C { d[c] += weight * s[c] }
+            // mixed[b,w,t,k,:] = Σ over the edges (k·V + w, v) of A · x[b,v,t,:]; out = bias rows.
+            LayerThreads.forEach(B, minPerPiece: 1) { samples in
+                zm.advanced(by: samples.lowerBound * V * T * KC).update(repeating: 0, count: samples.count * V * T * KC)
+                for b in samples {
+                    for (row, v) in edgeList {
+                        let k = row / V, w = row % V, weight = a[row * V + v]
+                        let src = x + b * V * TC + v * TC, dst = zm + (b * V + w) * T * KC + k * C
+                        for t in 0..<T {
+                            let s = src + t * C, d = dst + t * KC
+                            for c in 0..<C { d[c] += weight * s[c] }
+                        }
                     }
+                    for r in (b * V * T)..<((b + 1) * V * T) { (out + r * OC).update(from: bias, count: OC) }
                 }
             }
         case .learned:
-            let z = gathered.pointer
-            for b in 0..<B {
-                BLAS.gemm(m: KV, n: TC, k: V, a: a, lda: V, b: x + b * V * TC, ldb: TC, c: z + b * KV * TC, ldc: TC)
-            }
+            let z = gathered.pointer, xt = jointMajor.pointer
+            swapSamplesAndJoints(x, xt, rows: B, columns: V, count: TC)
+            BLAS.gemm(m: KV, n: B * TC, k: V, a: a, lda: V, b: xt, ldb: B * TC, c: z, ldc: B * TC)
             rearrange(z, zm, batch: B, toMixed: true)
+            LayerThreads.forEach(B * V * T, minPerPiece: 256) { rows in
+                for r in rows { (out + r * OC).update(from: bias, count: OC) }
+            }
         }
-        let out = output.pointer, bias = bias.value.pointer
-        BLAS.gemmABt(m: B * V * T, n: OC, k: KC, a: zm, lda: KC, b: weight.value.pointer, ldb: KC, c: out, ldc: OC)
-        for r in 0..<(B * V * T) {
-            let o = out + r * OC
-            for c in 0..<OC { o[c] += bias[c] }
-        }
+        BLAS.gemmABt(m: B * V * T, n: OC, k: KC, a: zm, lda: KC, b: weight.value.pointer, ldb: KC, c: out, ldc: OC,
+                     accumulate: true)
     }
 
     // dW (OC, K·C) += doutᵀ · mixed;  dbias += Σ dout;  dmixed = dout · W (into `mixed`);
-    // dA = Σ_b dz[b] · x[b]ᵀ;  dP += M ⊙ dA or dA;  dx[b] (V, T·C) = Aᵀ · dz[b], dz = dmixed as (B, K·V, T·C).
+    // dA (K·V, V) = dz · xᵀᵀ;  dP += M ⊙ dA or dA;  dxᵀ (V, B·T·C) = Aᵀ · dz, dz = dmixed as (K·V, B·T·C).
     public func backward(_ dOut: UnsafePointer<Float>, input x: UnsafePointer<Float>, batch B: Int) {
         let K = partitions, V = joints, T = frames, C = inChannels, OC = outChannels
         let KV = K * V, TC = T * C, KC = K * C, rows = B * V * T
@@ -133,48 +138,68 @@ public final class GraphConv: Layer {
         switch adjacency {
         case .importance:
             // dA[row, v] = Σ_b,t dmixed[b,w,t,k,:] · x[b,v,t,:];  dx[b,v,t,:] += A · dmixed[b,w,t,k,:]
-            dx.update(repeating: 0, count: B * V * TC)
-            for (row, v) in edgeList {
-                let k = row / V, w = row % V, weight = a[row * V + v]
-                var sum: Float = 0
-                for b in 0..<B {
-                    let xs = x + b * V * TC + v * TC, ds = zm + (b * V + w) * T * KC + k * C, dxs = dx + b * V * TC + v * TC
-                    for t in 0..<T {
-                        let xr = xs + t * C, dr = ds + t * KC, dxr = dxs + t * C
-                        for c in 0..<C {
-                            sum += dr[c] * xr[c]
-                            dxr[c] += weight * dr[c]
+            // Each piece of the samples sums its own dA, then the pieces add up in order.
+            let edgeList = edgeList, E = edgeList.count, pieces = LayerThreads.pieces(B, minPerPiece: 1)
+            let partial = UnsafeMutablePointer<Float>.allocate(capacity: pieces * E)
+            defer { partial.deallocate() }
+            LayerThreads.run(B, pieces: pieces) { samples, p in
+                dx.advanced(by: samples.lowerBound * V * TC).update(repeating: 0, count: samples.count * V * TC)
+                for (e, (row, v)) in edgeList.enumerated() {
+                    let k = row / V, w = row % V, weight = a[row * V + v]
+                    var sum: Float = 0
+                    for b in samples {
+                        let xs = x + b * V * TC + v * TC, ds = zm + (b * V + w) * T * KC + k * C, dxs = dx + b * V * TC + v * TC
+                        for t in 0..<T {
+                            let xr = xs + t * C, dr = ds + t * KC, dxr = dxs + t * C
+                            for c in 0..<C {
+                                sum += dr[c] * xr[c]
+                                dxr[c] += weight * dr[c]
+                            }
                         }
                     }
+                    partial[p * E + e] = sum
                 }
+            }
+            for (e, (row, v)) in edgeList.enumerated() {
+                var sum = partial[e]
+                for p in 1..<max(1, pieces) { sum += partial[p * E + e] }
                 dP[row * V + v] += graph[row * V + v] * sum
             }
         case .learned:
-            let dz = gathered.pointer
+            let dz = gathered.pointer, xt = jointMajor.pointer
             rearrange(zm, dz, batch: B, toMixed: false)
-            for b in 0..<B {
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(KV), Int32(V), Int32(TC),
-                            1, dz + b * KV * TC, Int32(TC), x + b * V * TC, Int32(TC), b == 0 ? 0 : 1, dA, Int32(V))
-            }
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(KV), Int32(V), Int32(B * TC),
+                        1, dz, Int32(B * TC), xt, Int32(B * TC), 0, dA, Int32(V))
             for i in 0..<(KV * V) { dP[i] += dA[i] }
-            for b in 0..<B {
-                cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(V), Int32(TC), Int32(KV),
-                            1, a, Int32(V), dz + b * KV * TC, Int32(TC), 0, dx + b * V * TC, Int32(TC))
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(V), Int32(B * TC), Int32(KV),
+                        1, a, Int32(V), dz, Int32(B * TC), 0, xt, Int32(B * TC))
+            swapSamplesAndJoints(xt, dx, rows: V, columns: B, count: TC)
+        }
+    }
+
+    /// (R, C, n) → (C, R, n): the samples-major layout to the joint-major one (R = B, C = V)
+    /// or back (R = V, C = B).
+    func swapSamplesAndJoints(_ from: UnsafePointer<Float>, _ to: UnsafeMutablePointer<Float>, rows R: Int, columns C: Int, count n: Int) {
+        LayerThreads.forEach(R, minPerPiece: 1) { rows in
+            for r in rows {
+                for c in 0..<C { (to + (c * R + r) * n).update(from: from + (r * C + c) * n, count: n) }
             }
         }
     }
 
-    /// (B, K, V, T, C) ↔ (B, V, T, K, C): the gathering GEMM's layout and the mixing GEMM's,
+    /// (K, V, B, T, C) ↔ (B, V, T, K, C): the gathering GEMM's layout and the mixing GEMM's,
     /// `toMixed` choosing the direction.
     func rearrange(_ from: UnsafePointer<Float>, _ to: UnsafeMutablePointer<Float>, batch B: Int, toMixed: Bool) {
         let K = partitions, V = joints, T = frames, C = inChannels, KC = K * C
-        for b in 0..<B {
-            for k in 0..<K {
-                for w in 0..<V {
-                    let gathered = ((b * K + k) * V + w) * T * C, mixed = (b * V + w) * T * KC + k * C
-                    for t in 0..<T {
-                        if toMixed { (to + mixed + t * KC).update(from: from + gathered + t * C, count: C) }
-                        else { (to + gathered + t * C).update(from: from + mixed + t * KC, count: C) }
+        LayerThreads.forEach(B, minPerPiece: 1) { samples in
+            for b in samples {
+                for k in 0..<K {
+                    for w in 0..<V {
+                        let gathered = ((k * V + w) * B + b) * T * C, mixed = (b * V + w) * T * KC + k * C
+                        for t in 0..<T {
+                            if toMixed { (to + mixed + t * KC).update(from: from + gathered + t * C, count: C) }
+                            else { (to + gathered + t * C).update(from: from + mixed + t * KC, count: C) }
+                        }
                     }
                 }
             }

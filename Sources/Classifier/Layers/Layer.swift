@@ -60,3 +60,7 @@ extension Layer {
 func fillGaussian(_ p: UnsafeMutablePointer<Float>, count: Int, std: Double, rng: inout SplitMix64) {
     for i in 0..<count { p[i] = Float(rng.gaussian() * std) }
 }
+
+/// Elements per piece of an element-wise loop split over `LayerThreads`: below this a
+/// second thread costs more than it saves.
+let elementsPerPiece = 16_384

@@ -21,12 +21,16 @@ public final class ReLU: Layer {
     public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
         precondition(B <= maxBatch)
         let out = output.pointer
-        for i in 0..<(B * inputCount) { out[i] = x[i] > 0 ? x[i] : 0 }
+        LayerThreads.forEach(B * inputCount, minPerPiece: elementsPerPiece) { range in
+            for i in range { out[i] = x[i] > 0 ? x[i] : 0 }
+        }
     }
 
     // dinp = dout where inp > 0, else 0 (the subgradient at 0 is taken as 0)
     public func backward(_ dOut: UnsafePointer<Float>, input x: UnsafePointer<Float>, batch B: Int) {
         let dx = inputGrad.pointer
-        for i in 0..<(B * inputCount) { dx[i] = x[i] > 0 ? dOut[i] : 0 }
+        LayerThreads.forEach(B * inputCount, minPerPiece: elementsPerPiece) { range in
+            for i in range { dx[i] = x[i] > 0 ? dOut[i] : 0 }
+        }
     }
 }
