@@ -12,7 +12,8 @@ struct LiveBench: ParsableCommand {
         discussion: """
             The file plays as a live source at its frame rate (30 fps for the model's default) \
             through capture, pose, classification and the overlay; --copies N tiles each \
-            frame N times (as it is captured), for N people. Prints one JSON object: \
+            frame N times (as it is captured, the tiling not counted as latency), for N \
+            people. Prints one JSON object: \
             fps (frames processed per second), dropped_frames, latency_ms_median and \
             latency_ms_p95 (frame capture to overlay), frames, predictions, \
             prediction_latency_ms_median and prediction_latency_ms_p95 (capture of a window's \
