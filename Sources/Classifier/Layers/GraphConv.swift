@@ -144,20 +144,26 @@ public final class GraphConv: Layer {
             defer { partial.deallocate() }
             LayerThreads.run(B, pieces: pieces) { samples, p in
                 dx.advanced(by: samples.lowerBound * V * TC).update(repeating: 0, count: samples.count * V * TC)
-                for (e, (row, v)) in edgeList.enumerated() {
-                    let k = row / V, w = row % V, weight = a[row * V + v]
-                    var sum: Float = 0
-                    for b in samples {
-                        let xs = x + b * V * TC + v * TC, ds = zm + (b * V + w) * T * KC + k * C, dxs = dx + b * V * TC + v * TC
-                        for t in 0..<T {
-                            let xr = xs + t * C, dr = ds + t * KC, dxr = dxs + t * C
-                            for c in 0..<C {
-                                sum += dr[c] * xr[c]
-                                dxr[c] += weight * dr[c]
+                // Per channel first (the loop vectorises), then over the channels.
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: C) { perChannel in
+                    let acc = perChannel.baseAddress!
+                    for (e, (row, v)) in edgeList.enumerated() {
+                        let k = row / V, w = row % V, weight = a[row * V + v]
+                        acc.update(repeating: 0, count: C)
+                        for b in samples {
+                            let xs = x + b * V * TC + v * TC, ds = zm + (b * V + w) * T * KC + k * C, dxs = dx + b * V * TC + v * TC
+                            for t in 0..<T {
+                                let xr = xs + t * C, dr = ds + t * KC, dxr = dxs + t * C
+                                for c in 0..<C {
+                                    acc[c] += dr[c] * xr[c]
+                                    dxr[c] += weight * dr[c]
+                                }
                             }
                         }
+                        var sum: Float = 0
+                        for c in 0..<C { sum += acc[c] }
+                        partial[p * E + e] = sum
                     }
-                    partial[p * E + e] = sum
                 }
             }
             for (e, (row, v)) in edgeList.enumerated() {
