@@ -81,9 +81,7 @@ public final class ActionRecognizer {
         self.classifier = classifier
         self.minConfidence = minConfidence
         self.smoothing = max(1, smoothing)
-        worker = background ? ClassifierWorker(name: "poseact-classifier") { job in
-            (job, job.window.map { classifier.probabilities(values: [$0.values], masks: [$0.mask])[0] } ?? [])
-        } : nil
+        worker = background ? ClassifierWorker(name: "poseact-classifier") { job in (job, Self.classify(job, classifier)) } : nil
     }
 
     deinit { worker?.close() }
@@ -139,13 +137,18 @@ public final class ActionRecognizer {
                                          spec: spec, times: times, world: world.isEmpty ? nil : world)
             let job = Job(window: w.map { ($0.values, $0.mask) }, time: time, frame: frameCount - 1, personID: person?.id)
             guard let worker else {
-                return prediction(job, job.window.map { classifier.probabilities(values: [$0.values], masks: [$0.mask])[0] } ?? [])
+                return prediction(job, Self.classify(job, classifier))
             }
             worker.submit(job)
         }
         guard let worker else { return nil }
         finished += worker.takeFinished().map { prediction($0.0, $0.1) }
         return finished.isEmpty ? nil : finished.removeFirst()
+    }
+
+    /// The model's probabilities for a job's window (none without a window).
+    private static func classify(_ job: Job, _ classifier: ActionClassifier) -> [Float] {
+        job.window.map { classifier.probabilities(values: [$0.values], masks: [$0.mask])[0] } ?? []
     }
 
     /// The prediction of a classified window: smoothed over the last ones, then the state.

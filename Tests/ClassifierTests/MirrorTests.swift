@@ -4,10 +4,11 @@ import XCTest
 @testable import Pose
 @testable import Classifier
 
-/// notebooks-free-scripts/pytorch_tcn.py mirrors poseact's trainer (the TCN, and with pytorch_stgcn.py the graph nets) in PyTorch and reads
-/// the same training config. Its DEFAULTS must hold every key poseact's config has, no other,
-/// with poseact's built-in default values; otherwise it refuses configs poseact takes, or
-/// quietly trains something else. `pytorch_tcn.py --print-defaults` prints them as JSON with
+/// notebooks-free-scripts/pytorch_tcn.py mirrors poseact's trainer (the TCN, and with
+/// pytorch_stgcn.py the graph nets) in PyTorch and reads the same training config. Its
+/// DEFAULTS must hold every key poseact's config has, no other, with poseact's built-in
+/// default values; otherwise it refuses configs poseact takes, or quietly trains something
+/// else. `pytorch_tcn.py --print-defaults` prints them as JSON with
 /// the standard library alone (no torch needed).
 final class MirrorTests: XCTestCase {
     static var repository: URL { TestData.packageRoot }

@@ -29,6 +29,8 @@ public final class Conv1D: Layer {
     let dCol: FloatBuffer
     /// Zero padding on the left: frame t reads input frames t·s − padLeft + k·d, k = 0..<K.
     let padLeft: Int
+    /// Kernel 1 and stride 1: the input is its own im2col, and dinp needs no col2im.
+    let pointwise: Bool
 
     public var inputShape: [Int] { [frames, inChannels] }
     public var outputShape: [Int] { [outFrames, outChannels] }
@@ -50,8 +52,9 @@ public final class Conv1D: Layer {
         fillGaussian(weight.value.pointer, count: weight.count, std: gain * (2.0 / Double(kc)).squareRoot(), rng: &rng)
         output = FloatBuffer(count: maxBatch * outFrames * outChannels)
         inputGrad = FloatBuffer(count: maxBatch * frames * inChannels)
-        col = FloatBuffer(count: kernel == 1 && stride == 1 ? 1 : maxBatch * outFrames * kc)
-        dCol = FloatBuffer(count: kernel == 1 && stride == 1 ? 1 : maxBatch * outFrames * kc)
+        pointwise = kernel == 1 && stride == 1
+        col = FloatBuffer(count: pointwise ? 1 : maxBatch * outFrames * kc)
+        dCol = FloatBuffer(count: pointwise ? 1 : maxBatch * outFrames * kc)
     }
 
     // inp is (B,T,C) → col is (B·T', K·C), col[b,t][k,c] = inp[b, t·s − padLeft + k·d, c] or 0.
@@ -59,8 +62,7 @@ public final class Conv1D: Layer {
     public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
         precondition(B <= maxBatch)
         let T = frames, TO = outFrames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
-        let pointwise = K == 1 && stride == 1, out = output.pointer, bias = bias?.value.pointer
-        let col = pointwise ? UnsafeMutablePointer(mutating: x) : col.pointer
+        let col = col.pointer, out = output.pointer, bias = bias?.value.pointer, pointwise = pointwise
         LayerThreads.forEach(B * TO, minPerPiece: Self.rowsPerPiece) { rows in
             for bt in rows {
                 if let bias { (out + bt * OC).update(from: bias, count: OC) }
@@ -77,8 +79,8 @@ public final class Conv1D: Layer {
                 }
             }
         }
-        BLAS.gemmABt(m: B * TO, n: OC, k: KC, a: col, lda: KC, b: weight.value.pointer, ldb: KC, c: out, ldc: OC,
-                     accumulate: bias != nil)
+        BLAS.gemmABt(m: B * TO, n: OC, k: KC, a: pointwise ? x : UnsafePointer(col), lda: KC, b: weight.value.pointer, ldb: KC,
+                     c: out, ldc: OC, accumulate: bias != nil)
     }
 
     /// Output rows per piece of the loops split over `LayerThreads`.
@@ -91,7 +93,6 @@ public final class Conv1D: Layer {
         let T = frames, TO = outFrames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
         let BT = B * TO
         guard BT > 0 else { return }
-        let pointwise = K == 1 && stride == 1
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(OC), Int32(KC), Int32(BT),
                     1, dOut, Int32(OC), pointwise ? x : UnsafePointer(col.pointer), Int32(KC), 1, weight.grad.pointer, Int32(KC))
         if let db = bias?.grad.pointer {
