@@ -63,10 +63,13 @@ let package = Package(
         .target(name: "JSONLines", swiftSettings: commonSettings),
         // The one error type users see: a line that says what is wrong and what to do.
         .target(name: "Errors", swiftSettings: commonSettings),
+        // The engine's hot loops in C, one copy per instruction set (AVX-512, AVX2, portable),
+        // chosen at run time; always optimised, as the Swift kernels are.
+        .target(name: "CPUKernels", cSettings: [.unsafeFlags(["-O3"])]),
         // Dense float buffers, BLAS wrappers and the two-core parallel-for.
         .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: kernelSettings),
         // .tflite reader, execution plan and CPU kernels.
-        .target(name: "TFLite", dependencies: ["Errors", "Tensor", "CBLAS"], swiftSettings: kernelSettings),
+        .target(name: "TFLite", dependencies: ["CPUKernels", "Errors", "Tensor", "CBLAS"], swiftSettings: kernelSettings),
 
         // Video and image input/output on FFmpeg, RGB images, drawing.
         .target(name: "Media", dependencies: ["CFFmpeg", "Errors"], swiftSettings: kernelSettings),

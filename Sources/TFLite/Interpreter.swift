@@ -11,16 +11,26 @@ public struct InterpreterOptions: Sendable {
     /// How CONV_2D multiplies: poseact's packed micro-kernel (default, faster on pose-model
     /// layers), or im2col + OpenBLAS `cblas_sgemm` for every layer (to compare against).
     public var convolution: ConvolutionKernels = .packed
+    /// The instruction set of the convolution kernels; nil: `POSEACT_KERNELS` if set, else
+    /// the fastest this CPU runs.
+    public var kernels: KernelPath?
 
     public init(threads: Int = min(2, ProcessInfo.processInfo.activeProcessorCount), outputs: [String]? = nil,
-                convolution: ConvolutionKernels = .packed) {
-        self.threads = threads; self.outputs = outputs; self.convolution = convolution
+                convolution: ConvolutionKernels = .packed, kernels: KernelPath? = nil) {
+        self.threads = threads; self.outputs = outputs; self.convolution = convolution; self.kernels = kernels
+    }
+
+    /// The path these options run on, checked against the CPU.
+    func kernelPath() throws -> KernelPath {
+        guard let kernels else { return try KernelPath.chosen() }
+        try kernels.requireSupported()
+        return kernels
     }
 }
 
 /// The matrix-multiply kernels behind CONV_2D.
 public enum ConvolutionKernels: String, Sendable, CaseIterable {
-    /// The 6×16 packed FMA micro-kernel for K ≤ 4096 (all BlazePose layers), sgemm above.
+    /// The packed micro-kernel of the kernel path for K ≤ 4096 (all BlazePose layers), sgemm above.
     case packed
     /// im2col (or the NHWC input itself for 1×1) + OpenBLAS cblas_sgemm everywhere.
     case blas
@@ -47,6 +57,8 @@ public final class Interpreter: @unchecked Sendable {
     public let computedOutputs: [String]
     public var threads: Int
     public let summary: PlanSummary
+    /// The instruction set the convolutions run on.
+    public let kernelPath: KernelPath
 
     private let pool: ThreadPool
     private let arena: FloatBuffer
@@ -56,6 +68,7 @@ public final class Interpreter: @unchecked Sendable {
     private let outputOffsets: [Int]
 
     public convenience init(path: String, options: InterpreterOptions = .init()) throws {
+        _ = try options.kernelPath()   // before the model's errors, which name the file
         let model = try ModelFile(path: path)
         do {
             try self.init(model: model, options: options)
@@ -65,6 +78,7 @@ public final class Interpreter: @unchecked Sendable {
     }
 
     public init(model: ModelFile, options: InterpreterOptions = .init()) throws {
+        kernelPath = try options.kernelPath()
         guard let graph = model.subgraphs.first else { throw TFLiteError("model has no subgraph") }
         threads = max(1, options.threads)
         pool = threads <= ThreadPool.shared.threadCount ? ThreadPool.shared : ThreadPool(threads: threads)
@@ -72,7 +86,8 @@ public final class Interpreter: @unchecked Sendable {
 
         let planner = try Planner(model: model, graph: graph, wantedOutputs: options.outputs)
         arena = FloatBuffer(count: planner.arenaSize)
-        (kernels, constants) = try planner.buildKernels(arena: arena.pointer, maxThreads: pool.threadCount, convolution: options.convolution)
+        (kernels, constants) = try planner.buildKernels(arena: arena.pointer, maxThreads: pool.threadCount,
+                                                           convolution: options.convolution, path: kernelPath)
         inputs = graph.inputs.map { planner.spec(Int($0)) }
         outputs = graph.outputs.map { planner.spec(Int($0)) }
         computedOutputs = planner.wantedOutputNames

@@ -4,11 +4,11 @@ import Tensor
 extension Planner {
     /// The kernels, in order, and the constant buffers they read through raw pointers
     /// (which the caller keeps alive as long as the kernels).
-    func buildKernels(arena: UnsafeMutablePointer<Float>, maxThreads: Int, convolution: ConvolutionKernels = .packed) throws -> (kernels: [any Kernel], constants: [FloatBuffer]) {
+    func buildKernels(arena: UnsafeMutablePointer<Float>, maxThreads: Int, convolution: ConvolutionKernels = .packed, path: KernelPath) throws -> (kernels: [any Kernel], constants: [FloatBuffer]) {
         var kernels: [any Kernel] = []
         var constants: [FloatBuffer] = []
         for i in planned {
-            if let k = try kernel(for: i, arena: arena, maxThreads: maxThreads, convolution: convolution, constants: &constants) { kernels.append(k) }
+            if let k = try kernel(for: i, arena: arena, maxThreads: maxThreads, convolution: convolution, path: path, constants: &constants) { kernels.append(k) }
         }
         return (kernels, constants)
     }
@@ -54,7 +54,7 @@ extension Planner {
         return (oh, top + extraTop, left + extraLeft)
     }
 
-    private func kernel(for i: Int, arena: UnsafeMutablePointer<Float>, maxThreads: Int, convolution: ConvolutionKernels, constants: inout [FloatBuffer]) throws -> (any Kernel)? {
+    private func kernel(for i: Int, arena: UnsafeMutablePointer<Float>, maxThreads: Int, convolution: ConvolutionKernels, path: KernelPath, constants: inout [FloatBuffer]) throws -> (any Kernel)? {
         let op = graph.operators[i]
         let name = opNames[i]
         let ins = try inputs(of: i).map { $0 < 0 ? -1 : try checkedIndex($0, op: i) }
@@ -107,7 +107,7 @@ extension Planner {
                                 filter: try weights(ins[1], count: f.reduce(1, *), what: "filter"), bias: try bias(2, count: out.c),
                                 kh: f[1], kw: f[2], strideH: sh, strideW: sw, dilationH: dh, dilationW: dw,
                                 padTop: padTop, padLeft: padLeft, activation: try activation(act, op: i), maxThreads: maxThreads,
-                                useBLAS: convolution == .blas)
+                                path: convolution == .blas ? nil : path)
 
         case "DEPTHWISE_CONV_2D":
             try need(2)
@@ -123,7 +123,7 @@ extension Planner {
             return DepthwiseConvKernel(input: try activationPointer(ins[0]), inShape: x, output: try activationPointer(outs[0]), outShape: out,
                                        filter: try weights(ins[1], count: f.reduce(1, *), what: "filter"), bias: try bias(2, count: out.c),
                                        kh: f[1], kw: f[2], strideH: sh, strideW: sw, dilationH: dh, dilationW: dw,
-                                       padTop: padTop, padLeft: padLeft, multiplier: m, activation: try activation(act, op: i))
+                                       padTop: padTop, padLeft: padLeft, multiplier: m, activation: try activation(act, op: i), path: path)
 
         case "ADD":
             try need(2)

@@ -10,7 +10,8 @@ struct PoseModelsBench: ParsableCommand {
         abstract: "Time one inference of each BlazePose model.",
         discussion: """
             Prints one JSON line per model: {"model", "runs", "threads", "median_ms", "p90_ms", \
-            "min_ms"}. The input is fixed pseudo-random data (the time does not depend on it). \
+            "min_ms", "kernels"}; "kernels" is the instruction set of the convolution kernels \
+            (avx512, avx2 or portable: the fastest this CPU runs, or the one POSEACT_KERNELS names). The input is fixed pseudo-random data (the time does not depend on it). \
             All outputs are computed, as LiteRT does, unless --skip-segmentation is given. \
             notebooks-free-scripts/compare-litert.sh runs this beside LiteRT on the same machine.
             """)
@@ -38,9 +39,11 @@ struct PoseModelsBench: ParsableCommand {
         var outputs: String?
         /// Set when the kernels are not the default ones.
         var conv: String?
+        /// The kernel path (instruction set).
+        var kernels: String
 
         enum CodingKeys: String, CodingKey {
-            case model, runs, threads, outputs, conv
+            case model, runs, threads, outputs, conv, kernels
             case medianMS = "median_ms", p90MS = "p90_ms", minMS = "min_ms"
         }
     }
@@ -68,7 +71,7 @@ struct PoseModelsBench: ParsableCommand {
                 model: String(file.dropLast(".tflite".count)), runs: runs, threads: inference.threads,
                 medianMS: round3(percentile(times, 0.5)), p90MS: round3(percentile(times, 0.9)), minMS: round3(times[0]),
                 outputs: skipSegmentation && isLandmark ? "pose (no segmentation)" : nil,
-                conv: conv == .packed ? nil : conv.rawValue)))
+                conv: conv == .packed ? nil : conv.rawValue, kernels: interpreter.kernelPath.rawValue)))
         }
     }
 }

@@ -38,9 +38,11 @@ extension ModelCommand {
             var operatorsPerRun: Int, foldedAtLoad: Int
             var parameters: Int, flops: Int
             var arenaBytes: Int, weightBytes: Int
+            /// The instruction set the convolutions run on here (avx512, avx2, portable).
+            var kernels: String
 
             enum CodingKeys: String, CodingKey {
-                case file, bytes, version, description, inputs, outputs, operators, parameters, flops
+                case file, bytes, version, description, inputs, outputs, operators, parameters, flops, kernels
                 case operatorsPerRun = "operators_per_run", foldedAtLoad = "folded_at_load"
                 case arenaBytes = "arena_bytes", weightBytes = "weight_bytes"
             }
@@ -130,7 +132,8 @@ extension ModelCommand {
                     inputs: plan.inputs.map { .init(name: $0.name, shape: $0.shape) },
                     outputs: plan.outputs.map { .init(name: $0.name, shape: $0.shape) },
                     operators: s.operators, operatorsPerRun: s.plannedOperators, foldedAtLoad: s.foldedOperators,
-                    parameters: s.parameters, flops: s.flops, arenaBytes: s.arenaBytes, weightBytes: s.weightBytes)))
+                    parameters: s.parameters, flops: s.flops, arenaBytes: s.arenaBytes, weightBytes: s.weightBytes,
+                    kernels: plan.kernelPath.rawValue)))
                 return
             }
             print("\(file): TFLite schema v\(model.version), \(model.bytes.count) bytes\(model.description.isEmpty ? "" : ", \"\(model.description)\"")")
@@ -144,6 +147,7 @@ extension ModelCommand {
             print(String(format: "  parameters: %.2f M (%.1f MB as float32)", Double(s.parameters) / 1e6, Double(s.weightBytes) / 1e6))
             print(String(format: "  work: %.3f GFLOP per run (a multiply-add counts 2)", Double(s.flops) / 1e9))
             print(String(format: "  activations: %.1f MB arena", Double(s.arenaBytes) / 1e6))
+            print("  kernels: \(plan.kernelPath) (this CPU runs \(KernelPath.supported.map(\.rawValue).joined(separator: ", ")); \(KernelPath.environmentVariable) forces one)")
         }
 
         func inspectWeights(_ path: String) throws {

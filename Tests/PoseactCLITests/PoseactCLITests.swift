@@ -19,10 +19,13 @@ class PoseactCLITestCase: XCTestCase {
 
     struct Result { let status: Int32; let stdout: String; let stderr: String }
 
-    func poseact(_ arguments: [String]) throws -> Result {
+    func poseact(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -132,7 +135,26 @@ final class PoseactCLITests: PoseactCLITestCase {
             let median = try XCTUnwrap(object["median_ms"] as? Double), p90 = try XCTUnwrap(object["p90_ms"] as? Double)
             XCTAssertGreaterThan(median, 0)
             XCTAssertLessThanOrEqual(median, p90)
+            XCTAssertEqual(object["kernels"] as? String, KernelPath.best.rawValue)
         }
+    }
+
+    /// POSEACT_KERNELS forces the kernel path, which bench pose and model inspect name; a
+    /// path that is not one is a one-line error before any work.
+    func testForcedKernelPath() throws {
+        let forced = try poseact(["bench", "pose", "--runs", "1", "--warmup", "0", "--models", Self.modelsDir.path],
+                                 environment: ["POSEACT_KERNELS": "portable"])
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        for line in forced.stdout.split(separator: "\n") {
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            XCTAssertEqual(object["kernels"] as? String, "portable")
+        }
+        let inspect = try poseact(["model", "inspect", try model("pose_detection.tflite").path])
+        XCTAssertTrue(inspect.stdout.contains("kernels: \(KernelPath.best.rawValue)"), inspect.stdout)
+        let bad = try poseact(["bench", "pose", "--runs", "1", "--models", Self.modelsDir.path], environment: ["POSEACT_KERNELS": "neon9"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("POSEACT_KERNELS=neon9 is not a kernel path"), bad.stderr)
     }
 
     /// The main job of the README: the pipeline finds the generated figure in the still

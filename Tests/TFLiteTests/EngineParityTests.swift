@@ -35,10 +35,11 @@ final class EngineParityTests: XCTestCase {
     }
 
     func check(model file: String, fixtureDir: String, outputs: [(name: String, suffix: String, tolerance: ([Float]) -> Float)],
-               threads: Int, convolution: ConvolutionKernels = .packed) throws {
+               threads: Int, convolution: ConvolutionKernels = .packed, kernels: KernelPath) throws {
         let modelURL = Self.modelsDir.appendingPathComponent(file)
         try requireFile(modelURL, hint: "run notebooks-free-scripts/setup.sh")
-        let interpreter = try Interpreter(path: modelURL.path, options: .init(threads: threads, convolution: convolution))
+        let interpreter = try Interpreter(path: modelURL.path, options: .init(threads: threads, convolution: convolution, kernels: kernels))
+        XCTAssertEqual(interpreter.kernelPath, kernels)
         let names = try fixtureNames(withLandmarks: fixtureDir == "landmark")
         XCTAssertGreaterThanOrEqual(names.count, 7, "expected the fixture images")
         for name in names {
@@ -53,30 +54,64 @@ final class EngineParityTests: XCTestCase {
                 XCTAssertEqual(got.count, expected.count, "\(name) \(output.name) size")
                 let (diff, at) = maxDifference(got, expected)
                 let tolerance = output.tolerance(expected)
-                print("parity \(file) threads=\(threads) \(convolution) \(name) \(output.name): max |diff| \(diff) (tolerance \(tolerance))")
-                XCTAssertLessThanOrEqual(diff, tolerance, "\(file) \(name) \(output.name): max |diff| \(diff) at \(at) (got \(got[at]), LiteRT \(expected[at]))")
+                print("parity \(file) \(kernels) threads=\(threads) \(convolution) \(name) \(output.name): max |diff| \(diff) (tolerance \(tolerance))")
+                XCTAssertLessThanOrEqual(diff, tolerance, "\(file) \(kernels) threads=\(threads) \(convolution) \(name) \(output.name): max |diff| \(diff) at \(at) (got \(got[at]), LiteRT \(expected[at]))")
             }
         }
     }
 
+    /// Every kernel path this CPU runs, at 1 and 2 threads, and the OpenBLAS convolutions once.
+    static var configurations: [(threads: Int, convolution: ConvolutionKernels, kernels: KernelPath)] {
+        KernelPath.supported.flatMap { path in [(1, ConvolutionKernels.packed, path), (2, .packed, path)] }
+            + [(2, .blas, KernelPath.best)]
+    }
+
+    /// The paths the engine finds (CPUID and the OS's saved registers) are those the kernel
+    /// lists in /proc/cpuinfo: a path found wrongly would crash, one missed would go untested.
+    func testKernelPathsMatchTheCPUsFlags() throws {
+        XCTAssertTrue(KernelPath.supported.contains(.portable))
+        #if arch(x86_64) && os(Linux)
+        let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let line = try XCTUnwrap(info.split(separator: "\n").first { $0.hasPrefix("flags") })
+        let flags = Set(line.split(separator: " ").map(String.init))
+        XCTAssertEqual(KernelPath.avx2.isSupported, flags.isSuperset(of: ["avx2", "fma"]))
+        XCTAssertEqual(KernelPath.avx512.isSupported, flags.isSuperset(of: ["avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl"]))
+        #else
+        XCTAssertEqual(KernelPath.supported, [.portable])
+        #endif
+        print("kernel paths on this CPU: \(KernelPath.supported.map(\.rawValue).joined(separator: ", "))")
+    }
+
+    /// POSEACT_KERNELS picks a path; a name that is not one, or a path this CPU lacks, is one line.
+    func testForcedKernelPath() throws {
+        XCTAssertEqual(try KernelPath.chosen(environment: [:]), KernelPath.best)
+        XCTAssertEqual(try KernelPath.chosen(environment: ["POSEACT_KERNELS": "portable"]), .portable)
+        XCTAssertThrowsError(try KernelPath.chosen(environment: ["POSEACT_KERNELS": "sse9"])) { error in
+            XCTAssertEqual("\(error)", "POSEACT_KERNELS=sse9 is not a kernel path: use one of avx512, avx2, portable")
+        }
+        for path in KernelPath.allCases where !path.isSupported {
+            XCTAssertThrowsError(try KernelPath.chosen(environment: ["POSEACT_KERNELS": path.rawValue]))
+        }
+    }
+
     func testDetectorMatchesLiteRT() throws {
-        for (threads, convolution) in [(1, ConvolutionKernels.packed), (2, .packed), (2, .blas)] {
+        for (threads, convolution, kernels) in Self.configurations {
             try check(model: "pose_detection.tflite", fixtureDir: "detector", outputs: [
                 ("Identity", "out_boxes", { _ in 1e-2 }),
                 ("Identity_1", "out_scores", { _ in 1e-2 }),
-            ], threads: threads, convolution: convolution)
+            ], threads: threads, convolution: convolution, kernels: kernels)
         }
     }
 
     func testLandmarkMatchesLiteRT() throws {
-        for (threads, convolution) in [(1, ConvolutionKernels.packed), (2, .packed), (2, .blas)] {
+        for (threads, convolution, kernels) in Self.configurations {
             try check(model: "pose_landmark_full.tflite", fixtureDir: "landmark", outputs: [
                 ("Identity", "out_Identity", { _ in 1e-2 }),
                 ("Identity_1", "out_Identity_1", { _ in 1e-4 }),
                 ("Identity_2", "out_Identity_2", { e in 1e-3 * (e.map(abs).max() ?? 0) }),
                 ("Identity_3", "out_Identity_3", { _ in 2e-3 }),
                 ("Identity_4", "out_Identity_4", { _ in 1e-4 }),
-            ], threads: threads, convolution: convolution)
+            ], threads: threads, convolution: convolution, kernels: kernels)
         }
     }
 

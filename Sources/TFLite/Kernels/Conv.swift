@@ -1,3 +1,4 @@
+import CPUKernels
 import Tensor
 
 /// CONV_2D, NHWC.
@@ -19,6 +20,9 @@ final class Conv2DKernel: Kernel {
     let blockRows: Int                // im2col rows gathered per sgemm call
     let scratch: FloatBuffer?         // threads × blockRows × K
     let packed: PackedWeights?        // for small K, our own micro-kernel instead of sgemm
+    let packedC: UnsafeMutablePointer<pa_packed_weights>?   // the same, as the C kernels take it
+    let path: KernelPath              // the micro-kernel's instruction set
+    let window: UnsafeMutablePointer<pa_window>   // the input geometry, for im2col
     let narrow: Bool                  // ≤ 4 output channels: dot products straight from the input
 
     /// Up to this K the packed micro-kernel is used. On BlazePose's layers (K ≤ 1152) it
@@ -35,7 +39,7 @@ final class Conv2DKernel: Kernel {
     init(input: UnsafePointer<Float>, inShape: Shape4, output: UnsafeMutablePointer<Float>, outShape: Shape4,
          filter: FloatBuffer, bias: FloatBuffer, kh: Int, kw: Int, strideH: Int, strideW: Int,
          dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int, activation: FusedActivation,
-         maxThreads: Int, useBLAS: Bool = false) {
+         maxThreads: Int, path: KernelPath?) {
         self.input = input; self.inShape = inShape; self.output = output; self.outShape = outShape
         self.filter = filter; self.bias = bias; self.kh = kh; self.kw = kw
         self.strideH = strideH; self.strideW = strideW; self.dilationH = dilationH; self.dilationW = dilationW
@@ -48,9 +52,26 @@ final class Conv2DKernel: Kernel {
         scratch = direct ? nil : FloatBuffer(count: maxThreads * blockRows * k)
         // A GEMM panel is 16 channels wide; a 1-channel layer (the segmentation head)
         // would waste 15/16 of it, so few-channel layers take dot products instead.
-        narrow = !useBLAS && outShape.c <= 4 && inShape.c % 8 == 0
-        packed = !narrow && !useBLAS && k < Conv2DKernel.packedMaxK
+        // nil path: im2col + OpenBLAS everywhere (for comparison).
+        self.path = path ?? .portable
+        narrow = path != nil && outShape.c <= 4 && inShape.c % 8 == 0
+        packed = !narrow && path != nil && k < Conv2DKernel.packedMaxK
             ? PackedWeights(filter: filter.pointer, n: outShape.c, k: k, bias: bias.pointer) : nil
+        packedC = packed.map { weights in
+            let p = UnsafeMutablePointer<pa_packed_weights>.allocate(capacity: 1)
+            p.initialize(to: weights.c)
+            return p
+        }
+        window = .allocate(capacity: 1)
+        window.initialize(to: pa_window(
+            input: input, n: inShape.n, ih: inShape.h, iw: inShape.w, c: inShape.c, oh: outShape.h, ow: outShape.w,
+            kh: kh, kw: kw, stride_h: strideH, stride_w: strideW, dilation_h: dilationH, dilation_w: dilationW,
+            pad_top: padTop, pad_left: padLeft))
+    }
+
+    deinit {
+        packedC?.deallocate()
+        window.deallocate()
     }
 
     func run(_ pool: ThreadPool, threads: Int) {
@@ -62,18 +83,19 @@ final class Conv2DKernel: Kernel {
             return
         }
         // Split rows (pixels) between threads, or output channels when there are few pixels.
-        if let packed {
-            // Whole 6-row tiles per task when there are enough; otherwise (the 8×8 and
-            // smaller layers) every task takes all rows and a share of the 16-channel panels.
-            let tiles = (m + 5) / 6
+        if let packed, let packedC {
+            // Whole micro-kernel tiles per task when there are enough; otherwise (the 8×8
+            // and smaller layers) every task takes all rows and a share of the 16-channel panels.
+            let tile = path.gemmTileRows
+            let tiles = (m + tile - 1) / tile
             if tiles >= 4 * threads || packed.panels < 2 * threads || !direct {
                 pool.parallelFor(tiles, threads: threads, minPerThread: 2) { tileRange, thread in
-                    self.rows(tileRange.lowerBound * 6..<min(m, tileRange.upperBound * 6), scratchPart: thread)
+                    self.rows(tileRange.lowerBound * tile..<min(m, tileRange.upperBound * tile), scratchPart: thread)
                 }
             } else {
                 pool.parallelFor(packed.panels, threads: threads) { panels, _ in
-                    packedGemm(self.input, lda: k, rows: 0..<m, weights: packed, out: self.output, ldo: n,
-                               activation: self.activation, panels: panels)
+                    packedGemm(self.input, lda: k, rows: 0..<m, weights: packedC, out: self.output, ldo: n,
+                               activation: self.activation, path: self.path, panels: panels)
                 }
             }
             return
@@ -124,8 +146,8 @@ final class Conv2DKernel: Kernel {
     @inline(__always)
     private func multiply(_ a: UnsafePointer<Float>, rows: Int, into out: UnsafeMutablePointer<Float>) {
         let n = outShape.c, k = self.k
-        if let packed {
-            packedGemm(a, lda: k, rows: 0..<rows, weights: packed, out: out, ldo: n, activation: activation)
+        if let packedC {
+            packedGemm(a, lda: k, rows: 0..<rows, weights: packedC, out: out, ldo: n, activation: activation, path: path)
             return
         }
         BLAS.gemmABt(m: rows, n: n, k: k, a: a, lda: k, b: filter.pointer, ldb: k, c: out, ldc: n)
@@ -202,23 +224,6 @@ final class Conv2DKernel: Kernel {
     /// im2col for output pixels `range` (flattened N·OH·OW): row r holds the KH×KW×Cin
     /// input values under the filter, zeros where it hangs over the padding.
     private func gather(_ range: Range<Int>, into buf: UnsafeMutablePointer<Float>) {
-        let cin = inShape.c, k = self.k
-        for (r, pixel) in range.enumerated() {
-            let ox = pixel % outShape.w, rest = pixel / outShape.w
-            let oy = rest % outShape.h, b = rest / outShape.h
-            let row = buf + r * k
-            for ky in 0..<kh {
-                let iy = oy * strideH - padTop + ky * dilationH
-                for kx in 0..<kw {
-                    let ix = ox * strideW - padLeft + kx * dilationW
-                    let dst = row + (ky * kw + kx) * cin
-                    if iy < 0 || iy >= inShape.h || ix < 0 || ix >= inShape.w {
-                        dst.initialize(repeating: 0, count: cin)
-                    } else {
-                        dst.update(from: input + ((b * inShape.h + iy) * inShape.w + ix) * cin, count: cin)
-                    }
-                }
-            }
-        }
+        pa_im2col(window, range.lowerBound, range.upperBound, buf)
     }
 }

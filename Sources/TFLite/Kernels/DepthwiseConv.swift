@@ -1,3 +1,4 @@
+import CPUKernels
 import Tensor
 
 /// DEPTHWISE_CONV_2D, NHWC, depth multiplier m.
@@ -5,8 +6,11 @@ import Tensor
 ///   filter (1, KH, KW, Cout), Cout = Cin·m; output channel o reads input channel o / m
 ///   bias   (Cout)
 ///   output (N, OH, OW, Cout)
-/// Direct loops, eight channels at a time held in registers across all KH·KW taps.
-/// Pixels whose window lies inside the input take a path with no bounds checks.
+/// With depth multiplier 1 (every BlazePose layer), the kernel path's C loops
+/// (`Sources/CPUKernels`): a vector of channels at a time held in registers across all
+/// KH·KW taps, four neighbouring pixels sharing each weight load, 3×3 and 5×5 unrolled.
+/// Other multipliers take the Swift loops below. Pixels whose window lies inside the input
+/// take a path with no bounds checks.
 final class DepthwiseConvKernel: Kernel {
     let name = "DEPTHWISE_CONV_2D"
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
@@ -15,21 +19,40 @@ final class DepthwiseConvKernel: Kernel {
     let kh: Int, kw: Int, strideH: Int, strideW: Int, dilationH: Int, dilationW: Int
     let padTop: Int, padLeft: Int, multiplier: Int
     let activation: FusedActivation
+    let path: KernelPath
+    let params: UnsafeMutablePointer<pa_depthwise>   // the layer as the C kernels take it
 
     var flops: Int { 2 * outShape.count * kh * kw }
     var detail: String { "\(inShape)→\(outShape) \(kh)×\(kw)/\(strideH) pad \(padTop)" }
 
     init(input: UnsafePointer<Float>, inShape: Shape4, output: UnsafeMutablePointer<Float>, outShape: Shape4,
          filter: FloatBuffer, bias: FloatBuffer, kh: Int, kw: Int, strideH: Int, strideW: Int,
-         dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int, multiplier: Int, activation: FusedActivation) {
+         dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int, multiplier: Int, activation: FusedActivation,
+         path: KernelPath) {
         self.input = input; self.inShape = inShape; self.output = output; self.outShape = outShape
         self.filter = filter; self.bias = bias; self.kh = kh; self.kw = kw
         self.strideH = strideH; self.strideW = strideW; self.dilationH = dilationH; self.dilationW = dilationW
         self.padTop = padTop; self.padLeft = padLeft; self.multiplier = multiplier; self.activation = activation
+        self.path = path
+        let (lo, hi) = activation.bounds
+        params = .allocate(capacity: 1)
+        params.initialize(to: pa_depthwise(
+            input: input, filter: filter.pointer, bias: bias.pointer, output: output,
+            n: inShape.n, ih: inShape.h, iw: inShape.w, c: outShape.c, oh: outShape.h, ow: outShape.w,
+            kh: kh, kw: kw, stride_h: strideH, stride_w: strideW, dilation_h: dilationH, dilation_w: dilationW,
+            pad_top: padTop, pad_left: padLeft, lo: lo, hi: hi))
     }
+
+    deinit { params.deallocate() }
 
     func run(_ pool: ThreadPool, threads: Int) {
         let rows = outShape.n * outShape.h
+        if multiplier == 1 {
+            pool.parallelFor(rows, threads: threads) { range, _ in
+                pa_depthwise_rows(self.path.c, self.params, range.lowerBound, range.upperBound)
+            }
+            return
+        }
         pool.parallelFor(rows, threads: threads) { range, _ in
             for row in range { self.outputRow(row) }
         }

@@ -1,0 +1,40 @@
+// The AVX-512 path: 16 floats a vector and 32 registers, so the GEMM tile is 12 rows ×
+// two 16-channel panels (24 accumulators, two weight vectors, broadcasts from memory).
+// Depthwise layers with 8 channels left over (24, 8) take 8-wide vectors for the rest.
+#if defined(__x86_64__)
+#include "Internal.h"
+#include <immintrin.h>
+
+#pragma clang attribute push(__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma"))), apply_to = function)
+
+#define VW 16
+#define SUF(x) x##_avx512
+#define GEMM_MR 12
+#define GEMM_MR2 4
+#define GEMM_NP 2
+#define PA_STORE_FIRST(p, v, count) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (count)) - 1), (__m512)(v))
+#include "KernelTemplate.h"
+#undef VW
+#undef SUF
+#undef PA_STORE_FIRST
+
+#define VW 8
+#define SUF(x) x##_avx512_8
+#include "KernelTemplate.h"
+
+void pa_packed_gemm_avx512(const float *a, long lda, long rows, const pa_packed_weights *w,
+                           long panel_begin, long panel_end, float *out, long ldo, float lo, float hi) {
+    packed_gemm_avx512(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi);
+}
+
+void pa_depthwise_rows_avx512(const pa_depthwise *d, long row_begin, long row_end) {
+    long c16 = d->c / 16 * 16, c8 = d->c / 8 * 8;
+    for (long row = row_begin; row < row_end; row++) {
+        dw_row_avx512(d, row, 0, c16);
+        dw_row_avx512_8(d, row, c16, c8);
+        pa_dw_row_scalar(d, row, c8, d->c);
+    }
+}
+
+#pragma clang attribute pop
+#endif

@@ -1,0 +1,206 @@
+// One source for every path's kernels: the includer defines
+//   VW          floats per vector (16, 8 or 4)
+//   SUF(name)   the name with the path's suffix
+//   GEMM_MR     rows of the main GEMM tile, GEMM_MR2 of the smaller one for the last rows
+//   GEMM_NP     16-wide weight panels of the main GEMM tile (1 or 2)
+// and pushes the path's target attribute, so that clang compiles the same vector
+// arithmetic to AVX-512, AVX2 or SSE2/NEON instructions. `acc += x * w` is one fused
+// multiply-add where the target has FMA (clang contracts within an expression).
+//
+// No include guard: included once per path and width.
+
+#include <stddef.h>
+#include "CPUKernels.h"
+
+typedef float SUF(vf) __attribute__((vector_size(VW * 4)));
+#define V SUF(vf)
+#define PA_INLINE static inline __attribute__((always_inline))
+
+PA_INLINE V SUF(load)(const float *p) { V v; __builtin_memcpy(&v, p, sizeof v); return v; }
+PA_INLINE void SUF(store)(float *p, V v) { __builtin_memcpy(p, &v, sizeof v); }
+PA_INLINE V SUF(splat)(float x) {   // not (V){} + x: that adds 0.0 (−0.0 + 0.0 is +0.0) before broadcasting
+    V v;
+    for (int i = 0; i < VW; i++) v[i] = x;
+    return v;
+}
+PA_INLINE V SUF(clamp)(V v, V lo, V hi) { return __builtin_elementwise_min(__builtin_elementwise_max(v, lo), hi); }
+
+/// Stores the first `count` floats of v, clamped (count ≤ VW): a masked store where the
+/// path has one (PA_STORE_FIRST(p, v, count)), else element by element.
+PA_INLINE void SUF(store_part)(float *p, V v, long count, V lo, V hi) {
+    v = SUF(clamp)(v, lo, hi);
+    if (count >= VW) { SUF(store)(p, v); return; }
+#ifdef PA_STORE_FIRST
+    PA_STORE_FIRST(p, v, count);
+#else
+    for (long i = 0; i < count; i++) p[i] = v[i];
+#endif
+}
+
+// ---- GEMM on packed weights --------------------------------------------------------------
+
+#define NV (16 / VW)   // vectors per 16-wide panel
+// The accumulators stay in registers only if every loop over them is unrolled: one
+// loop left rolled indexes the array at run time and sends it to the stack.
+#define PA_UNROLL _Pragma("clang loop unroll(full)")
+
+/// An MR × (NP · 16) block of the output: MR · NP · NV accumulators live in registers
+/// across the whole K loop; each k loads NP · NV weight vectors and broadcasts MR values
+/// of A. `width` is the number of valid output channels from the block's first column.
+#define DEFINE_TILE(MR, NP) DEFINE_TILE_(MR, NP)
+#define DEFINE_TILE_(MR, NP)                                                                           \
+PA_INLINE void SUF(tile_##MR##x##NP)(const float *a, long lda, long k, const float *w, long wstride,   \
+                                     const float *bias, float *out, long ldo, long width, V lo, V hi) { \
+    V acc[MR][NP * NV];                                                                                \
+    PA_UNROLL for (int j = 0; j < NP * NV; j++) {                                                      \
+        V b = SUF(load)(bias + j * VW);                                                                \
+        PA_UNROLL for (int r = 0; r < MR; r++) acc[r][j] = b;                                          \
+    }                                                                                                  \
+    for (long kk = 0; kk < k; kk++) {                                                                  \
+        V wv[NP * NV];                                                                                 \
+        PA_UNROLL for (int p = 0; p < NP; p++)                                                         \
+            PA_UNROLL for (int v = 0; v < NV; v++) wv[p * NV + v] = SUF(load)(w + p * wstride + kk * 16 + v * VW); \
+        PA_UNROLL for (int r = 0; r < MR; r++) {                                                       \
+            V x = SUF(splat)(a[r * lda + kk]);                                                         \
+            PA_UNROLL for (int j = 0; j < NP * NV; j++) acc[r][j] += x * wv[j];                        \
+        }                                                                                              \
+    }                                                                                                  \
+    PA_UNROLL for (int r = 0; r < MR; r++)                                                             \
+        PA_UNROLL for (int j = 0; j < NP * NV; j++) {                                                  \
+            long col = j * VW;                                                                         \
+            if (col < width) SUF(store_part)(out + r * ldo + col, acc[r][j], width - col, lo, hi);     \
+        }                                                                                              \
+}
+
+DEFINE_TILE(GEMM_MR, GEMM_NP)
+DEFINE_TILE(GEMM_MR2, GEMM_NP)
+DEFINE_TILE(1, GEMM_NP)
+#if GEMM_NP > 1
+DEFINE_TILE(GEMM_MR, 1)
+DEFINE_TILE(GEMM_MR2, 1)
+DEFINE_TILE(1, 1)
+#endif
+
+/// Rows start..<end against NP panels from `panel`, in MR-, MR2- and 1-row tiles.
+#define GEMM_ROWS(NP, MR, MR2)                                                                         \
+    do {                                                                                               \
+        const float *wp = w->data + panel * w->k * 16, *bp = w->bias + panel * 16;                     \
+        long col0 = panel * 16, width = w->n - col0;                                                   \
+        long r = start;                                                                                \
+        for (; r + MR <= end; r += MR)                                                                 \
+            SUF(tile_##MR##x##NP)(a + r * lda, lda, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
+        for (; r + MR2 <= end; r += MR2)                                                               \
+            SUF(tile_##MR2##x##NP)(a + r * lda, lda, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
+        for (; r < end; r++)                                                                           \
+            SUF(tile_1x##NP)(a + r * lda, lda, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
+    } while (0)
+
+#define GEMM_ROWS_EXPAND(NP, MR, MR2) GEMM_ROWS(NP, MR, MR2)
+
+static inline void SUF(packed_gemm)(const float *a, long lda, long rows, const pa_packed_weights *w,
+                             long panel_begin, long panel_end, float *out, long ldo, float lo_, float hi_) {
+    V lo = SUF(splat)(lo_), hi = SUF(splat)(hi_);
+    // Rows in chunks whose block of A stays in L2 while every panel passes over it.
+    long chunk = (48 * 1024) / (w->k * 4 > 0 ? w->k * 4 : 1) / GEMM_MR * GEMM_MR;
+    if (chunk < GEMM_MR) chunk = GEMM_MR;
+    if (chunk > 8 * GEMM_MR) chunk = 8 * GEMM_MR;
+    for (long start = 0; start < rows; start += chunk) {
+        long end = start + chunk < rows ? start + chunk : rows;
+        long panel = panel_begin;
+#if GEMM_NP > 1
+        for (; panel + GEMM_NP <= panel_end; panel += GEMM_NP) GEMM_ROWS_EXPAND(GEMM_NP, GEMM_MR, GEMM_MR2);
+#endif
+        for (; panel < panel_end; panel++) GEMM_ROWS_EXPAND(1, GEMM_MR, GEMM_MR2);
+    }
+}
+
+// ---- Depthwise convolution ---------------------------------------------------------------
+
+/// Channels [c_begin, c_end) of one output row, a vector at a time (c_end − c_begin is a
+/// multiple of VW), over the taps ky in [ky0, ky1) (those inside the input on this row).
+/// Four neighbouring pixels whose windows lie inside the input horizontally share each
+/// weight load; the pixels at the left and right edges sum over their own range of kx.
+PA_INLINE void SUF(dw_row_taps)(const pa_depthwise *d, long row, long c_begin, long c_end, const long kh, const long kw,
+                                const long ky0, const long ky1) {
+    const long C = d->c, iw = d->iw, ow = d->ow, sw = d->stride_w, dh = d->dilation_h, dw = d->dilation_w;
+    const long b = row / d->oh, oy = row % d->oh;
+    const long iy0 = oy * d->stride_h - d->pad_top;
+    // Output columns [first, last] whose window lies inside the input horizontally.
+    long first = (d->pad_left + sw - 1) / sw;
+    if (first > ow) first = ow;
+    const long limit = iw - 1 - (kw - 1) * dw + d->pad_left;
+    long last = limit >= 0 ? limit / sw : -1;
+    if (last > ow - 1) last = ow - 1;
+    const float *image = d->input + b * d->ih * iw * C;
+    float *outRow = d->output + row * ow * C;
+    const V lo = SUF(splat)(d->lo), hi = SUF(splat)(d->hi);
+    const long step = sw * C;
+
+    for (long c = c_begin; c < c_end; c += VW) {
+        const V bias = SUF(load)(d->bias + c);
+        const float *filter = d->filter + c;
+        for (long ox = 0; ox < ow;) {
+            const long ix0 = ox * sw - d->pad_left;
+            float *o = outRow + ox * C + c;
+            if (ox >= first && ox + 3 <= last) {
+                const float *src = image + (iy0 * iw + ix0) * C + c;
+                V a0 = bias, a1 = bias, a2 = bias, a3 = bias;
+                for (long ky = ky0; ky < ky1; ky++)
+                    for (long kx = 0; kx < kw; kx++) {
+                        const V wv = SUF(load)(filter + (ky * kw + kx) * C);
+                        const float *s = src + (ky * dh * iw + kx * dw) * C;
+                        a0 += SUF(load)(s) * wv;
+                        a1 += SUF(load)(s + step) * wv;
+                        a2 += SUF(load)(s + 2 * step) * wv;
+                        a3 += SUF(load)(s + 3 * step) * wv;
+                    }
+                SUF(store)(o, SUF(clamp)(a0, lo, hi));
+                SUF(store)(o + C, SUF(clamp)(a1, lo, hi));
+                SUF(store)(o + 2 * C, SUF(clamp)(a2, lo, hi));
+                SUF(store)(o + 3 * C, SUF(clamp)(a3, lo, hi));
+                ox += 4;
+                continue;
+            }
+            long kx0 = 0, kx1 = kw;
+            while (kx0 < kw && ix0 + kx0 * dw < 0) kx0++;
+            while (kx1 > kx0 && ix0 + (kx1 - 1) * dw >= iw) kx1--;
+            V a = bias;
+            for (long ky = ky0; ky < ky1; ky++) {
+                const float *s = image + ((iy0 + ky * dh) * iw + ix0) * C + c;
+                for (long kx = kx0; kx < kx1; kx++)
+                    a += SUF(load)(s + kx * dw * C) * SUF(load)(filter + (ky * kw + kx) * C);
+            }
+            SUF(store)(o, SUF(clamp)(a, lo, hi));
+            ox += 1;
+        }
+    }
+}
+
+PA_INLINE void SUF(dw_row_body)(const pa_depthwise *d, long row, long c_begin, long c_end, const long KH, const long KW) {
+    const long kh = KH ? KH : d->kh, kw = KW ? KW : d->kw, dh = d->dilation_h;
+    const long iy0 = (row % d->oh) * d->stride_h - d->pad_top;
+    // Taps ky in [ky0, ky1) fall inside the input; on most rows that is all of them, and
+    // constant bounds let the tap loops unroll.
+    long ky0 = 0, ky1 = kh;
+    while (ky0 < kh && iy0 + ky0 * dh < 0) ky0++;
+    while (ky1 > ky0 && iy0 + (ky1 - 1) * dh >= d->ih) ky1--;
+    if (ky0 == 0 && ky1 == kh) SUF(dw_row_taps)(d, row, c_begin, c_end, kh, kw, 0, kh);
+    else SUF(dw_row_taps)(d, row, c_begin, c_end, kh, kw, ky0, ky1);
+}
+
+/// The same for any kernel size, and specialised for BlazePose's 3×3 and 5×5.
+static inline void SUF(dw_row)(const pa_depthwise *d, long row, long c_begin, long c_end) {
+    if (c_end <= c_begin) return;
+    if (d->kh == 3 && d->kw == 3) SUF(dw_row_body)(d, row, c_begin, c_end, 3, 3);
+    else if (d->kh == 5 && d->kw == 5) SUF(dw_row_body)(d, row, c_begin, c_end, 5, 5);
+    else SUF(dw_row_body)(d, row, c_begin, c_end, 0, 0);
+}
+
+#undef V
+#undef NV
+#undef PA_UNROLL
+#undef PA_INLINE
+#undef DEFINE_TILE
+#undef DEFINE_TILE_
+#undef GEMM_ROWS
+#undef GEMM_ROWS_EXPAND

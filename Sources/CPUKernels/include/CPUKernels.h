@@ -1,0 +1,68 @@
+// The pose engine's hot loops in C, compiled once per instruction set and chosen at run
+// time: Swift has no per-function target attribute, so one binary holding AVX-512, AVX2
+// and portable code for the same kernel needs C's. Every path is the same source
+// (KernelTemplate.h) over vectors of a different width.
+#ifndef CPU_KERNELS_H
+#define CPU_KERNELS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The instruction sets the kernels are built for. Portable is plain C over 128-bit
+/// vectors (SSE2 on x86-64, NEON on ARM64), which every CPU of either kind has.
+typedef enum {
+    PA_PATH_PORTABLE = 0,
+    PA_PATH_AVX2 = 1,      // AVX2 + FMA, 8 floats a vector, 16 registers
+    PA_PATH_AVX512 = 2,    // AVX-512 F/DQ/BW/VL, 16 floats a vector, 32 registers
+} pa_path;
+
+/// 1 when this CPU, and the OS's saving of its registers, support `path`.
+int pa_path_supported(pa_path path);
+
+/// Rows of the output block one GEMM micro-kernel call computes on `path`: work split
+/// between threads in multiples of it wastes no tile.
+long pa_gemm_tile_rows(pa_path path);
+
+/// Weights packed at load into panels of 16 output channels: panel p holds rows
+/// k = 0..<K of 16 contiguous floats (zero past N), and its 16 biases.
+typedef struct {
+    const float *data;   // panels × K × 16
+    const float *bias;   // panels × 16
+    long k, n, panels;
+} pa_packed_weights;
+
+/// out[r, c] = clamp(a[r, :] · W[:, c] + bias[c], lo, hi) for rows 0..<rows and the
+/// output channels of panels [panel_begin, panel_end). a has row stride lda, out ldo.
+void pa_packed_gemm(pa_path path, const float *a, long lda, long rows, const pa_packed_weights *w,
+                    long panel_begin, long panel_end, float *out, long ldo, float lo, float hi);
+
+/// A depthwise convolution with depth multiplier 1, NHWC:
+/// input (n, ih, iw, c), filter (kh, kw, c), bias (c), output (n, oh, ow, c).
+typedef struct {
+    const float *input, *filter, *bias;
+    float *output;
+    long n, ih, iw, c, oh, ow;
+    long kh, kw, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+    float lo, hi;   // the fused activation as a clamp
+} pa_depthwise;
+
+/// Output rows [row_begin, row_end) of the flattened (n · oh) rows.
+void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long row_end);
+
+/// The window of a convolution over an NHWC input (n, ih, iw, c) giving (n, oh, ow, ·).
+typedef struct {
+    const float *input;
+    long n, ih, iw, c, oh, ow;
+    long kh, kw, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+} pa_window;
+
+/// im2col for output pixels [pixel_begin, pixel_end) of the flattened (n · oh · ow): row r
+/// of `buf` holds the kh · kw · c input values under the filter at pixel_begin + r, zeros
+/// where it hangs over the padding. Plain C: it only moves memory.
+void pa_im2col(const pa_window *w, long pixel_begin, long pixel_end, float *buf);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,55 @@
+import CPUKernels
+import Foundation
+
+/// The instruction set the engine's convolution kernels run on, chosen once per plan from
+/// what the CPU supports: one binary carries all three (`Sources/CPUKernels`).
+public enum KernelPath: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// 16-wide vectors and 32 registers (x86-64-v4: Skylake-X, Ice Lake, Zen 4 and later).
+    case avx512
+    /// 8-wide vectors with fused multiply-add (Haswell, Zen 1 and later).
+    case avx2
+    /// 128-bit vectors: SSE2 on any x86-64, NEON on ARM64.
+    case portable
+
+    /// The environment variable that forces a path (for tests and comparisons).
+    public static let environmentVariable = "POSEACT_KERNELS"
+
+    var c: pa_path {
+        switch self {
+        case .avx512: return PA_PATH_AVX512
+        case .avx2: return PA_PATH_AVX2
+        case .portable: return PA_PATH_PORTABLE
+        }
+    }
+
+    public var description: String { rawValue }
+
+    /// Whether this CPU (and its OS) can run the path.
+    public var isSupported: Bool { pa_path_supported(c) != 0 }
+
+    /// The paths this CPU runs, fastest first.
+    public static var supported: [KernelPath] { allCases.filter(\.isSupported) }
+
+    /// The fastest path this CPU runs.
+    public static var best: KernelPath { supported.first ?? .portable }
+
+    /// The path `POSEACT_KERNELS` names, else the best one; an unknown name, or a path this
+    /// CPU lacks, is an error that says which paths there are.
+    public static func chosen(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> KernelPath {
+        guard let name = environment[environmentVariable], !name.isEmpty else { return best }
+        guard let path = KernelPath(rawValue: name.lowercased()) else {
+            throw TFLiteError("\(environmentVariable)=\(name) is not a kernel path: use one of \(allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        try path.requireSupported()
+        return path
+    }
+
+    func requireSupported() throws {
+        guard isSupported else {
+            throw TFLiteError("this CPU cannot run the \(rawValue) kernels: it runs \(KernelPath.supported.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    /// Rows of one GEMM micro-kernel tile on this path.
+    var gemmTileRows: Int { pa_gemm_tile_rows(c) }
+}
