@@ -27,12 +27,12 @@ void pa_packed_gemm_avx512(const float *a, long lda, long rows, const pa_packed_
     packed_gemm_avx512(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi);
 }
 
-void pa_depthwise_rows_avx512(const pa_depthwise *d, long row_begin, long row_end) {
-    long c16 = d->c / 16 * 16, c8 = d->c / 8 * 8;
+void pa_depthwise_rows_avx512(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
+    long c16 = c_begin + (c_end - c_begin) / 16 * 16, c8 = c_begin + (c_end - c_begin) / 8 * 8;
     for (long row = row_begin; row < row_end; row++) {
-        dw_row_avx512(d, row, 0, c16);
+        dw_row_avx512(d, row, c_begin, c16);
         dw_row_avx512_8(d, row, c16, c8);
-        pa_dw_row_scalar(d, row, c8, d->c);
+        pa_dw_row_scalar(d, row, c8, c_end);
     }
 }
 

@@ -52,12 +52,12 @@ void pa_packed_gemm(pa_path path, const float *a, long lda, long rows, const pa_
     }
 }
 
-void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long row_end) {
+void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
     switch (path) {
 #if defined(__x86_64__)
-    case PA_PATH_AVX512: pa_depthwise_rows_avx512(d, row_begin, row_end); return;
-    case PA_PATH_AVX2: pa_depthwise_rows_avx2(d, row_begin, row_end); return;
+    case PA_PATH_AVX512: pa_depthwise_rows_avx512(d, row_begin, row_end, c_begin, c_end); return;
+    case PA_PATH_AVX2: pa_depthwise_rows_avx2(d, row_begin, row_end, c_begin, c_end); return;
 #endif
-    default: pa_depthwise_rows_portable(d, row_begin, row_end); return;
+    default: pa_depthwise_rows_portable(d, row_begin, row_end, c_begin, c_end); return;
     }
 }

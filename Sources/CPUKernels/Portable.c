@@ -14,11 +14,11 @@ void pa_packed_gemm_portable(const float *a, long lda, long rows, const pa_packe
     packed_gemm_portable(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi);
 }
 
-void pa_depthwise_rows_portable(const pa_depthwise *d, long row_begin, long row_end) {
-    long c4 = d->c / 4 * 4;
+void pa_depthwise_rows_portable(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
+    long c4 = c_begin + (c_end - c_begin) / 4 * 4;
     for (long row = row_begin; row < row_end; row++) {
-        dw_row_portable(d, row, 0, c4);
-        pa_dw_row_scalar(d, row, c4, d->c);
+        dw_row_portable(d, row, c_begin, c4);
+        pa_dw_row_scalar(d, row, c4, c_end);
     }
 }
 

@@ -7,15 +7,15 @@ import Synchronization
 /// handing out work must be cheap: GCD's `concurrentPerform` costs tens of microseconds a
 /// call, milliseconds per model run. Here workers spin on an atomic generation counter
 /// for a while after each job (the next operator follows within microseconds) and only
-/// then sleep on a semaphore. Work is split into more tasks than threads and claimed from
-/// an atomic counter, so a thread the OS has descheduled (another process on the core)
-/// does not hold the others up by a whole share.
+/// then sleep on a semaphore. Work is split into more tasks than threads: each thread
+/// starts on a contiguous range of its own and then takes what the others have not yet
+/// claimed (see `work`).
 public final class ThreadPool: @unchecked Sendable {
     /// Threads that take part in a job, the caller included.
     public let threadCount: Int
 
     private let generation = Atomic<Int>(0)
-    private let nextTask = Atomic<Int>(0)
+    private let nextTasks: [TaskCounter]    // per thread: the next task of its own range
     private let doneTasks = Atomic<Int>(0)
     private let activeWorkers = Atomic<Int>(0)
     private let shutdown = Atomic<Bool>(false)
@@ -25,6 +25,7 @@ public final class ThreadPool: @unchecked Sendable {
     // Written by the caller before `generation` is bumped, read by workers after.
     private var job: ((_ task: Int, _ thread: Int) -> Void)?
     private var taskCount = 0
+    private var taskEnds: [Int]   // per thread: the end of its own range
     private var jobThreads = 0
     /// Checks of the job counter before an idle worker sleeps.
     private let spinIterations: Int
@@ -39,6 +40,8 @@ public final class ThreadPool: @unchecked Sendable {
         threadCount = max(1, threads)
         self.spinIterations = spinIterations
         sleeping = (0..<threadCount).map { _ in SleepFlag() }
+        nextTasks = (0..<threadCount).map { _ in TaskCounter() }
+        taskEnds = [Int](repeating: 0, count: threadCount)
         wakeups = (0..<threadCount).map { _ in DispatchSemaphore(value: 0) }
         for worker in 1..<threadCount {
             let thread = Thread { [unowned self] in self.workerLoop(worker) }
@@ -77,13 +80,21 @@ public final class ThreadPool: @unchecked Sendable {
         }
     }
 
+    /// Thread t runs the tasks of its own contiguous range first, in order, then takes what
+    /// is left of the others' ranges. The same thread thus works on the same part of the
+    /// data operator after operator (the part it wrote is in its own cache when the next
+    /// operator reads it), and a thread the OS has descheduled does not hold the others up.
     @inline(__always)
     private func work(thread: Int) {
-        while true {
-            let task = nextTask.add(1, ordering: .relaxed).oldValue
-            if task >= taskCount { return }
-            job!(task, thread)
-            doneTasks.add(1, ordering: .releasing)
+        for offset in 0..<jobThreads {
+            let owner = (thread + offset) % jobThreads
+            let end = taskEnds[owner]
+            while true {
+                let task = nextTasks[owner].value.add(1, ordering: .relaxed).oldValue
+                if task >= end { break }
+                job!(task, thread)
+                doneTasks.add(1, ordering: .releasing)
+            }
         }
     }
 
@@ -103,7 +114,11 @@ public final class ThreadPool: @unchecked Sendable {
             job = escapable
             taskCount = tasks
             jobThreads = n
-            nextTask.store(0, ordering: .relaxed)
+            for t in 0..<n {
+                let range = chunk(tasks, parts: n, index: t)
+                nextTasks[t].value.store(range.lowerBound, ordering: .relaxed)
+                taskEnds[t] = range.upperBound
+            }
             doneTasks.store(0, ordering: .relaxed)
             activeWorkers.store(threadCount - 1, ordering: .relaxed)
             generation.add(1, ordering: .sequentiallyConsistent)
@@ -120,6 +135,11 @@ public final class ThreadPool: @unchecked Sendable {
             job = nil
         }
     }
+}
+
+/// A thread's next task (atomics are not copyable, so not array elements).
+private final class TaskCounter: Sendable {
+    let value = Atomic<Int>(0)
 }
 
 /// A worker's "I am about to sleep" flag (atomics are not copyable, so not array elements).

@@ -47,8 +47,9 @@ typedef struct {
     float lo, hi;   // the fused activation as a clamp
 } pa_depthwise;
 
-/// Output rows [row_begin, row_end) of the flattened (n · oh) rows.
-void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long row_end);
+/// Output rows [row_begin, row_end) of the flattened (n · oh) rows, channels
+/// [c_begin, c_end); c_begin is a multiple of 16.
+void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end);
 
 /// The window of a convolution over an NHWC input (n, ih, iw, c) giving (n, oh, ow, ·).
 typedef struct {

@@ -48,8 +48,15 @@ final class DepthwiseConvKernel: Kernel {
     func run(_ pool: ThreadPool, threads: Int) {
         let rows = outShape.n * outShape.h
         if multiplier == 1 {
-            pool.parallelFor(rows, threads: threads) { range, _ in
-                pa_depthwise_rows(self.path.c, self.params, range.lowerBound, range.upperBound)
+            // Tasks of one row × 64 channels, so that the small late layers (7×7, 2×2 pixels
+            // with hundreds of channels) still split evenly over the threads.
+            let groups = (outShape.c + 63) / 64
+            let work = outShape.w * min(64, outShape.c) * kh * kw
+            pool.parallelFor(rows * groups, threads: threads, minPerThread: minimumPerThread(workPerItem: work)) { range, _ in
+                for task in range {
+                    let row = task / groups, c0 = task % groups * 64
+                    pa_depthwise_rows(self.path.c, self.params, row, row + 1, c0, min(c0 + 64, self.outShape.c))
+                }
             }
             return
         }

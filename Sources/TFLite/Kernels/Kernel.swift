@@ -16,6 +16,14 @@ extension Kernel {
     var detail: String { "" }
 }
 
+/// Items each thread must get before a loop is split: an operator's hand-off to the other
+/// cores costs microseconds, so a split pays only when each thread's share is
+/// `minimumWork` (multiply-adds or floats moved, ~32 k: several microseconds) or more.
+@inline(__always)
+func minimumPerThread(workPerItem: Int, minimumWork: Int = 32_768) -> Int {
+    max(1, (minimumWork + workPerItem - 1) / max(1, workPerItem))
+}
+
 /// A 4-D NHWC shape.
 struct Shape4: Equatable, CustomStringConvertible {
     var n, h, w, c: Int
