@@ -27,6 +27,11 @@ void pa_packed_gemm_avx512(const float *a, long lda, long rows, const pa_packed_
     packed_gemm_avx512(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi);
 }
 
+void pa_narrow_conv_rows_avx512(const pa_window *w, const float *filter, const float *bias, long cout,
+                         float *output, long row_begin, long row_end, float lo, float hi) {
+    for (long row = row_begin; row < row_end; row++) narrow_row_avx512_8(w, filter, bias, cout, output, row, lo, hi);
+}
+
 void pa_depthwise_rows_avx512(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
     long c16 = c_begin + (c_end - c_begin) / 16 * 16, c8 = c_begin + (c_end - c_begin) / 8 * 8;
     for (long row = row_begin; row < row_end; row++) {

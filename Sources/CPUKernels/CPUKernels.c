@@ -52,6 +52,17 @@ void pa_packed_gemm(pa_path path, const float *a, long lda, long rows, const pa_
     }
 }
 
+void pa_narrow_conv_rows(pa_path path, const pa_window *w, const float *filter, const float *bias, long cout,
+                         float *output, long row_begin, long row_end, float lo, float hi) {
+    switch (path) {
+#if defined(__x86_64__)
+    case PA_PATH_AVX512: pa_narrow_conv_rows_avx512(w, filter, bias, cout, output, row_begin, row_end, lo, hi); return;
+    case PA_PATH_AVX2: pa_narrow_conv_rows_avx2(w, filter, bias, cout, output, row_begin, row_end, lo, hi); return;
+#endif
+    default: pa_narrow_conv_rows_portable(w, filter, bias, cout, output, row_begin, row_end, lo, hi); return;
+    }
+}
+
 void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
     switch (path) {
 #if defined(__x86_64__)

@@ -196,6 +196,79 @@ static inline void SUF(dw_row)(const pa_depthwise *d, long row, long c_begin, lo
     else SUF(dw_row_body)(d, row, c_begin, c_end, 0, 0);
 }
 
+// ---- Convolution to a few output channels --------------------------------------------------
+
+PA_INLINE float SUF(hsum)(V v) {
+    float s = 0;
+    for (int i = 0; i < VW; i++) s += v[i];
+    return s;
+}
+
+/// Output row `row` (of n · oh) of a convolution with few output channels (a segmentation
+/// head's 1): for each pixel and output channel, the dot product of the (cout, kh, kw, c)
+/// filter with the input under it, VW input channels at a time (c is a multiple of VW);
+/// four interior pixels at once, so each filter vector is loaded once for all four.
+static inline void SUF(narrow_row)(const pa_window *w, const float *filter, const float *bias, long cout,
+                                   float *output, long row, float lo, float hi) {
+    const long C = w->c, K = w->kh * w->kw * C, sw = w->stride_w;
+    const long b = row / w->oh, oy = row % w->oh;
+    const long iy0 = oy * w->stride_h - w->pad_top;
+    const int rowInside = iy0 >= 0 && iy0 + (w->kh - 1) * w->dilation_h < w->ih;
+    long first = (w->pad_left + sw - 1) / sw;
+    if (first > w->ow) first = w->ow;
+    const long limit = w->iw - 1 - (w->kw - 1) * w->dilation_w + w->pad_left;
+    long last = limit >= 0 ? limit / sw : -1;
+    if (last > w->ow - 1) last = w->ow - 1;
+    const float *image = w->input + b * w->ih * w->iw * C;
+    for (long ox = 0; ox < w->ow;) {
+        float *out = output + (row * w->ow + ox) * cout;
+        const long ix0 = ox * sw - w->pad_left;
+        if (rowInside && ox >= first && ox + 3 <= last) {
+            const long step = sw * C;
+            for (long o = 0; o < cout; o++) {
+                V a0 = {}, a1 = {}, a2 = {}, a3 = {};
+                for (long ky = 0; ky < w->kh; ky++) {
+                    const float *src = image + ((iy0 + ky * w->dilation_h) * w->iw + ix0) * C;
+                    const float *wt = filter + o * K + ky * w->kw * C;
+                    for (long kx = 0; kx < w->kw; kx++) {
+                        const float *s = src + kx * w->dilation_w * C, *wk = wt + kx * C;
+                        for (long c = 0; c < C; c += VW) {
+                            V wv = SUF(load)(wk + c);
+                            a0 += SUF(load)(s + c) * wv;
+                            a1 += SUF(load)(s + step + c) * wv;
+                            a2 += SUF(load)(s + 2 * step + c) * wv;
+                            a3 += SUF(load)(s + 3 * step + c) * wv;
+                        }
+                    }
+                }
+                float r[4] = {SUF(hsum)(a0), SUF(hsum)(a1), SUF(hsum)(a2), SUF(hsum)(a3)};
+                for (int j = 0; j < 4; j++) {
+                    float v = r[j] + bias[o];
+                    out[j * cout + o] = v < lo ? lo : v > hi ? hi : v;
+                }
+            }
+            ox += 4;
+            continue;
+        }
+        for (long o = 0; o < cout; o++) {
+            V acc = {};
+            for (long ky = 0; ky < w->kh; ky++) {
+                const long iy = iy0 + ky * w->dilation_h;
+                if (iy < 0 || iy >= w->ih) continue;
+                for (long kx = 0; kx < w->kw; kx++) {
+                    const long ix = ix0 + kx * w->dilation_w;
+                    if (ix < 0 || ix >= w->iw) continue;
+                    const float *s = image + (iy * w->iw + ix) * C, *wk = filter + o * K + (ky * w->kw + kx) * C;
+                    for (long c = 0; c < C; c += VW) acc += SUF(load)(s + c) * SUF(load)(wk + c);
+                }
+            }
+            float v = SUF(hsum)(acc) + bias[o];
+            out[o] = v < lo ? lo : v > hi ? hi : v;
+        }
+        ox += 1;
+    }
+}
+
 #undef V
 #undef NV
 #undef PA_UNROLL

@@ -14,6 +14,11 @@ void pa_packed_gemm_portable(const float *a, long lda, long rows, const pa_packe
     packed_gemm_portable(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi);
 }
 
+void pa_narrow_conv_rows_portable(const pa_window *w, const float *filter, const float *bias, long cout,
+                         float *output, long row_begin, long row_end, float lo, float hi) {
+    for (long row = row_begin; row < row_end; row++) narrow_row_portable(w, filter, bias, cout, output, row, lo, hi);
+}
+
 void pa_depthwise_rows_portable(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
     long c4 = c_begin + (c_end - c_begin) / 4 * 4;
     for (long row = row_begin; row < row_end; row++) {

@@ -1,20 +1,19 @@
-import Foundation
+import CPUKernels
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The engine's kernels are built for AVX2 + FMA on x86-64 (see Package.swift). This file
-/// is built for the baseline instruction set, so it can say so plainly instead of letting
-/// the first inference die with SIGILL.
+/// The Swift targets are built for AVX2 + FMA on x86-64 (see Package.swift). This file is
+/// built for the baseline instruction set and calls only C (no Swift generics, whose shared
+/// specialisations the linker may take from an AVX2 module), so that on an older CPU it can
+/// say so plainly instead of letting the first loop die with SIGILL.
 enum CPUCheck {
     static func requireSupported() {
         #if POSEACT_NEEDS_AVX2 && os(Linux)
-        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-              let flagsLine = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return }
-        let flags = Set(flagsLine.split(separator: " ").map(String.init))
-        let missing = ["avx2", "fma"].filter { !flags.contains($0) }
-        if !missing.isEmpty {
-            FileHandle.standardError.write(Data("""
-                Error: this CPU lacks \(missing.joined(separator: " and ")), which this build of poseact needs; \
-                rebuild for any x86-64 CPU with `POSEACT_PORTABLE=1 swift build -c release` (slower)\n
-                """.utf8))
+        if pa_path_supported(PA_PATH_AVX2) == 0 {
+            fputs("Error: this CPU lacks AVX2 and FMA, which this build of poseact needs; rebuild for any x86-64 CPU "
+                  + "with `POSEACT_PORTABLE=1 swift build -c release` (the pose engine still picks its fastest kernels at run time)\n",
+                  stderr)
             exit(1)
         }
         #endif

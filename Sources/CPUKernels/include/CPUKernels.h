@@ -58,6 +58,12 @@ typedef struct {
     long kh, kw, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
 } pa_window;
 
+/// A convolution to at most a few output channels (`cout`), whose input channels are a
+/// multiple of 8: output rows [row_begin, row_end) of the flattened (n · oh), each pixel
+/// and channel a dot product with the (cout, kh, kw, c) filter, clamped to [lo, hi].
+void pa_narrow_conv_rows(pa_path path, const pa_window *w, const float *filter, const float *bias, long cout,
+                         float *output, long row_begin, long row_end, float lo, float hi);
+
 /// im2col for output pixels [pixel_begin, pixel_end) of the flattened (n · oh · ow): row r
 /// of `buf` holds the kh · kw · c input values under the filter at pixel_begin + r, zeros
 /// where it hangs over the padding. Plain C: it only moves memory.

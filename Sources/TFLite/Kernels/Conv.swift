@@ -77,8 +77,11 @@ final class Conv2DKernel: Kernel {
     func run(_ pool: ThreadPool, threads: Int) {
         let m = outShape.n * outShape.h * outShape.w, n = outShape.c, k = self.k
         if narrow {
-            pool.parallelFor(outShape.n * outShape.h, threads: threads) { rows, _ in
-                for row in rows { self.narrowRow(row) }
+            let (lo, hi) = activation.bounds
+            pool.parallelFor(outShape.n * outShape.h, threads: threads,
+                             minPerThread: minimumPerThread(workPerItem: outShape.w * n * k)) { rows, _ in
+                pa_narrow_conv_rows(self.path.c, self.window, self.filter.pointer, self.bias.pointer, n, self.output,
+                                    rows.lowerBound, rows.upperBound, lo, hi)
             }
             return
         }
@@ -152,73 +155,6 @@ final class Conv2DKernel: Kernel {
         }
         BLAS.gemmABt(m: rows, n: n, k: k, a: a, lda: k, b: filter.pointer, ldb: k, c: out, ldc: n)
         addBiasActivate(out, rows: rows, channels: n, ld: n, bias: bias.pointer, activation: activation)
-    }
-
-    /// One output row of a few-channel convolution: for each pixel and output channel, the
-    /// dot product of the filter with the input under it, eight input channels at a time;
-    /// four interior pixels at once, so each filter vector is loaded once for all four.
-    private func narrowRow(_ row: Int) {
-        let b = row / outShape.h, oy = row % outShape.h
-        let cin = inShape.c, cout = outShape.c, k = self.k
-        let w = filter.pointer
-        let iy0 = oy * strideH - padTop
-        let rowInside = iy0 >= 0 && iy0 + (kh - 1) * dilationH < inShape.h
-        let firstInside = min(outShape.w, (padLeft + strideW - 1) / strideW)
-        let limit = inShape.w - 1 - (kw - 1) * dilationW + padLeft
-        let lastInside = limit >= 0 ? min(outShape.w - 1, limit / strideW) : -1
-        @inline(__always) func hsum(_ v: SIMD8<Float>) -> Float {
-            ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]))
-        }
-        var ox = 0
-        while ox < outShape.w {
-            let out = output + (row * outShape.w + ox) * cout
-            if rowInside && ox >= firstInside && ox + 3 <= lastInside {
-                let step = strideW * cin
-                for o in 0..<cout {
-                    var a0 = SIMD8<Float>(), a1 = a0, a2 = a0, a3 = a0
-                    for ky in 0..<kh {
-                        let src = input + ((b * inShape.h + iy0 + ky * dilationH) * inShape.w + ox * strideW - padLeft) * cin
-                        let wt = w + o * k + ky * kw * cin
-                        for kx in 0..<kw {
-                            let s = src + kx * dilationW * cin, wk = wt + kx * cin
-                            var c = 0
-                            while c < cin {
-                                let wv = load8(wk + c)
-                                a0 = a0.addingProduct(load8(s + c), wv)
-                                a1 = a1.addingProduct(load8(s + step + c), wv)
-                                a2 = a2.addingProduct(load8(s + 2 * step + c), wv)
-                                a3 = a3.addingProduct(load8(s + 3 * step + c), wv)
-                                c += 8
-                            }
-                        }
-                    }
-                    let bo = bias.pointer[o]
-                    out[o] = activation.apply(hsum(a0) + bo)
-                    out[cout + o] = activation.apply(hsum(a1) + bo)
-                    out[2 * cout + o] = activation.apply(hsum(a2) + bo)
-                    out[3 * cout + o] = activation.apply(hsum(a3) + bo)
-                }
-                ox += 4
-                continue
-            }
-            for o in 0..<cout {
-                var acc = SIMD8<Float>()
-                for ky in 0..<kh {
-                    let iy = iy0 + ky * dilationH
-                    if iy < 0 || iy >= inShape.h { continue }
-                    for kx in 0..<kw {
-                        let ix = ox * strideW - padLeft + kx * dilationW
-                        if ix < 0 || ix >= inShape.w { continue }
-                        let src = input + ((b * inShape.h + iy) * inShape.w + ix) * cin
-                        let wt = w + o * k + (ky * kw + kx) * cin
-                        var c = 0
-                        while c < cin { acc = acc.addingProduct(load8(src + c), load8(wt + c)); c += 8 }
-                    }
-                }
-                out[o] = activation.apply(hsum(acc) + bias.pointer[o])
-            }
-            ox += 1
-        }
     }
 
     /// im2col for output pixels `range` (flattened N·OH·OW): row r holds the KH×KW×Cin
