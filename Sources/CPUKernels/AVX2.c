@@ -17,6 +17,11 @@ void pa_packed_gemm_avx2(const float *a, long lda, long rows, const pa_packed_we
     packed_gemm_avx2(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi);
 }
 
+void pa_conv_rows_avx2(const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
+                  long row_begin, long row_end, float lo, float hi, float *scratch) {
+    conv_rows_avx2(w, koff, pw, output, row_begin, row_end, lo, hi, scratch);
+}
+
 void pa_narrow_conv_rows_avx2(const pa_window *w, const float *filter, const float *bias, long cout,
                          float *output, long row_begin, long row_end, float lo, float hi) {
     for (long row = row_begin; row < row_end; row++) narrow_row_avx2(w, filter, bias, cout, output, row, lo, hi);

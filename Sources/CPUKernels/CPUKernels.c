@@ -52,6 +52,17 @@ void pa_packed_gemm(pa_path path, const float *a, long lda, long rows, const pa_
     }
 }
 
+void pa_conv_rows(pa_path path, const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
+                  long row_begin, long row_end, float lo, float hi, float *scratch) {
+    switch (path) {
+#if defined(__x86_64__)
+    case PA_PATH_AVX512: pa_conv_rows_avx512(w, koff, pw, output, row_begin, row_end, lo, hi, scratch); return;
+    case PA_PATH_AVX2: pa_conv_rows_avx2(w, koff, pw, output, row_begin, row_end, lo, hi, scratch); return;
+#endif
+    default: pa_conv_rows_portable(w, koff, pw, output, row_begin, row_end, lo, hi, scratch); return;
+    }
+}
+
 void pa_narrow_conv_rows(pa_path path, const pa_window *w, const float *filter, const float *bias, long cout,
                          float *output, long row_begin, long row_end, float lo, float hi) {
     switch (path) {

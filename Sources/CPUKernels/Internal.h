@@ -10,6 +10,8 @@ void pa_dw_row_scalar(const pa_depthwise *d, long row, long c_begin, long c_end)
 #define PA_PATH_FUNCTIONS(suffix)                                                                  \
     void pa_packed_gemm_##suffix(const float *a, long lda, long rows, const pa_packed_weights *w,   \
                                  long panel_begin, long panel_end, float *out, long ldo, float lo, float hi); \
+    void pa_conv_rows_##suffix(const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output, \
+                               long row_begin, long row_end, float lo, float hi, float *scratch);           \
     void pa_narrow_conv_rows_##suffix(const pa_window *w, const float *filter, const float *bias, long cout, \
                                       float *output, long row_begin, long row_end, float lo, float hi);        \
     void pa_depthwise_rows_##suffix(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end);

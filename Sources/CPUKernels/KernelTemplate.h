@@ -47,10 +47,12 @@ PA_INLINE void SUF(store_part)(float *p, V v, long count, V lo, V hi) {
 /// An MR × (NP · 16) block of the output: MR · NP · NV accumulators live in registers
 /// across the whole K loop; each k loads NP · NV weight vectors and broadcasts MR values
 /// of A. `width` is the number of valid output channels from the block's first column.
-#define DEFINE_TILE(MR, NP) DEFINE_TILE_(MR, NP)
-#define DEFINE_TILE_(MR, NP)                                                                           \
-PA_INLINE void SUF(tile_##MR##x##NP)(const float *a, long lda, long k, const float *w, long wstride,   \
-                                     const float *bias, float *out, long ldo, long width, V lo, V hi) { \
+/// Row r's k-th value of A is a[r · lda + k] for `tile_`, and a[r · lda + koff[k]] for
+/// `ctile_`: a convolution read straight from its NHWC input (see conv_rows).
+#define TILE_FUNCTION(NAME, MR, NP, AT)                                                                \
+PA_INLINE void SUF(NAME)(const float *a, long lda, const long *koff, long k, const float *w, long wstride, \
+                         const float *bias, float *out, long ldo, long width, V lo, V hi) {            \
+    (void)koff;                                                                                        \
     V acc[MR][NP * NV];                                                                                \
     PA_UNROLL for (int j = 0; j < NP * NV; j++) {                                                      \
         V b = SUF(load)(bias + j * VW);                                                                \
@@ -60,8 +62,9 @@ PA_INLINE void SUF(tile_##MR##x##NP)(const float *a, long lda, long k, const flo
         V wv[NP * NV];                                                                                 \
         PA_UNROLL for (int p = 0; p < NP; p++)                                                         \
             PA_UNROLL for (int v = 0; v < NV; v++) wv[p * NV + v] = SUF(load)(w + p * wstride + kk * 16 + v * VW); \
+        const float *ak = a + AT;                                                                      \
         PA_UNROLL for (int r = 0; r < MR; r++) {                                                       \
-            V x = SUF(splat)(a[r * lda + kk]);                                                         \
+            V x = SUF(splat)(ak[r * lda]);                                                             \
             PA_UNROLL for (int j = 0; j < NP * NV; j++) acc[r][j] += x * wv[j];                        \
         }                                                                                              \
     }                                                                                                  \
@@ -71,6 +74,10 @@ PA_INLINE void SUF(tile_##MR##x##NP)(const float *a, long lda, long k, const flo
             if (col < width) SUF(store_part)(out + r * ldo + col, acc[r][j], width - col, lo, hi);     \
         }                                                                                              \
 }
+#define DEFINE_TILE(MR, NP) DEFINE_TILE_(MR, NP)
+#define DEFINE_TILE_(MR, NP)                                                                           \
+    TILE_FUNCTION(tile_##MR##x##NP, MR, NP, kk)                                                        \
+    TILE_FUNCTION(ctile_##MR##x##NP, MR, NP, koff[kk])
 
 DEFINE_TILE(GEMM_MR, GEMM_NP)
 DEFINE_TILE(GEMM_MR2, GEMM_NP)
@@ -88,11 +95,11 @@ DEFINE_TILE(1, 1)
         long col0 = panel * 16, width = w->n - col0;                                                   \
         long r = start;                                                                                \
         for (; r + MR <= end; r += MR)                                                                 \
-            SUF(tile_##MR##x##NP)(a + r * lda, lda, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
+            SUF(tile_##MR##x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
         for (; r + MR2 <= end; r += MR2)                                                               \
-            SUF(tile_##MR2##x##NP)(a + r * lda, lda, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
+            SUF(tile_##MR2##x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
         for (; r < end; r++)                                                                           \
-            SUF(tile_1x##NP)(a + r * lda, lda, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
+            SUF(tile_1x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
     } while (0)
 
 #define GEMM_ROWS_EXPAND(NP, MR, MR2) GEMM_ROWS(NP, MR, MR2)
@@ -114,6 +121,65 @@ static inline void SUF(packed_gemm)(const float *a, long lda, long rows, const p
     }
 }
 
+// ---- Convolution straight from the input ---------------------------------------------------
+
+/// Output rows [row_begin, row_end) (of n · oh) of a convolution on packed weights, with
+/// no im2col buffer: along an output row whose windows lie inside the input, pixel r of a
+/// tile starts r · stride_w · c floats after the first, and its value k sits koff[k]
+/// further (koff: the filter's taps as offsets into the NHWC input). Pixels at the padding
+/// are gathered one at a time into `scratch` (K floats).
+#define CONV_TILES(MR, NP)                                                                             \
+    do {                                                                                               \
+        const float *wp = pw->data + panel * K * 16, *bp = pw->bias + panel * 16;                      \
+        SUF(ctile_##MR##x##NP)(src, lda, koff, K, wp, K * 16, bp, out + panel * 16, N, N - panel * 16, lo, hi); \
+    } while (0)
+#define CONV_PIXELS(MR) CONV_PIXELS_(MR)
+#define CONV_PIXELS_(MR)                                                                               \
+    do {                                                                                               \
+        const float *src = image + (iy0 * w->iw + ox * sw - w->pad_left) * C;                          \
+        float *out = outRow + ox * N;                                                                  \
+        long panel = 0;                                                                                \
+        for (; panel + GEMM_NP <= pw->panels; panel += GEMM_NP) CONV_TILES_EXPAND(MR, GEMM_NP);        \
+        for (; panel < pw->panels; panel++) CONV_TILES(MR, 1);                                         \
+        ox += MR;                                                                                      \
+    } while (0)
+#define CONV_TILES_EXPAND(MR, NP) CONV_TILES(MR, NP)
+#define EDGE_TILE(NP)                                                                                  \
+    do {                                                                                               \
+        const float *wp = pw->data + panel * K * 16, *bp = pw->bias + panel * 16;                      \
+        SUF(tile_1x##NP)(scratch, K, NULL, K, wp, K * 16, bp, out + panel * 16, N, N - panel * 16, lo, hi); \
+    } while (0)
+#define EDGE_TILE_EXPAND(NP) EDGE_TILE(NP)
+
+static inline void SUF(conv_rows)(const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
+                                  long row_begin, long row_end, float lo_, float hi_, float *scratch) {
+    const V lo = SUF(splat)(lo_), hi = SUF(splat)(hi_);
+    const long C = w->c, K = pw->k, N = pw->n, sw = w->stride_w, lda = sw * C;
+    long first = (w->pad_left + sw - 1) / sw;
+    if (first > w->ow) first = w->ow;
+    const long limit = w->iw - 1 - (w->kw - 1) * w->dilation_w + w->pad_left;
+    long last = limit >= 0 ? limit / sw : -1;
+    if (last > w->ow - 1) last = w->ow - 1;
+    for (long row = row_begin; row < row_end; row++) {
+        const long b = row / w->oh, oy = row % w->oh;
+        const long iy0 = oy * w->stride_h - w->pad_top;
+        const int rowInside = iy0 >= 0 && iy0 + (w->kh - 1) * w->dilation_h < w->ih;
+        const float *image = w->input + b * w->ih * w->iw * C;
+        float *outRow = output + row * w->ow * N;
+        for (long ox = 0; ox < w->ow;) {
+            if (rowInside && ox >= first && ox + GEMM_MR - 1 <= last) { CONV_PIXELS(GEMM_MR); continue; }
+            if (rowInside && ox >= first && ox + GEMM_MR2 - 1 <= last) { CONV_PIXELS(GEMM_MR2); continue; }
+            if (rowInside && ox >= first && ox <= last) { CONV_PIXELS(1); continue; }
+            pa_im2col(w, row * w->ow + ox, row * w->ow + ox + 1, scratch);
+            float *out = outRow + ox * N;
+            long panel = 0;
+            for (; panel + GEMM_NP <= pw->panels; panel += GEMM_NP) EDGE_TILE_EXPAND(GEMM_NP);
+            for (; panel < pw->panels; panel++) EDGE_TILE(1);
+            ox += 1;
+        }
+    }
+}
+
 // ---- Depthwise convolution ---------------------------------------------------------------
 
 /// Channels [c_begin, c_end) of one output row, a vector at a time (c_end − c_begin is a
@@ -122,6 +188,7 @@ static inline void SUF(packed_gemm)(const float *a, long lda, long rows, const p
 /// weight load; the pixels at the left and right edges sum over their own range of kx.
 PA_INLINE void SUF(dw_row_taps)(const pa_depthwise *d, long row, long c_begin, long c_end, const long kh, const long kw,
                                 const long ky0, const long ky1) {
+    (void)kh;
     const long C = d->c, iw = d->iw, ow = d->ow, sw = d->stride_w, dh = d->dilation_h, dw = d->dilation_w;
     const long b = row / d->oh, oy = row % d->oh;
     const long iy0 = oy * d->stride_h - d->pad_top;
@@ -275,5 +342,12 @@ static inline void SUF(narrow_row)(const pa_window *w, const float *filter, cons
 #undef PA_INLINE
 #undef DEFINE_TILE
 #undef DEFINE_TILE_
+#undef TILE_FUNCTION
 #undef GEMM_ROWS
+#undef CONV_TILES
+#undef CONV_TILES_EXPAND
+#undef CONV_PIXELS
+#undef CONV_PIXELS_
+#undef EDGE_TILE
+#undef EDGE_TILE_EXPAND
 #undef GEMM_ROWS_EXPAND

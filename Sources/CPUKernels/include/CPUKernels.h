@@ -58,6 +58,13 @@ typedef struct {
     long kh, kw, stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
 } pa_window;
 
+/// Output rows [row_begin, row_end) (of n · oh) of a convolution on packed weights read
+/// straight from its NHWC input: `koff[k]` is the offset of the filter's value k (ky, kx,
+/// channel) from its window's first input value, (ky · dilation_h · iw + kx · dilation_w) ·
+/// c + channel. Pixels over the padding are gathered into `scratch` (K floats).
+void pa_conv_rows(pa_path path, const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
+                  long row_begin, long row_end, float lo, float hi, float *scratch);
+
 /// A convolution to at most a few output channels (`cout`), whose input channels are a
 /// multiple of 8: output rows [row_begin, row_end) of the flattened (n · oh), each pixel
 /// and channel a dot product with the (cout, kh, kw, c) filter, clamped to [lo, hi].

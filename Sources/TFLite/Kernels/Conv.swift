@@ -23,6 +23,7 @@ final class Conv2DKernel: Kernel {
     let packedC: UnsafeMutablePointer<pa_packed_weights>?   // the same, as the C kernels take it
     let path: KernelPath              // the micro-kernel's instruction set
     let window: UnsafeMutablePointer<pa_window>   // the input geometry, for im2col
+    let tapOffsets: UnsafeMutablePointer<Int>?    // packed, not 1×1: each filter value's offset in the input
     let narrow: Bool                  // ≤ 4 output channels: dot products straight from the input
 
     /// Up to this K the packed micro-kernel is used. On BlazePose's layers (K ≤ 1152) it
@@ -67,11 +68,20 @@ final class Conv2DKernel: Kernel {
             input: input, n: inShape.n, ih: inShape.h, iw: inShape.w, c: inShape.c, oh: outShape.h, ow: outShape.w,
             kh: kh, kw: kw, stride_h: strideH, stride_w: strideW, dilation_h: dilationH, dilation_w: dilationW,
             pad_top: padTop, pad_left: padLeft))
+        if packed != nil && !direct {
+            tapOffsets = .allocate(capacity: k)
+            for ky in 0..<kh { for kx in 0..<kw { for c in 0..<inShape.c {
+                tapOffsets![(ky * kw + kx) * inShape.c + c] = (ky * dilationH * inShape.w + kx * dilationW) * inShape.c + c
+            } } }
+        } else {
+            tapOffsets = nil
+        }
     }
 
     deinit {
         packedC?.deallocate()
         window.deallocate()
+        tapOffsets?.deallocate()
     }
 
     func run(_ pool: ThreadPool, threads: Int) {
@@ -86,12 +96,22 @@ final class Conv2DKernel: Kernel {
             return
         }
         // Split rows (pixels) between threads, or output channels when there are few pixels.
+        if let packedC, let tapOffsets {
+            // Read straight from the input, a row of output pixels at a time.
+            let (lo, hi) = activation.bounds
+            pool.parallelFor(outShape.n * outShape.h, threads: threads,
+                             minPerThread: minimumPerThread(workPerItem: outShape.w * n * k)) { rows, thread in
+                pa_conv_rows(self.path.c, self.window, tapOffsets, packedC, self.output, rows.lowerBound, rows.upperBound,
+                             lo, hi, self.scratch!.pointer + thread * self.blockRows * k)
+            }
+            return
+        }
         if let packed, let packedC {
             // Whole micro-kernel tiles per task when there are enough; otherwise (the 8×8
             // and smaller layers) every task takes all rows and a share of the 16-channel panels.
             let tile = path.gemmTileRows
             let tiles = (m + tile - 1) / tile
-            if tiles >= 4 * threads || packed.panels < 2 * threads || !direct {
+            if tiles >= 4 * threads || packed.panels < 2 * threads {
                 pool.parallelFor(tiles, threads: threads, minPerThread: 2) { tileRange, thread in
                     self.rows(tileRange.lowerBound * tile..<min(m, tileRange.upperBound * tile), scratchPart: thread)
                 }

@@ -83,10 +83,19 @@ final class ResizeBilinearKernel: Kernel {
                     let (x0, x1, fx) = self.xs[ox]
                     let out = self.output + (row * self.outShape.w + ox) * c
                     let tl = top + x0 * c, tr = top + x1 * c, bl = bottom + x0 * c, br = bottom + x1 * c
-                    for ch in 0..<c {
+                    var ch = 0
+                    let fx8 = SIMD8<Float>(repeating: fx), fy8 = SIMD8<Float>(repeating: fy)
+                    while ch + 8 <= c {   // the same arithmetic as the scalar loop, eight channels at a time
+                        let t = load8(tl + ch) + (load8(tr + ch) - load8(tl + ch)) * fx8
+                        let u = load8(bl + ch) + (load8(br + ch) - load8(bl + ch)) * fx8
+                        store8(t + (u - t) * fy8, out + ch)
+                        ch += 8
+                    }
+                    while ch < c {
                         let t = tl[ch] + (tr[ch] - tl[ch]) * fx
                         let u = bl[ch] + (br[ch] - bl[ch]) * fx
                         out[ch] = t + (u - t) * fy
+                        ch += 1
                     }
                 }
             }
