@@ -187,9 +187,12 @@ static inline void SUF(conv_rows)(const pa_window *w, const long *koff, const pa
 /// Four neighbouring pixels whose windows lie inside the input horizontally share each
 /// weight load; the pixels at the left and right edges sum over their own range of kx.
 PA_INLINE void SUF(dw_row_taps)(const pa_depthwise *d, long row, long c_begin, long c_end, const long kh, const long kw,
-                                const long ky0, const long ky1) {
+                                const long ky0, const long ky1, const int unitX) {
     (void)kh;
-    const long C = d->c, iw = d->iw, ow = d->ow, sw = d->stride_w, dh = d->dilation_h, dw = d->dilation_w;
+    // unitX: stride and dilation 1 along x, as constants, so that the four pixels' loads of
+    // one input vector under neighbouring taps are recognised as one load.
+    const long sw = unitX ? 1 : d->stride_w, dw = unitX ? 1 : d->dilation_w;
+    const long C = d->c, iw = d->iw, ow = d->ow, dh = d->dilation_h;
     const long b = row / d->oh, oy = row % d->oh;
     const long iy0 = oy * d->stride_h - d->pad_top;
     // Output columns [first, last] whose window lies inside the input horizontally.
@@ -203,6 +206,52 @@ PA_INLINE void SUF(dw_row_taps)(const pa_depthwise *d, long row, long c_begin, l
     const V lo = SUF(splat)(d->lo), hi = SUF(splat)(d->hi);
     const long step = sw * C;
 
+    // Narrow rows under a 5-wide filter (the 7- to 28-pixel layers) have nearly as many edge
+    // pixels as inner ones: there the taps' input rows, one vector of channels wide, are first
+    // copied into a buffer with zeros for the padding, so that every pixel takes the
+    // four-pixel path. (Under a 3-wide filter the copy costs more than it saves.)
+    const long bw = (ow - 1) * sw + (kw - 1) * dw + 1;   // buffer width, pixels
+    if (ow <= 28 && bw <= 64 && kh <= 5 && kw >= 5) {
+        V buf[5 * 64];
+        for (long c = c_begin; c < c_end; c += VW) {
+            const V bias = SUF(load)(d->bias + c);
+            const float *filter = d->filter + c;
+            for (long ky = ky0; ky < ky1; ky++) {
+                const float *in = image + (iy0 + ky * dh) * iw * C + c;
+                V *dst = buf + ky * bw;
+                for (long px = 0; px < bw; px++) {
+                    const long ix = px - d->pad_left;
+                    dst[px] = ix >= 0 && ix < iw ? SUF(load)(in + ix * C) : (V){};
+                }
+            }
+            long ox = 0;
+            for (; ox + 4 <= ow; ox += 4) {
+                V a0 = bias, a1 = bias, a2 = bias, a3 = bias;
+                for (long ky = ky0; ky < ky1; ky++)
+                    for (long kx = 0; kx < kw; kx++) {
+                        const V wv = SUF(load)(filter + (ky * kw + kx) * C);
+                        const V *s = buf + ky * bw + ox * sw + kx * dw;
+                        a0 += s[0] * wv;
+                        a1 += s[sw] * wv;
+                        a2 += s[2 * sw] * wv;
+                        a3 += s[3 * sw] * wv;
+                    }
+                float *o = outRow + ox * C + c;
+                SUF(store)(o, SUF(clamp)(a0, lo, hi));
+                SUF(store)(o + C, SUF(clamp)(a1, lo, hi));
+                SUF(store)(o + 2 * C, SUF(clamp)(a2, lo, hi));
+                SUF(store)(o + 3 * C, SUF(clamp)(a3, lo, hi));
+            }
+            for (; ox < ow; ox++) {
+                V a = bias;
+                for (long ky = ky0; ky < ky1; ky++)
+                    for (long kx = 0; kx < kw; kx++)
+                        a += buf[ky * bw + ox * sw + kx * dw] * SUF(load)(filter + (ky * kw + kx) * C);
+                SUF(store)(outRow + ox * C + c, SUF(clamp)(a, lo, hi));
+            }
+        }
+        return;
+    }
     for (long c = c_begin; c < c_end; c += VW) {
         const V bias = SUF(load)(d->bias + c);
         const float *filter = d->filter + c;
@@ -243,7 +292,8 @@ PA_INLINE void SUF(dw_row_taps)(const pa_depthwise *d, long row, long c_begin, l
     }
 }
 
-PA_INLINE void SUF(dw_row_body)(const pa_depthwise *d, long row, long c_begin, long c_end, const long KH, const long KW) {
+PA_INLINE void SUF(dw_row_body)(const pa_depthwise *d, long row, long c_begin, long c_end, const long KH, const long KW,
+                                const int unitX) {
     const long kh = KH ? KH : d->kh, kw = KW ? KW : d->kw, dh = d->dilation_h;
     const long iy0 = (row % d->oh) * d->stride_h - d->pad_top;
     // Taps ky in [ky0, ky1) fall inside the input; on most rows that is all of them, and
@@ -251,16 +301,19 @@ PA_INLINE void SUF(dw_row_body)(const pa_depthwise *d, long row, long c_begin, l
     long ky0 = 0, ky1 = kh;
     while (ky0 < kh && iy0 + ky0 * dh < 0) ky0++;
     while (ky1 > ky0 && iy0 + (ky1 - 1) * dh >= d->ih) ky1--;
-    if (ky0 == 0 && ky1 == kh) SUF(dw_row_taps)(d, row, c_begin, c_end, kh, kw, 0, kh);
-    else SUF(dw_row_taps)(d, row, c_begin, c_end, kh, kw, ky0, ky1);
+    if (ky0 == 0 && ky1 == kh) SUF(dw_row_taps)(d, row, c_begin, c_end, kh, kw, 0, kh, unitX);
+    else SUF(dw_row_taps)(d, row, c_begin, c_end, kh, kw, ky0, ky1, unitX);
 }
 
-/// The same for any kernel size, and specialised for BlazePose's 3×3 and 5×5.
+/// The same for any kernel size, and specialised for BlazePose's 3×3 and 5×5, stride 1 or not.
 static inline void SUF(dw_row)(const pa_depthwise *d, long row, long c_begin, long c_end) {
     if (c_end <= c_begin) return;
-    if (d->kh == 3 && d->kw == 3) SUF(dw_row_body)(d, row, c_begin, c_end, 3, 3);
-    else if (d->kh == 5 && d->kw == 5) SUF(dw_row_body)(d, row, c_begin, c_end, 5, 5);
-    else SUF(dw_row_body)(d, row, c_begin, c_end, 0, 0);
+    const int unitX = d->stride_w == 1 && d->dilation_w == 1;
+    if (d->kh == 3 && d->kw == 3 && unitX) SUF(dw_row_body)(d, row, c_begin, c_end, 3, 3, 1);
+    else if (d->kh == 3 && d->kw == 3) SUF(dw_row_body)(d, row, c_begin, c_end, 3, 3, 0);
+    else if (d->kh == 5 && d->kw == 5 && unitX) SUF(dw_row_body)(d, row, c_begin, c_end, 5, 5, 1);
+    else if (d->kh == 5 && d->kw == 5) SUF(dw_row_body)(d, row, c_begin, c_end, 5, 5, 0);
+    else SUF(dw_row_body)(d, row, c_begin, c_end, 0, 0, 0);
 }
 
 // ---- Convolution to a few output channels --------------------------------------------------
