@@ -41,6 +41,10 @@ long pa_gemm_tile_rows(pa_path path) {
     }
 }
 
+long pa_gemm_tile_panels(pa_path path) {
+    return path == PA_PATH_AVX512 ? 2 : 1;
+}
+
 void pa_packed_gemm(pa_path path, const float *a, long lda, long rows, const pa_packed_weights *w,
                     long panel_begin, long panel_end, float *out, long ldo, float lo, float hi) {
     switch (path) {

@@ -52,4 +52,6 @@ public enum KernelPath: String, Sendable, CaseIterable, CustomStringConvertible 
 
     /// Rows of one GEMM micro-kernel tile on this path.
     var gemmTileRows: Int { pa_gemm_tile_rows(c) }
+    /// 16-channel panels of one GEMM micro-kernel tile on this path.
+    var gemmTilePanels: Int { pa_gemm_tile_panels(c) }
 }

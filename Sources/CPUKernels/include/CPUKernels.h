@@ -24,6 +24,10 @@ int pa_path_supported(pa_path path);
 /// between threads in multiples of it wastes no tile.
 long pa_gemm_tile_rows(pa_path path);
 
+/// 16-wide weight panels of one GEMM micro-kernel call on `path` (1 or 2): work split
+/// between threads by panels should be split in multiples of it.
+long pa_gemm_tile_panels(pa_path path);
+
 /// Weights packed at load into panels of 16 output channels: panel p holds rows
 /// k = 0..<K of 16 contiguous floats (zero past N), and its 16 biases.
 typedef struct {

@@ -116,7 +116,9 @@ final class Conv2DKernel: Kernel {
                     self.rows(tileRange.lowerBound * tile..<min(m, tileRange.upperBound * tile), scratchPart: thread)
                 }
             } else {
-                pool.parallelFor(packed.panels, threads: threads) { panels, _ in
+                let step = path.gemmTilePanels   // whole tiles per task: an odd panel would take a narrower one
+                pool.parallelFor((packed.panels + step - 1) / step, threads: threads) { groups, _ in
+                    let panels = groups.lowerBound * step..<min(packed.panels, groups.upperBound * step)
                     packedGemm(self.input, lda: k, rows: 0..<m, weights: packedC, out: self.output, ldo: n,
                                activation: self.activation, path: self.path, panels: panels)
                 }

@@ -21,7 +21,7 @@ final class AddKernel: Kernel {
     }
 
     func run(_ pool: ThreadPool, threads: Int) {
-        pool.parallelFor(count, threads: threads, minPerThread: minimumPerThread(workPerItem: 1)) { range, _ in
+        pool.parallelFor(count, threads: threads, minPerThread: minimumPerThread(floatsPerItem: 1)) { range, _ in
             if self.aIndex == nil && self.bIndex == nil {
                 let (lo, hi) = self.activation.bounds
                 var i = range.lowerBound

@@ -18,10 +18,19 @@ extension Kernel {
 
 /// Items each thread must get before a loop is split: an operator's hand-off to the other
 /// cores costs microseconds, so a split pays only when each thread's share is
-/// `minimumWork` (multiply-adds or floats moved, ~32 k: several microseconds) or more.
+/// `minimumWork` (multiply-adds, ~32 k: several microseconds) or more.
 @inline(__always)
 func minimumPerThread(workPerItem: Int, minimumWork: Int = 32_768) -> Int {
     max(1, (minimumWork + workPerItem - 1) / max(1, workPerItem))
+}
+
+/// The same for operators that only move memory (ADD, PAD, RESIZE, DEPTH_TO_SPACE), per
+/// float written: half of what they read was written by the other core's share of the
+/// operator before, so two threads gain only on large tensors (below ~256 k floats a
+/// thread they were slower than one).
+@inline(__always)
+func minimumPerThread(floatsPerItem: Int) -> Int {
+    minimumPerThread(workPerItem: floatsPerItem, minimumWork: 262_144)
 }
 
 /// A 4-D NHWC shape.

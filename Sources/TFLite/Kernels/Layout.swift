@@ -21,7 +21,7 @@ final class PadKernel: Kernel {
         let (i0, i1, i2, i3) = (inShape[0], inShape[1], inShape[2], inShape[3])
         let (o1, o2, o3) = (outShape[1], outShape[2], outShape[3])
         let rows = outShape[0] * o1
-        pool.parallelFor(rows, threads: threads, minPerThread: minimumPerThread(workPerItem: o2 * o3)) { range, _ in
+        pool.parallelFor(rows, threads: threads, minPerThread: minimumPerThread(floatsPerItem: o2 * o3)) { range, _ in
             for row in range {
                 let a = row / o1, b = row % o1
                 let dstRow = self.output + row * o2 * o3
@@ -73,7 +73,7 @@ final class ResizeBilinearKernel: Kernel {
     func run(_ pool: ThreadPool, threads: Int) {
         let c = inShape.c
         pool.parallelFor(outShape.n * outShape.h, threads: threads,
-                         minPerThread: minimumPerThread(workPerItem: outShape.w * c * 4)) { range, _ in
+                         minPerThread: minimumPerThread(floatsPerItem: outShape.w * c)) { range, _ in
             for row in range {
                 let b = row / self.outShape.h, oy = row % self.outShape.h
                 let (y0, y1, fy) = self.ys[oy]
@@ -157,7 +157,7 @@ final class DepthToSpaceKernel: Kernel {
     func run(_ pool: ThreadPool, threads: Int) {
         let b = block, oc = inShape.c / (b * b), ow = inShape.w * b
         pool.parallelFor(inShape.n * inShape.h, threads: threads,
-                         minPerThread: minimumPerThread(workPerItem: inShape.w * inShape.c)) { range, _ in
+                         minPerThread: minimumPerThread(floatsPerItem: inShape.w * inShape.c)) { range, _ in
             for row in range {
                 let n = row / self.inShape.h, y = row % self.inShape.h
                 for x in 0..<self.inShape.w {
