@@ -20,7 +20,6 @@ final class Conv2DKernel: Kernel {
     let blockRows: Int                // im2col rows gathered per sgemm call
     let scratch: FloatBuffer?         // threads × blockRows × K
     let packed: PackedWeights?        // for small K, our own micro-kernel instead of sgemm
-    let packedC: UnsafeMutablePointer<pa_packed_weights>?   // the same, as the C kernels take it
     let path: KernelPath              // the micro-kernel's instruction set
     let window: UnsafeMutablePointer<pa_window>   // the input geometry, for im2col
     let tapOffsets: UnsafeMutablePointer<Int>?    // packed, not 1×1: each filter value's offset in the input
@@ -58,11 +57,6 @@ final class Conv2DKernel: Kernel {
         narrow = path != nil && outShape.c <= 4 && inShape.c % 8 == 0
         packed = !narrow && path != nil && k < Conv2DKernel.packedMaxK
             ? PackedWeights(filter: filter.pointer, n: outShape.c, k: k, bias: bias.pointer) : nil
-        packedC = packed.map { weights in
-            let p = UnsafeMutablePointer<pa_packed_weights>.allocate(capacity: 1)
-            p.initialize(to: weights.c)
-            return p
-        }
         window = .allocate(capacity: 1)
         window.initialize(to: pa_window(
             input: input, n: inShape.n, ih: inShape.h, iw: inShape.w, c: inShape.c, oh: outShape.h, ow: outShape.w,
@@ -79,7 +73,6 @@ final class Conv2DKernel: Kernel {
     }
 
     deinit {
-        packedC?.deallocate()
         window.deallocate()
         tapOffsets?.deallocate()
     }
@@ -96,17 +89,17 @@ final class Conv2DKernel: Kernel {
             return
         }
         // Split rows (pixels) between threads, or output channels when there are few pixels.
-        if let packedC, let tapOffsets {
+        if let packed, let tapOffsets {
             // Read straight from the input, a row of output pixels at a time.
             let (lo, hi) = activation.bounds
             pool.parallelFor(outShape.n * outShape.h, threads: threads,
                              minPerThread: minimumPerThread(workPerItem: outShape.w * n * k)) { rows, thread in
-                pa_conv_rows(self.path.c, self.window, tapOffsets, packedC, self.output, rows.lowerBound, rows.upperBound,
+                pa_conv_rows(self.path.c, self.window, tapOffsets, packed.c, self.output, rows.lowerBound, rows.upperBound,
                              lo, hi, self.scratch!.pointer + thread * self.blockRows * k)
             }
             return
         }
-        if let packed, let packedC {
+        if let packed {
             // Whole micro-kernel tiles per task when there are enough; otherwise (the 8×8
             // and smaller layers) every task takes all rows and a share of the 16-channel panels.
             let tile = path.gemmTileRows
@@ -119,13 +112,13 @@ final class Conv2DKernel: Kernel {
                 let step = path.gemmTilePanels   // whole tiles per task: an odd panel would take a narrower one
                 pool.parallelFor((packed.panels + step - 1) / step, threads: threads) { groups, _ in
                     let panels = groups.lowerBound * step..<min(packed.panels, groups.upperBound * step)
-                    packedGemm(self.input, lda: k, rows: 0..<m, weights: packedC, out: self.output, ldo: n,
+                    packedGemm(self.input, lda: k, rows: 0..<m, weights: packed, out: self.output, ldo: n,
                                activation: self.activation, path: self.path, panels: panels)
                 }
             }
             return
         }
-        if m >= 16 * threads || n < 16 || m > blockRows || packed != nil {
+        if m >= 16 * threads || n < 16 || m > blockRows {
             pool.parallelFor(m, threads: threads, minPerThread: 8) { rows, thread in
                 self.rows(rows, scratchPart: thread)
             }
@@ -171,8 +164,8 @@ final class Conv2DKernel: Kernel {
     @inline(__always)
     private func multiply(_ a: UnsafePointer<Float>, rows: Int, into out: UnsafeMutablePointer<Float>) {
         let n = outShape.c, k = self.k
-        if let packedC {
-            packedGemm(a, lda: k, rows: 0..<rows, weights: packedC, out: out, ldo: n, activation: activation, path: path)
+        if let packed {
+            packedGemm(a, lda: k, rows: 0..<rows, weights: packed, out: out, ldo: n, activation: activation, path: path)
             return
         }
         BLAS.gemmABt(m: rows, n: n, k: k, a: a, lda: k, b: filter.pointer, ldb: k, c: out, ldc: n)

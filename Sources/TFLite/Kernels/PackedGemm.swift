@@ -10,11 +10,13 @@ import Tensor
 /// of the output in registers for the whole K loop and broadcast A against one or two
 /// panels: 12 rows × 32 channels on AVX-512, 6 × 16 on AVX2, 3 × 16 on the portable path.
 /// Bias and activation are applied when the block is stored, so the output is written once.
-struct PackedWeights {
+final class PackedWeights {
     let k: Int, n: Int
     let panels: Int
     let data: FloatBuffer          // panels × K × 16
     let bias: FloatBuffer          // panels × 16 (zero-filled past N)
+    /// The same weights as the C kernels take them (pointers into the buffers above).
+    let c: UnsafeMutablePointer<pa_packed_weights>
 
     /// `filter` is (N, K) row-major: TFLite's (Cout, KH, KW, Cin).
     init(filter: UnsafePointer<Float>, n: Int, k: Int, bias: UnsafePointer<Float>) {
@@ -27,22 +29,21 @@ struct PackedWeights {
             for kk in 0..<k { data.pointer[(panel * k + kk) * 16 + lane] = filter[col * k + kk] }
             self.bias.pointer[col] = bias[col]
         }
+        c = .allocate(capacity: 1)
+        c.initialize(to: pa_packed_weights(data: data.pointer, bias: self.bias.pointer, k: k, n: n, panels: panels))
     }
 
-    /// The same weights as the C kernels take them (pointers into this value's buffers).
-    var c: pa_packed_weights {
-        pa_packed_weights(data: data.pointer, bias: bias.pointer, k: k, n: n, panels: panels)
-    }
+    deinit { c.deallocate() }
 }
 
 /// Computes rows `rows` and panels `panels` (16 output channels each; all by default) of
 /// out (row stride `ldo`) from A (row stride `lda`), on the kernel path `path`.
 @inline(__always)
-func packedGemm(_ a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: UnsafePointer<pa_packed_weights>,
+func packedGemm(_ a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: PackedWeights,
                 out: UnsafeMutablePointer<Float>, ldo: Int, activation: FusedActivation, path: KernelPath,
                 panels: Range<Int>? = nil) {
     let (lo, hi) = activation.bounds
-    let panels = panels ?? 0..<weights.pointee.panels
-    pa_packed_gemm(path.c, a + rows.lowerBound * lda, lda, rows.count, weights, panels.lowerBound, panels.upperBound,
+    let panels = panels ?? 0..<weights.panels
+    pa_packed_gemm(path.c, a + rows.lowerBound * lda, lda, rows.count, weights.c, panels.lowerBound, panels.upperBound,
                    out + rows.lowerBound * ldo, ldo, lo, hi)
 }
