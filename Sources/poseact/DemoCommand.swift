@@ -85,8 +85,9 @@ struct Demo: ParsableCommand {
         // 4. The models alone.
         let detectorTimes = timeRuns(runs, warmup: 3) { pipeline.detector.interpreter.invoke() }
         let landmarkTimes = timeRuns(runs, warmup: 3) { pipeline.landmarker.interpreter.invoke() }
-        print(String(format: "speed (%d threads, median of %d): detector %.2f ms, landmarks %.2f ms",
-                     inference.threads, runs, percentile(detectorTimes, 0.5), percentile(landmarkTimes, 0.5)))
+        print(String(format: "speed (%d threads, %@ kernels, median of %d): detector %.2f ms, landmarks %.2f ms",
+                     inference.threads, pipeline.detector.interpreter.kernelPath.rawValue, runs,
+                     percentile(detectorTimes, 0.5), percentile(landmarkTimes, 0.5)))
     }
 }
 
