@@ -22,22 +22,7 @@
 #define SUF(x) x##_avx512_8
 #include "KernelTemplate.h"
 
-void pa_packed_gemm_avx512(const float *a, long lda, long rows, const pa_packed_weights *w,
-                           long panel_begin, long panel_end, float *out, long ldo, float lo, float hi) {
-    packed_gemm_avx512(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi);
-}
-
-void pa_conv_rows_avx512(const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
-                  long row_begin, long row_end, float lo, float hi, float *scratch) {
-    conv_rows_avx512(w, koff, pw, output, row_begin, row_end, lo, hi, scratch);
-}
-
-void pa_narrow_conv_rows_avx512(const pa_window *w, const float *filter, const float *bias, long cout,
-                         float *output, long row_begin, long row_end, float lo, float hi) {
-    for (long row = row_begin; row < row_end; row++) narrow_row_avx512_8(w, filter, bias, cout, output, row, lo, hi);
-}
-
-void pa_depthwise_rows_avx512(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
+static void depthwise_rows_avx512(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
     long c16 = c_begin + (c_end - c_begin) / 16 * 16, c8 = c_begin + (c_end - c_begin) / 8 * 8;
     for (long row = row_begin; row < row_end; row++) {
         dw_row_avx512(d, row, c_begin, c16);
@@ -45,6 +30,12 @@ void pa_depthwise_rows_avx512(const pa_depthwise *d, long row_begin, long row_en
         pa_dw_row_scalar(d, row, c8, c_end);
     }
 }
+
+const pa_kernel_table pa_kernels_avx512 = {
+    .gemm_tile_rows = GEMM_MR, .gemm_tile_panels = GEMM_NP,
+    .packed_gemm = packed_gemm_avx512, .conv_rows = conv_rows_avx512,
+    .narrow_conv_rows = narrow_rows_avx512_8, .depthwise_rows = depthwise_rows_avx512,
+};
 
 #pragma clang attribute pop
 #endif

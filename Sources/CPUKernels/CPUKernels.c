@@ -1,4 +1,4 @@
-// Which paths this CPU runs, and the one switch from a path to its functions.
+// Which paths this CPU runs, and the one switch from a path to its table of functions.
 #include "Internal.h"
 
 #if defined(__x86_64__)
@@ -31,59 +31,35 @@ int pa_path_supported(pa_path path) {
 int pa_path_supported(pa_path path) { return path == PA_PATH_PORTABLE; }
 #endif
 
-long pa_gemm_tile_rows(pa_path path) {
+static const pa_kernel_table *table(pa_path path) {
     switch (path) {
 #if defined(__x86_64__)
-    case PA_PATH_AVX512: return 12;
-    case PA_PATH_AVX2: return 6;
+    case PA_PATH_AVX512: return &pa_kernels_avx512;
+    case PA_PATH_AVX2: return &pa_kernels_avx2;
 #endif
-    default: return 3;
+    default: return &pa_kernels_portable;
     }
 }
 
-long pa_gemm_tile_panels(pa_path path) {
-    return path == PA_PATH_AVX512 ? 2 : 1;
-}
+long pa_gemm_tile_rows(pa_path path) { return table(path)->gemm_tile_rows; }
+
+long pa_gemm_tile_panels(pa_path path) { return table(path)->gemm_tile_panels; }
 
 void pa_packed_gemm(pa_path path, const float *a, long lda, long rows, const pa_packed_weights *w,
                     long panel_begin, long panel_end, float *out, long ldo, float lo, float hi) {
-    switch (path) {
-#if defined(__x86_64__)
-    case PA_PATH_AVX512: pa_packed_gemm_avx512(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi); return;
-    case PA_PATH_AVX2: pa_packed_gemm_avx2(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi); return;
-#endif
-    default: pa_packed_gemm_portable(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi); return;
-    }
+    table(path)->packed_gemm(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi);
 }
 
 void pa_conv_rows(pa_path path, const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
                   long row_begin, long row_end, float lo, float hi, float *scratch) {
-    switch (path) {
-#if defined(__x86_64__)
-    case PA_PATH_AVX512: pa_conv_rows_avx512(w, koff, pw, output, row_begin, row_end, lo, hi, scratch); return;
-    case PA_PATH_AVX2: pa_conv_rows_avx2(w, koff, pw, output, row_begin, row_end, lo, hi, scratch); return;
-#endif
-    default: pa_conv_rows_portable(w, koff, pw, output, row_begin, row_end, lo, hi, scratch); return;
-    }
+    table(path)->conv_rows(w, koff, pw, output, row_begin, row_end, lo, hi, scratch);
 }
 
 void pa_narrow_conv_rows(pa_path path, const pa_window *w, const float *filter, const float *bias, long cout,
                          float *output, long row_begin, long row_end, float lo, float hi) {
-    switch (path) {
-#if defined(__x86_64__)
-    case PA_PATH_AVX512: pa_narrow_conv_rows_avx512(w, filter, bias, cout, output, row_begin, row_end, lo, hi); return;
-    case PA_PATH_AVX2: pa_narrow_conv_rows_avx2(w, filter, bias, cout, output, row_begin, row_end, lo, hi); return;
-#endif
-    default: pa_narrow_conv_rows_portable(w, filter, bias, cout, output, row_begin, row_end, lo, hi); return;
-    }
+    table(path)->narrow_conv_rows(w, filter, bias, cout, output, row_begin, row_end, lo, hi);
 }
 
 void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
-    switch (path) {
-#if defined(__x86_64__)
-    case PA_PATH_AVX512: pa_depthwise_rows_avx512(d, row_begin, row_end, c_begin, c_end); return;
-    case PA_PATH_AVX2: pa_depthwise_rows_avx2(d, row_begin, row_end, c_begin, c_end); return;
-#endif
-    default: pa_depthwise_rows_portable(d, row_begin, row_end, c_begin, c_end); return;
-    }
+    table(path)->depthwise_rows(d, row_begin, row_end, c_begin, c_end);
 }

@@ -389,6 +389,12 @@ static inline void SUF(narrow_row)(const pa_window *w, const float *filter, cons
     }
 }
 
+/// Rows [row_begin, row_end) of the above.
+static inline void SUF(narrow_rows)(const pa_window *w, const float *filter, const float *bias, long cout,
+                                    float *output, long row_begin, long row_end, float lo, float hi) {
+    for (long row = row_begin; row < row_end; row++) SUF(narrow_row)(w, filter, bias, cout, output, row, lo, hi);
+}
+
 #undef V
 #undef NV
 #undef PA_UNROLL

@@ -9,28 +9,19 @@
 #define GEMM_NP 1
 #include "KernelTemplate.h"
 
-void pa_packed_gemm_portable(const float *a, long lda, long rows, const pa_packed_weights *w,
-                             long panel_begin, long panel_end, float *out, long ldo, float lo, float hi) {
-    packed_gemm_portable(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi);
-}
-
-void pa_conv_rows_portable(const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
-                  long row_begin, long row_end, float lo, float hi, float *scratch) {
-    conv_rows_portable(w, koff, pw, output, row_begin, row_end, lo, hi, scratch);
-}
-
-void pa_narrow_conv_rows_portable(const pa_window *w, const float *filter, const float *bias, long cout,
-                         float *output, long row_begin, long row_end, float lo, float hi) {
-    for (long row = row_begin; row < row_end; row++) narrow_row_portable(w, filter, bias, cout, output, row, lo, hi);
-}
-
-void pa_depthwise_rows_portable(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
+static void depthwise_rows_portable(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
     long c4 = c_begin + (c_end - c_begin) / 4 * 4;
     for (long row = row_begin; row < row_end; row++) {
         dw_row_portable(d, row, c_begin, c4);
         pa_dw_row_scalar(d, row, c4, c_end);
     }
 }
+
+const pa_kernel_table pa_kernels_portable = {
+    .gemm_tile_rows = GEMM_MR, .gemm_tile_panels = GEMM_NP,
+    .packed_gemm = packed_gemm_portable, .conv_rows = conv_rows_portable,
+    .narrow_conv_rows = narrow_rows_portable, .depthwise_rows = depthwise_rows_portable,
+};
 
 void pa_dw_row_scalar(const pa_depthwise *d, long row, long c_begin, long c_end) {
     if (c_end <= c_begin) return;
