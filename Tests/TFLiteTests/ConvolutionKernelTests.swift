@@ -52,6 +52,19 @@ final class ConvolutionKernelTests: XCTestCase {
         XCTAssertLessThanOrEqual(worst, 1e-4, "\(what): at \(at) got \(got.pointer[at]), expected \(expected[at])", file: file, line: line)
     }
 
+    /// Runs the kernel `make` builds on every path this CPU runs, at 1 and 2 threads, and
+    /// compares its output with `expected`.
+    func checkEveryPath(_ expected: [Float], _ what: String, file: StaticString = #filePath, line: UInt = #line,
+                        make: (KernelPath, UnsafeMutablePointer<Float>) -> any Kernel) {
+        for path in KernelPath.supported {
+            for threads in [1, 2] {
+                let output = FloatBuffer(count: expected.count)
+                make(path, output.pointer).run(ThreadPool.shared, threads: threads)
+                assertClose(output, expected, "\(what) \(path) threads \(threads)", file: file, line: line)
+            }
+        }
+    }
+
     func testConvolutionsOnEveryPath() {
         let shapes: [Geometry] = [
             Geometry(),                                                              // first-layer shape: 3 channels, taps
@@ -69,17 +82,12 @@ final class ConvolutionKernelTests: XCTestCase {
                 let (lo, hi) = activation.bounds
                 let expected = reference(g, input: input, weight: { o, ky, kx, ci in filter.pointer[o * k + (ky * g.kw + kx) * g.cin + ci] },
                                          bias: bias, depthwise: nil, lo: lo, hi: hi)
-                for path in KernelPath.supported {
-                    for threads in [1, 2] {
-                        let output = FloatBuffer(count: expected.count)
-                        let kernel = Conv2DKernel(
-                            input: input.pointer, inShape: Shape4(n: g.n, h: g.ih, w: g.iw, c: g.cin), output: output.pointer,
-                            outShape: Shape4(n: g.n, h: g.oh, w: g.ow, c: g.cout), filter: filter, bias: bias,
-                            kh: g.kh, kw: g.kw, strideH: g.stride, strideW: g.stride, dilationH: g.dilation, dilationW: g.dilation,
-                            padTop: g.pad, padLeft: g.pad, activation: activation, maxThreads: 2, path: path)
-                        kernel.run(ThreadPool.shared, threads: threads)
-                        assertClose(output, expected, "CONV_2D shape \(s) \(path) \(activation) threads \(threads)")
-                    }
+                checkEveryPath(expected, "CONV_2D shape \(s) \(activation)") { path, output in
+                    Conv2DKernel(
+                        input: input.pointer, inShape: Shape4(n: g.n, h: g.ih, w: g.iw, c: g.cin), output: output,
+                        outShape: Shape4(n: g.n, h: g.oh, w: g.ow, c: g.cout), filter: filter, bias: bias,
+                        kh: g.kh, kw: g.kw, strideH: g.stride, strideW: g.stride, dilationH: g.dilation, dilationW: g.dilation,
+                        padTop: g.pad, padLeft: g.pad, activation: activation, maxThreads: 2, path: path)
                 }
             }
         }
@@ -101,17 +109,12 @@ final class ConvolutionKernelTests: XCTestCase {
                 let (lo, hi) = activation.bounds
                 let expected = reference(g, input: input, weight: { o, ky, kx, _ in filter.pointer[(ky * g.kw + kx) * g.cout + o] },
                                          bias: bias, depthwise: m, lo: lo, hi: hi)
-                for path in KernelPath.supported {
-                    for threads in [1, 2] {
-                        let output = FloatBuffer(count: expected.count)
-                        let kernel = DepthwiseConvKernel(
-                            input: input.pointer, inShape: Shape4(n: g.n, h: g.ih, w: g.iw, c: g.cin), output: output.pointer,
-                            outShape: Shape4(n: g.n, h: g.oh, w: g.ow, c: g.cout), filter: filter, bias: bias,
-                            kh: g.kh, kw: g.kw, strideH: g.stride, strideW: g.stride, dilationH: g.dilation, dilationW: g.dilation,
-                            padTop: g.pad, padLeft: g.pad, multiplier: m, activation: activation, path: path)
-                        kernel.run(ThreadPool.shared, threads: threads)
-                        assertClose(output, expected, "DEPTHWISE_CONV_2D shape \(s) \(path) \(activation) threads \(threads)")
-                    }
+                checkEveryPath(expected, "DEPTHWISE_CONV_2D shape \(s) \(activation)") { path, output in
+                    DepthwiseConvKernel(
+                        input: input.pointer, inShape: Shape4(n: g.n, h: g.ih, w: g.iw, c: g.cin), output: output,
+                        outShape: Shape4(n: g.n, h: g.oh, w: g.ow, c: g.cout), filter: filter, bias: bias,
+                        kh: g.kh, kw: g.kw, strideH: g.stride, strideW: g.stride, dilationH: g.dilation, dilationW: g.dilation,
+                        padTop: g.pad, padLeft: g.pad, multiplier: m, activation: activation, path: path)
                 }
             }
         }
