@@ -13,10 +13,12 @@
 #define GEMM_MR2 4
 #define GEMM_NP 2
 #define PA_STORE_FIRST(p, v, count) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (count)) - 1), (__m512)(v))
+#define PA_LOAD_FIRST(p, count) ((vf_avx512)_mm512_maskz_loadu_ps((__mmask16)((1u << (count)) - 1), p))
 #include "KernelTemplate.h"
 #undef VW
 #undef SUF
 #undef PA_STORE_FIRST
+#undef PA_LOAD_FIRST
 
 #define VW 8
 #define SUF(x) x##_avx512_8

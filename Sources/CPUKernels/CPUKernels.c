@@ -46,18 +46,18 @@ long pa_gemm_tile_rows(pa_path path) { return table(path)->gemm_tile_rows; }
 long pa_gemm_tile_panels(pa_path path) { return table(path)->gemm_tile_panels; }
 
 void pa_packed_gemm(pa_path path, const float *a, long lda, long rows, const pa_packed_weights *w,
-                    long panel_begin, long panel_end, float *out, long ldo, float lo, float hi) {
-    table(path)->packed_gemm(a, lda, rows, w, panel_begin, panel_end, out, ldo, lo, hi);
+                    long panel_begin, long panel_end, float *out, const float *residual, long ldo, float lo, float hi) {
+    table(path)->packed_gemm(a, lda, rows, w, panel_begin, panel_end, out, residual, ldo, lo, hi);
 }
 
 void pa_conv_rows(pa_path path, const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
-                  long row_begin, long row_end, float lo, float hi, float *scratch) {
-    table(path)->conv_rows(w, koff, pw, output, row_begin, row_end, lo, hi, scratch);
+                  const float *residual, long row_begin, long row_end, float lo, float hi, float *scratch) {
+    table(path)->conv_rows(w, koff, pw, output, residual, row_begin, row_end, lo, hi, scratch);
 }
 
 void pa_narrow_conv_rows(pa_path path, const pa_window *w, const float *filter, const float *bias, long cout,
-                         float *output, long row_begin, long row_end, float lo, float hi) {
-    table(path)->narrow_conv_rows(w, filter, bias, cout, output, row_begin, row_end, lo, hi);
+                         float *output, const float *residual, long row_begin, long row_end, float lo, float hi) {
+    table(path)->narrow_conv_rows(w, filter, bias, cout, output, residual, row_begin, row_end, lo, hi);
 }
 
 void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {

@@ -11,11 +11,11 @@ void pa_dw_row_scalar(const pa_depthwise *d, long row, long c_begin, long c_end)
 typedef struct {
     long gemm_tile_rows, gemm_tile_panels;
     void (*packed_gemm)(const float *a, long lda, long rows, const pa_packed_weights *w,
-                        long panel_begin, long panel_end, float *out, long ldo, float lo, float hi);
+                        long panel_begin, long panel_end, float *out, const float *residual, long ldo, float lo, float hi);
     void (*conv_rows)(const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
-                      long row_begin, long row_end, float lo, float hi, float *scratch);
+                      const float *residual, long row_begin, long row_end, float lo, float hi, float *scratch);
     void (*narrow_conv_rows)(const pa_window *w, const float *filter, const float *bias, long cout,
-                             float *output, long row_begin, long row_end, float lo, float hi);
+                             float *output, const float *residual, long row_begin, long row_end, float lo, float hi);
     void (*depthwise_rows)(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end);
 } pa_kernel_table;
 

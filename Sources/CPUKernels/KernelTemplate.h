@@ -25,9 +25,24 @@ PA_INLINE V SUF(splat)(float x) {   // not (V){} + x: that adds 0.0 (−0.0 + 0.
 }
 PA_INLINE V SUF(clamp)(V v, V lo, V hi) { return __builtin_elementwise_min(__builtin_elementwise_max(v, lo), hi); }
 
-/// Stores the first `count` floats of v, clamped (count ≤ VW): a masked store where the
-/// path has one (PA_STORE_FIRST(p, v, count)), else element by element.
-PA_INLINE void SUF(store_part)(float *p, V v, long count, V lo, V hi) {
+/// The first `count` floats at p (count ≤ VW), zeros after: a masked load where the path
+/// has one (PA_LOAD_FIRST(p, count)), else element by element.
+PA_INLINE V SUF(load_part)(const float *p, long count) {
+    if (count >= VW) return SUF(load)(p);
+#ifdef PA_LOAD_FIRST
+    return PA_LOAD_FIRST(p, count);
+#else
+    V v = {};
+    for (long i = 0; i < count; i++) v[i] = p[i];
+    return v;
+#endif
+}
+
+/// Stores the first `count` floats of clamp(v + residual) (count ≤ VW; `residual` NULL
+/// when the layer has none): a masked store where the path has one (PA_STORE_FIRST(p, v,
+/// count)), else element by element.
+PA_INLINE void SUF(store_part)(float *p, V v, long count, V lo, V hi, const float *residual) {
+    if (residual) v += SUF(load_part)(residual, count);
     v = SUF(clamp)(v, lo, hi);
     if (count >= VW) { SUF(store)(p, v); return; }
 #ifdef PA_STORE_FIRST
@@ -51,7 +66,7 @@ PA_INLINE void SUF(store_part)(float *p, V v, long count, V lo, V hi) {
 /// `ctile_`: a convolution read straight from its NHWC input (see conv_rows).
 #define TILE_FUNCTION(NAME, MR, NP, AT)                                                                \
 PA_INLINE void SUF(NAME)(const float *a, long lda, const long *koff, long k, const float *w, long wstride, \
-                         const float *bias, float *out, long ldo, long width, V lo, V hi) {            \
+                         const float *bias, float *out, const float *res, long ldo, long width, V lo, V hi) { \
     (void)koff;                                                                                        \
     V acc[MR][NP * NV];                                                                                \
     PA_UNROLL for (int j = 0; j < NP * NV; j++) {                                                      \
@@ -71,7 +86,8 @@ PA_INLINE void SUF(NAME)(const float *a, long lda, const long *koff, long k, con
     PA_UNROLL for (int r = 0; r < MR; r++)                                                             \
         PA_UNROLL for (int j = 0; j < NP * NV; j++) {                                                  \
             long col = j * VW;                                                                         \
-            if (col < width) SUF(store_part)(out + r * ldo + col, acc[r][j], width - col, lo, hi);     \
+            if (col < width)                                                                           \
+                SUF(store_part)(out + r * ldo + col, acc[r][j], width - col, lo, hi, res ? res + r * ldo + col : NULL); \
         }                                                                                              \
 }
 #define DEFINE_TILE(MR, NP) DEFINE_TILE_(MR, NP)
@@ -95,17 +111,18 @@ DEFINE_TILE(1, 1)
         long col0 = panel * 16, width = w->n - col0;                                                   \
         long r = start;                                                                                \
         for (; r + MR <= end; r += MR)                                                                 \
-            SUF(tile_##MR##x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
+            SUF(tile_##MR##x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, res ? res + r * ldo + col0 : NULL, ldo, width, lo, hi); \
         for (; r + MR2 <= end; r += MR2)                                                               \
-            SUF(tile_##MR2##x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
+            SUF(tile_##MR2##x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, res ? res + r * ldo + col0 : NULL, ldo, width, lo, hi); \
         for (; r < end; r++)                                                                           \
-            SUF(tile_1x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, ldo, width, lo, hi); \
+            SUF(tile_1x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, res ? res + r * ldo + col0 : NULL, ldo, width, lo, hi); \
     } while (0)
 
 #define GEMM_ROWS_EXPAND(NP, MR, MR2) GEMM_ROWS(NP, MR, MR2)
 
 static inline void SUF(packed_gemm)(const float *a, long lda, long rows, const pa_packed_weights *w,
-                             long panel_begin, long panel_end, float *out, long ldo, float lo_, float hi_) {
+                             long panel_begin, long panel_end, float *out, const float *res, long ldo,
+                                    float lo_, float hi_) {
     V lo = SUF(splat)(lo_), hi = SUF(splat)(hi_);
     // Rows in chunks whose block of A stays in L2 while every panel passes over it.
     long chunk = (48 * 1024) / (w->k * 4 > 0 ? w->k * 4 : 1) / GEMM_MR * GEMM_MR;
@@ -131,13 +148,15 @@ static inline void SUF(packed_gemm)(const float *a, long lda, long rows, const p
 #define CONV_TILES(MR, NP)                                                                             \
     do {                                                                                               \
         const float *wp = pw->data + panel * K * 16, *bp = pw->bias + panel * 16;                      \
-        SUF(ctile_##MR##x##NP)(src, lda, koff, K, wp, K * 16, bp, out + panel * 16, N, N - panel * 16, lo, hi); \
+        SUF(ctile_##MR##x##NP)(src, lda, koff, K, wp, K * 16, bp, out + panel * 16, res ? res + panel * 16 : NULL, N,  \
+                              N - panel * 16, lo, hi);                                                   \
     } while (0)
 #define CONV_PIXELS(MR) CONV_PIXELS_(MR)
 #define CONV_PIXELS_(MR)                                                                               \
     do {                                                                                               \
         const float *src = image + (iy0 * w->iw + ox * sw - w->pad_left) * C;                          \
         float *out = outRow + ox * N;                                                                  \
+        const float *res = resRow ? resRow + ox * N : NULL;                                            \
         long panel = 0;                                                                                \
         for (; panel + GEMM_NP <= pw->panels; panel += GEMM_NP) CONV_TILES_EXPAND(MR, GEMM_NP);        \
         for (; panel < pw->panels; panel++) CONV_TILES(MR, 1);                                         \
@@ -147,12 +166,14 @@ static inline void SUF(packed_gemm)(const float *a, long lda, long rows, const p
 #define EDGE_TILE(NP)                                                                                  \
     do {                                                                                               \
         const float *wp = pw->data + panel * K * 16, *bp = pw->bias + panel * 16;                      \
-        SUF(tile_1x##NP)(scratch, K, NULL, K, wp, K * 16, bp, out + panel * 16, N, N - panel * 16, lo, hi); \
+        SUF(tile_1x##NP)(scratch, K, NULL, K, wp, K * 16, bp, out + panel * 16, res ? res + panel * 16 : NULL, N, \
+                         N - panel * 16, lo, hi);                                                        \
     } while (0)
 #define EDGE_TILE_EXPAND(NP) EDGE_TILE(NP)
 
 static inline void SUF(conv_rows)(const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
-                                  long row_begin, long row_end, float lo_, float hi_, float *scratch) {
+                                  const float *residual, long row_begin, long row_end, float lo_, float hi_,
+                                  float *scratch) {
     const V lo = SUF(splat)(lo_), hi = SUF(splat)(hi_);
     const long C = w->c, K = pw->k, N = pw->n, sw = w->stride_w, lda = sw * C;
     long first = (w->pad_left + sw - 1) / sw;
@@ -166,12 +187,14 @@ static inline void SUF(conv_rows)(const pa_window *w, const long *koff, const pa
         const int rowInside = iy0 >= 0 && iy0 + (w->kh - 1) * w->dilation_h < w->ih;
         const float *image = w->input + b * w->ih * w->iw * C;
         float *outRow = output + row * w->ow * N;
+        const float *resRow = residual ? residual + row * w->ow * N : NULL;
         for (long ox = 0; ox < w->ow;) {
             if (rowInside && ox >= first && ox + GEMM_MR - 1 <= last) { CONV_PIXELS(GEMM_MR); continue; }
             if (rowInside && ox >= first && ox + GEMM_MR2 - 1 <= last) { CONV_PIXELS(GEMM_MR2); continue; }
             if (rowInside && ox >= first && ox <= last) { CONV_PIXELS(1); continue; }
             pa_im2col(w, row * w->ow + ox, row * w->ow + ox + 1, scratch);
             float *out = outRow + ox * N;
+            const float *res = resRow ? resRow + ox * N : NULL;
             long panel = 0;
             for (; panel + GEMM_NP <= pw->panels; panel += GEMM_NP) EDGE_TILE_EXPAND(GEMM_NP);
             for (; panel < pw->panels; panel++) EDGE_TILE(1);
@@ -329,7 +352,7 @@ PA_INLINE float SUF(hsum)(V v) {
 /// filter with the input under it, VW input channels at a time (c is a multiple of VW);
 /// four interior pixels at once, so each filter vector is loaded once for all four.
 static inline void SUF(narrow_row)(const pa_window *w, const float *filter, const float *bias, long cout,
-                                   float *output, long row, float lo, float hi) {
+                                   float *output, const float *residual, long row, float lo, float hi) {
     const long C = w->c, K = w->kh * w->kw * C, sw = w->stride_w;
     const long b = row / w->oh, oy = row % w->oh;
     const long iy0 = oy * w->stride_h - w->pad_top;
@@ -342,6 +365,7 @@ static inline void SUF(narrow_row)(const pa_window *w, const float *filter, cons
     const float *image = w->input + b * w->ih * w->iw * C;
     for (long ox = 0; ox < w->ow;) {
         float *out = output + (row * w->ow + ox) * cout;
+        const float *res = residual ? residual + (row * w->ow + ox) * cout : NULL;
         const long ix0 = ox * sw - w->pad_left;
         if (rowInside && ox >= first && ox + 3 <= last) {
             const long step = sw * C;
@@ -363,7 +387,7 @@ static inline void SUF(narrow_row)(const pa_window *w, const float *filter, cons
                 }
                 float r[4] = {SUF(hsum)(a0), SUF(hsum)(a1), SUF(hsum)(a2), SUF(hsum)(a3)};
                 for (int j = 0; j < 4; j++) {
-                    float v = r[j] + bias[o];
+                    float v = r[j] + bias[o] + (res ? res[j * cout + o] : 0);
                     out[j * cout + o] = v < lo ? lo : v > hi ? hi : v;
                 }
             }
@@ -382,7 +406,7 @@ static inline void SUF(narrow_row)(const pa_window *w, const float *filter, cons
                     for (long c = 0; c < C; c += VW) acc += SUF(load)(s + c) * SUF(load)(wk + c);
                 }
             }
-            float v = SUF(hsum)(acc) + bias[o];
+            float v = SUF(hsum)(acc) + bias[o] + (res ? res[o] : 0);
             out[o] = v < lo ? lo : v > hi ? hi : v;
         }
         ox += 1;
@@ -391,8 +415,8 @@ static inline void SUF(narrow_row)(const pa_window *w, const float *filter, cons
 
 /// Rows [row_begin, row_end) of the above.
 static inline void SUF(narrow_rows)(const pa_window *w, const float *filter, const float *bias, long cout,
-                                    float *output, long row_begin, long row_end, float lo, float hi) {
-    for (long row = row_begin; row < row_end; row++) SUF(narrow_row)(w, filter, bias, cout, output, row, lo, hi);
+                                    float *output, const float *residual, long row_begin, long row_end, float lo, float hi) {
+    for (long row = row_begin; row < row_end; row++) SUF(narrow_row)(w, filter, bias, cout, output, residual, row, lo, hi);
 }
 
 #undef V

@@ -96,6 +96,7 @@ public final class Interpreter: @unchecked Sendable {
         summary = PlanSummary(
             operators: planner.operatorCounts, plannedOperators: kernels.count,
             foldedOperators: planner.foldedCount, prunedOperators: planner.prunedCount,
+            fusedOperators: planner.fusedPadding.count + planner.fusedResidual.count,
             parameters: planner.parameterCount, flops: kernels.reduce(0) { $0 + $1.flops },
             arenaBytes: planner.arenaSize * 4, weightBytes: planner.weightBytes)
     }
@@ -130,14 +131,20 @@ public final class Interpreter: @unchecked Sendable {
     private func profileFlushed() -> [(op: String, ms: Double)] {
         let t = min(threads, pool.threadCount)
         var totals: [String: Double] = [:]
-        for kernel in kernels {
+        var times = [Double](repeating: 0, count: kernels.count)
+        for (i, kernel) in kernels.enumerated() {
             let start = DispatchTime.now().uptimeNanoseconds
             kernel.run(pool, threads: t)
-            let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-            totals[kernel.name, default: 0] += ms
-            if ProcessInfo.processInfo.environment["POSEACT_PROFILE_KERNELS"] != nil {
-                FileHandle.standardError.write(Data(String(format: "%@ %@ %.3f ms %.2f GFLOP/s\n", kernel.name, kernel.detail, ms, Double(kernel.flops) / ms / 1e6).utf8))
+            times[i] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            totals[kernel.name, default: 0] += times[i]
+        }
+        // Printed after the run: a write between two operators outlasts the workers' spin,
+        // and the next operator would be timed with their wake-up (~20 µs) in it.
+        if ProcessInfo.processInfo.environment["POSEACT_PROFILE_KERNELS"] != nil {
+            let lines = zip(kernels, times).map { kernel, ms in
+                String(format: "%@ %@ %.3f ms %.2f GFLOP/s\n", kernel.name, kernel.detail, ms, Double(kernel.flops) / ms / 1e6)
             }
+            FileHandle.standardError.write(Data(lines.joined().utf8))
         }
         return totals.sorted { $0.value > $1.value }.map { ($0.key, $0.value) }
     }
@@ -151,6 +158,9 @@ public struct PlanSummary: Sendable {
     public let plannedOperators: Int
     public let foldedOperators: Int
     public let prunedOperators: Int
+    /// PADs that became a convolution's padding, ADDs that became a convolution's or a
+    /// resize's last step.
+    public let fusedOperators: Int
     /// Elements of the constant tensors the planned operators read (weights, biases).
     public let parameters: Int
     /// Floating-point operations per inference (a multiply-add counts 2).

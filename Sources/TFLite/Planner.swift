@@ -19,6 +19,9 @@ struct Planner {
     private var offsets: [Int: Int] = [:]
     /// Convolutions that read a spatial PAD's input directly (op → leading H and W padding).
     private(set) var fusedPadding: [Int: (top: Int, left: Int, input: Int)] = [:]
+    /// Convolutions and resizes that perform the residual ADD after them (op → the other
+    /// operand, the ADD's output and activation).
+    private(set) var fusedResidual: [Int: (residual: Int, output: Int, activation: Activation)] = [:]
     private(set) var arenaSize = 0
 
     /// Activation memory limit: BlazePose needs ~10 MB; a corrupt shape must not ask for
@@ -47,6 +50,7 @@ struct Planner {
         try foldConstants()
         try prune(wantedOutputs)
         try fusePadding()
+        try fuseResidualAdds()
         try layOutMemory()
     }
 
@@ -160,11 +164,22 @@ struct Planner {
         prunedCount = graph.operators.count - planned.count - foldedCount
     }
 
-    /// The tensor indices an operator reads, after padding fusion.
+    /// The operator's inputs, after padding fusion.
     func inputs(of i: Int) -> [Int32] {
         var ins = graph.operators[i].inputs
         if let fused = fusedPadding[i] { ins[0] = Int32(fused.input) }
         return ins
+    }
+
+    /// Every tensor an operator reads: its inputs and a fused ADD's other operand.
+    func tensorsRead(by i: Int) -> [Int32] {
+        inputs(of: i) + (fusedResidual[i].map { [Int32($0.residual)] } ?? [])
+    }
+
+    /// The tensor indices an operator writes: one with a fused ADD writes the ADD's output.
+    func outputs(of i: Int) -> [Int32] {
+        if let fused = fusedResidual[i] { return [Int32(fused.output)] }
+        return graph.operators[i].outputs
     }
 
     // MARK: padding fusion
@@ -198,6 +213,51 @@ struct Planner {
         planned.removeAll { removed.contains($0) }
     }
 
+    // MARK: residual fusion
+
+    /// An ADD of two same-shaped activations, one of which is the output of a CONV_2D
+    /// (without activation) or a RESIZE_BILINEAR read by nothing else (a residual
+    /// connection: MobileNet's projection plus its shortcut; a decoder's upsampling plus
+    /// its skip), becomes part of that operator: its kernels add the other operand as they
+    /// store each output block and apply the ADD's activation, so the intermediate is never
+    /// written and read back. The sums are the same floats as the separate ADD's.
+    private mutating func fuseResidualAdds() throws {
+        var readers: [Int: Int] = [:]
+        var producer: [Int: Int] = [:]     // tensor → its position in `planned`
+        for (step, i) in planned.enumerated() {
+            for raw in inputs(of: i) where raw >= 0 { readers[Int(raw), default: 0] += 1 }
+            for raw in graph.operators[i].outputs where raw >= 0 { producer[Int(raw)] = step }
+        }
+        let graphOutputs = Set(graph.outputs.map(Int.init))
+        var removed = Set<Int>()
+        for (step, i) in planned.enumerated() where opNames[i] == "ADD" {
+            let op = graph.operators[i]
+            guard op.inputs.count == 2, op.outputs.count == 1, op.inputs.allSatisfy({ $0 >= 0 }),
+                  case let .add(activation) = op.options else { continue }
+            let a = try checkedIndex(op.inputs[0], op: i), b = try checkedIndex(op.inputs[1], op: i)
+            let output = try checkedIndex(op.outputs[0], op: i)
+            guard a != b, !isConstant(a), !isConstant(b), shape(a) == shape(output), shape(b) == shape(output) else { continue }
+            // The operand computed last is the convolution's; the other must exist by then.
+            let candidates = [(a, b), (b, a)].compactMap { conv, other -> (Int, Int, Int)? in
+                guard let at = producer[conv], at < step else { return nil }
+                return (planned[at], other, at)
+            }.sorted { $0.2 > $1.2 }
+            guard let (fused, residual, at) = candidates.first, fusedResidual[fused] == nil,
+                  graph.operators[fused].outputs.count == 1 else { continue }
+            switch graph.operators[fused].options {
+            case .conv2D(_, _, _, .none, _, _) where opNames[fused] == "CONV_2D": break
+            case .resizeBilinear where opNames[fused] == "RESIZE_BILINEAR": break
+            default: continue
+            }
+            let fusedOutput = Int(graph.operators[fused].outputs[0])
+            guard readers[fusedOutput] == 1, !graphOutputs.contains(fusedOutput),
+                  producer[residual].map({ $0 < at }) ?? graph.inputs.contains(Int32(residual)) else { continue }
+            fusedResidual[fused] = (residual, output, activation)
+            removed.insert(i)
+        }
+        planned.removeAll { removed.contains($0) }
+    }
+
     // MARK: memory
 
     /// Greedy first-fit placement of activation tensors by lifetime (defined at the
@@ -212,14 +272,14 @@ struct Planner {
         for raw in graph.inputs { define(Int(raw), at: -1) }
         for (step, i) in planned.enumerated() {
             let op = graph.operators[i]
-            for raw in inputs(of: i) where raw >= 0 {
+            for raw in tensorsRead(by: i) where raw >= 0 {
                 let t = Int(raw)
                 if isConstant(t) { continue }
                 let r = root[t] ?? t
                 guard lifetime[r] != nil else { throw TFLiteError("\(describeOp(i)) reads \(describe(t)) before anything writes it") }
                 lifetime[r]!.end = max(lifetime[r]!.end, step)
             }
-            for raw in op.outputs {
+            for raw in outputs(of: i) {
                 let t = Int(raw)
                 // A RESHAPE's output is its input's storage under another shape.
                 if opNames[i] == "RESHAPE", let first = op.inputs.first, first >= 0, !isConstant(Int(first)),

@@ -58,7 +58,7 @@ extension Planner {
         let op = graph.operators[i]
         let name = opNames[i]
         let ins = try inputs(of: i).map { $0 < 0 ? -1 : try checkedIndex($0, op: i) }
-        let outs = try op.outputs.map { try checkedIndex($0, op: i) }
+        let outs = try outputs(of: i).map { try checkedIndex($0, op: i) }
         func fail(_ why: String) -> TFLiteError { TFLiteError("\(describeOp(i)): \(why)") }
         func need(_ inputs: Int, _ outputs: Int = 1) throws {
             guard ins.count >= inputs, outs.count == outputs, ins.prefix(inputs).allSatisfy({ $0 >= 0 }) else {
@@ -95,7 +95,12 @@ extension Planner {
         switch name {
         case "CONV_2D":
             try need(2)
-            guard case let .conv2D(padding, sw, sh, act, dw, dh) = op.options else { throw fail("missing Conv2DOptions") }
+            guard case .conv2D(let padding, let sw, let sh, var act, let dw, let dh) = op.options else { throw fail("missing Conv2DOptions") }
+            var residual: UnsafePointer<Float>?
+            if let fused = fusedResidual[i] {
+                residual = UnsafePointer(try activationPointer(fused.residual))
+                act = fused.activation
+            }
             guard sw > 0, sh > 0, dw > 0, dh > 0 else { throw fail("strides and dilations must be positive") }
             let x = try shape4(ins[0]), out = try shape4(outs[0])
             let f = shape(ins[1])
@@ -104,7 +109,7 @@ extension Planner {
             let ow = out.w
             try expect(out, Shape4(n: x.n, h: oh, w: ow, c: f[0]), outs[0])
             return Conv2DKernel(input: try activationPointer(ins[0]), inShape: x, output: try activationPointer(outs[0]), outShape: out,
-                                filter: try weights(ins[1], count: f.reduce(1, *), what: "filter"), bias: try bias(2, count: out.c),
+                                residual: residual, filter: try weights(ins[1], count: f.reduce(1, *), what: "filter"), bias: try bias(2, count: out.c),
                                 kh: f[1], kw: f[2], strideH: sh, strideW: sw, dilationH: dh, dilationW: dw,
                                 padTop: padTop, padLeft: padLeft, activation: try activation(act, op: i), maxThreads: maxThreads,
                                 path: convolution == .blas ? nil : path)
@@ -158,7 +163,9 @@ extension Planner {
             guard let size = intConstants[ins[1]], size.count == 2 else { throw fail("size must be a constant int32 [2] tensor") }
             try expect(out, Shape4(n: x.n, h: Int(size[0]), w: Int(size[1]), c: x.c), outs[0])
             return ResizeBilinearKernel(input: try activationPointer(ins[0]), inShape: x, output: try activationPointer(outs[0]), outShape: out,
-                                        alignCorners: alignCorners, halfPixelCenters: halfPixel)
+                                        alignCorners: alignCorners, halfPixelCenters: halfPixel,
+                                        residual: try fusedResidual[i].map { UnsafePointer(try activationPointer($0.residual)) },
+                                        activation: try fusedResidual[i].map { try activation($0.activation, op: i) } ?? .none)
 
         case "MAX_POOL_2D":
             try need(1)

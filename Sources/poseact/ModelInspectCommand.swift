@@ -35,7 +35,7 @@ extension ModelCommand {
             var inputs: [Tensor], outputs: [Tensor]
             /// Operator kind → how many the file holds.
             var operators: [String: Int]
-            var operatorsPerRun: Int, foldedAtLoad: Int
+            var operatorsPerRun: Int, foldedAtLoad: Int, fusedIntoNeighbours: Int
             var parameters: Int, flops: Int
             var arenaBytes: Int, weightBytes: Int
             /// The instruction set the convolutions run on here (avx512, avx2, portable).
@@ -44,6 +44,7 @@ extension ModelCommand {
             enum CodingKeys: String, CodingKey {
                 case file, bytes, version, description, inputs, outputs, operators, parameters, flops, kernels
                 case operatorsPerRun = "operators_per_run", foldedAtLoad = "folded_at_load"
+                case fusedIntoNeighbours = "fused"
                 case arenaBytes = "arena_bytes", weightBytes = "weight_bytes"
             }
         }
@@ -132,6 +133,7 @@ extension ModelCommand {
                     inputs: plan.inputs.map { .init(name: $0.name, shape: $0.shape) },
                     outputs: plan.outputs.map { .init(name: $0.name, shape: $0.shape) },
                     operators: s.operators, operatorsPerRun: s.plannedOperators, foldedAtLoad: s.foldedOperators,
+                    fusedIntoNeighbours: s.fusedOperators,
                     parameters: s.parameters, flops: s.flops, arenaBytes: s.arenaBytes, weightBytes: s.weightBytes,
                     kernels: plan.kernelPath.rawValue)))
                 return
@@ -143,7 +145,7 @@ extension ModelCommand {
             for (name, count) in s.operators.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
                 print("    \(name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(count)")
             }
-            print("  per run: \(s.plannedOperators) kernels (\(s.foldedOperators) operators folded at load)")
+            print("  per run: \(s.plannedOperators) kernels (\(s.foldedOperators) operators folded at load, \(s.fusedOperators) PADs and ADDs fused into their neighbours)")
             print(String(format: "  parameters: %.2f M (%.1f MB as float32)", Double(s.parameters) / 1e6, Double(s.weightBytes) / 1e6))
             print(String(format: "  work: %.3f GFLOP per run (a multiply-add counts 2)", Double(s.flops) / 1e9))
             print(String(format: "  activations: %.1f MB arena", Double(s.arenaBytes) / 1e6))

@@ -3,8 +3,8 @@ import Tensor
 import XCTest
 
 /// The convolution kernels on shapes BlazePose does not have (channel counts that leave a
-/// tail after the last vector, dilation, odd panels, a depth multiplier), on every kernel
-/// path this CPU runs, against the definition computed in double precision. Tolerance
+/// tail after the last vector, dilation, odd panels, a depth multiplier, a fused residual),
+/// on every kernel path this CPU runs, against the definition computed in double precision. Tolerance
 /// 1e-4 × (1 + |value|): float sums of at most 45 products of values below 1, where
 /// fused and unfused multiply-adds differ by ~1e-6.
 final class ConvolutionKernelTests: XCTestCase {
@@ -22,9 +22,9 @@ final class ConvolutionKernelTests: XCTestCase {
         return buffer
     }
 
-    /// out[b, oy, ox, o] = bias[o] + Σ in[b, iy, ix, c(o, ci)] · w(o, ky, kx, ci), clamped.
+    /// out[b, oy, ox, o] = bias[o] + Σ in[b, iy, ix, c(o, ci)] · w(o, ky, kx, ci) (+ residual), clamped.
     func reference(_ g: Geometry, input: FloatBuffer, weight: (Int, Int, Int, Int) -> Float, bias: FloatBuffer,
-                   depthwise: Int?, lo: Float, hi: Float) -> [Float] {
+                   depthwise: Int?, residual: FloatBuffer? = nil, lo: Float, hi: Float) -> [Float] {
         var out = [Float](repeating: 0, count: g.n * g.oh * g.ow * g.cout)
         for b in 0..<g.n { for oy in 0..<g.oh { for ox in 0..<g.ow { for o in 0..<g.cout {
             var acc = Double(bias.pointer[o])
@@ -38,7 +38,9 @@ final class ConvolutionKernelTests: XCTestCase {
                     for ci in 0..<g.cin { acc += Double(input.pointer[pixel + ci]) * Double(weight(o, ky, kx, ci)) }
                 }
             } }
-            out[((b * g.oh + oy) * g.ow + ox) * g.cout + o] = min(max(Float(acc), lo), hi)
+            let at = ((b * g.oh + oy) * g.ow + ox) * g.cout + o
+            if let residual { acc += Double(residual.pointer[at]) }
+            out[at] = min(max(Float(acc), lo), hi)
         } } } }
         return out
     }
@@ -52,15 +54,16 @@ final class ConvolutionKernelTests: XCTestCase {
         XCTAssertLessThanOrEqual(worst, 1e-4, "\(what): at \(at) got \(got.pointer[at]), expected \(expected[at])", file: file, line: line)
     }
 
-    /// Runs the kernel `make` builds on every path this CPU runs, at 1 and 2 threads, and
-    /// compares its output with `expected`.
-    func checkEveryPath(_ expected: [Float], _ what: String, file: StaticString = #filePath, line: UInt = #line,
-                        make: (KernelPath, UnsafeMutablePointer<Float>) -> any Kernel) {
-        for path in KernelPath.supported {
+    /// Runs the kernel `make` builds on every path this CPU runs (nil: OpenBLAS, where
+    /// `paths` has it), at 1 and 2 threads, and compares its output with `expected`.
+    func checkEveryPath(_ expected: [Float], _ what: String, paths: [KernelPath?] = KernelPath.supported,
+                        file: StaticString = #filePath, line: UInt = #line,
+                        make: (KernelPath?, UnsafeMutablePointer<Float>) -> any Kernel) {
+        for path in paths {
             for threads in [1, 2] {
                 let output = FloatBuffer(count: expected.count)
                 make(path, output.pointer).run(ThreadPool.shared, threads: threads)
-                assertClose(output, expected, "\(what) \(path) threads \(threads)", file: file, line: line)
+                assertClose(output, expected, "\(what) \(path.map { "\($0)" } ?? "blas") threads \(threads)", file: file, line: line)
             }
         }
     }
@@ -78,18 +81,22 @@ final class ConvolutionKernelTests: XCTestCase {
             let input = random(g.n * g.ih * g.iw * g.cin, seed: UInt64(10 + s))
             let k = g.kh * g.kw * g.cin
             let filter = random(g.cout * k, seed: UInt64(20 + s)), bias = random(g.cout, seed: UInt64(30 + s))
-            for activation in [FusedActivation.none, .relu6] {
+            // A residual ADD fused into the convolution: every store path adds it before the clamp.
+            let residual = random(g.n * g.oh * g.ow * g.cout, seed: UInt64(70 + s))
+            for activation in [FusedActivation.none, .relu6] { for withResidual in [false, true] {
                 let (lo, hi) = activation.bounds
                 let expected = reference(g, input: input, weight: { o, ky, kx, ci in filter.pointer[o * k + (ky * g.kw + kx) * g.cin + ci] },
-                                         bias: bias, depthwise: nil, lo: lo, hi: hi)
-                checkEveryPath(expected, "CONV_2D shape \(s) \(activation)") { path, output in
+                                         bias: bias, depthwise: nil, residual: withResidual ? residual : nil, lo: lo, hi: hi)
+                checkEveryPath(expected, "CONV_2D shape \(s) \(activation)\(withResidual ? " + residual" : "")",
+                               paths: KernelPath.supported + [nil]) { path, output in
                     Conv2DKernel(
                         input: input.pointer, inShape: Shape4(n: g.n, h: g.ih, w: g.iw, c: g.cin), output: output,
-                        outShape: Shape4(n: g.n, h: g.oh, w: g.ow, c: g.cout), filter: filter, bias: bias,
+                        outShape: Shape4(n: g.n, h: g.oh, w: g.ow, c: g.cout),
+                        residual: withResidual ? UnsafePointer(residual.pointer) : nil, filter: filter, bias: bias,
                         kh: g.kh, kw: g.kw, strideH: g.stride, strideW: g.stride, dilationH: g.dilation, dilationW: g.dilation,
                         padTop: g.pad, padLeft: g.pad, activation: activation, maxThreads: 2, path: path)
                 }
-            }
+            } }
         }
     }
 
@@ -114,7 +121,7 @@ final class ConvolutionKernelTests: XCTestCase {
                         input: input.pointer, inShape: Shape4(n: g.n, h: g.ih, w: g.iw, c: g.cin), output: output,
                         outShape: Shape4(n: g.n, h: g.oh, w: g.ow, c: g.cout), filter: filter, bias: bias,
                         kh: g.kh, kw: g.kw, strideH: g.stride, strideW: g.stride, dilationH: g.dilation, dilationW: g.dilation,
-                        padTop: g.pad, padLeft: g.pad, multiplier: m, activation: activation, path: path)
+                        padTop: g.pad, padLeft: g.pad, multiplier: m, activation: activation, path: path!)
                 }
             }
         }

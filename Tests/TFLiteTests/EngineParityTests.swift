@@ -133,6 +133,22 @@ final class EngineParityTests: XCTestCase {
         }
     }
 
+    /// The residual ADDs that follow a convolution without activation or a resize run inside
+    /// it (the parity tests above check the values): 13 of the detector's 15 ADDs (the
+    /// other two add a ReLU convolution's output) and all 28 of the landmark model's; 5 and 3
+    /// PADs became a convolution's padding. The plans run that many fewer kernels.
+    func testResidualAddsAreFused() throws {
+        for (file, adds, fusedAdds, fusedPads, kernels) in [("pose_detection.tflite", 15, 13, 5, 85),
+                                                             ("pose_landmark_full.tflite", 28, 28, 3, 106)] {
+            let modelURL = Self.modelsDir.appendingPathComponent(file)
+            try requireFile(modelURL, hint: "run notebooks-free-scripts/setup.sh")
+            let plan = try Interpreter(path: modelURL.path).summary
+            XCTAssertEqual(plan.operators["ADD"], adds, file)
+            XCTAssertEqual(plan.fusedOperators, fusedAdds + fusedPads, file)
+            XCTAssertEqual(plan.plannedOperators, kernels, file)
+        }
+    }
+
     /// Inference flushes denormals for speed, but only while it runs: the caller's thread
     /// must keep IEEE behaviour (a subnormal stays non-zero) afterwards.
     func testInvokeLeavesCallersFloatingPointStateAlone() throws {

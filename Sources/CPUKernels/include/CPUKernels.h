@@ -36,10 +36,12 @@ typedef struct {
     long k, n, panels;
 } pa_packed_weights;
 
-/// out[r, c] = clamp(a[r, :] · W[:, c] + bias[c], lo, hi) for rows 0..<rows and the
-/// output channels of panels [panel_begin, panel_end). a has row stride lda, out ldo.
+/// out[r, c] = clamp(a[r, :] · W[:, c] + bias[c] + residual[r, c], lo, hi) for rows
+/// 0..<rows and the output channels of panels [panel_begin, panel_end). a has row stride
+/// lda; out and residual ldo. `residual` is NULL for a layer without one (here and below:
+/// a residual ADD fused into the convolution before it, see the Planner).
 void pa_packed_gemm(pa_path path, const float *a, long lda, long rows, const pa_packed_weights *w,
-                    long panel_begin, long panel_end, float *out, long ldo, float lo, float hi);
+                    long panel_begin, long panel_end, float *out, const float *residual, long ldo, float lo, float hi);
 
 /// A depthwise convolution with depth multiplier 1, NHWC:
 /// input (n, ih, iw, c), filter (kh, kw, c), bias (c), output (n, oh, ow, c).
@@ -67,13 +69,14 @@ typedef struct {
 /// channel) from its window's first input value, (ky · dilation_h · iw + kx · dilation_w) ·
 /// c + channel. Pixels over the padding are gathered into `scratch` (K floats).
 void pa_conv_rows(pa_path path, const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
-                  long row_begin, long row_end, float lo, float hi, float *scratch);
+                  const float *residual, long row_begin, long row_end, float lo, float hi, float *scratch);
 
 /// A convolution to at most a few output channels (`cout`), whose input channels are a
 /// multiple of 8: output rows [row_begin, row_end) of the flattened (n · oh), each pixel
-/// and channel a dot product with the (cout, kh, kw, c) filter, clamped to [lo, hi].
+/// and channel a dot product with the (cout, kh, kw, c) filter, plus the residual, clamped
+/// to [lo, hi].
 void pa_narrow_conv_rows(pa_path path, const pa_window *w, const float *filter, const float *bias, long cout,
-                         float *output, long row_begin, long row_end, float lo, float hi);
+                         float *output, const float *residual, long row_begin, long row_end, float lo, float hi);
 
 /// im2col for output pixels [pixel_begin, pixel_end) of the flattened (n · oh · ow): row r
 /// of `buf` holds the kh · kw · c input values under the filter at pixel_begin + r, zeros

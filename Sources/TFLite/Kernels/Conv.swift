@@ -5,12 +5,14 @@ import Tensor
 ///   input  (N, IH, IW, Cin)
 ///   filter (Cout, KH, KW, Cin)   — read as a (Cout, K) matrix, K = KH·KW·Cin
 ///   bias   (Cout)
-///   output (N, OH, OW, Cout)     = act(im2col(input) (M, K) · filterᵀ + bias), M = N·OH·OW
+///   output (N, OH, OW, Cout)     = act(im2col(input) (M, K) · filterᵀ + bias [+ residual]), M = N·OH·OW
+///   residual (N, OH, OW, Cout)   — optional: a residual ADD fused into this layer (Planner)
 /// A 1×1 stride-1 convolution needs no im2col: the NHWC input already is the (M, Cin)
 /// matrix. Other shapes gather a block of rows at a time into per-thread scratch.
 final class Conv2DKernel: Kernel {
     let name = "CONV_2D"
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
+    let residual: UnsafePointer<Float>?
     let filter: FloatBuffer, bias: FloatBuffer
     let inShape: Shape4, outShape: Shape4
     let kh: Int, kw: Int, strideH: Int, strideW: Int, dilationH: Int, dilationW: Int
@@ -33,14 +35,15 @@ final class Conv2DKernel: Kernel {
     static let packedMaxK = 4096
 
     var k: Int { kh * kw * inShape.c }
-    var detail: String { "\(inShape)→\(outShape) \(kh)×\(kw)/\(strideH)\(direct ? " direct" : "")" }
-    var flops: Int { 2 * outShape.n * outShape.h * outShape.w * outShape.c * k }
+    var detail: String { "\(inShape)→\(outShape) \(kh)×\(kw)/\(strideH)\(direct ? " direct" : "")\(residual != nil ? " +add" : "")" }
+    var flops: Int { 2 * outShape.n * outShape.h * outShape.w * outShape.c * k + (residual != nil ? outShape.count : 0) }
 
     init(input: UnsafePointer<Float>, inShape: Shape4, output: UnsafeMutablePointer<Float>, outShape: Shape4,
-         filter: FloatBuffer, bias: FloatBuffer, kh: Int, kw: Int, strideH: Int, strideW: Int,
+         residual: UnsafePointer<Float>? = nil, filter: FloatBuffer, bias: FloatBuffer, kh: Int, kw: Int, strideH: Int, strideW: Int,
          dilationH: Int, dilationW: Int, padTop: Int, padLeft: Int, activation: FusedActivation,
          maxThreads: Int, path: KernelPath?) {
         self.input = input; self.inShape = inShape; self.output = output; self.outShape = outShape
+        self.residual = residual
         self.filter = filter; self.bias = bias; self.kh = kh; self.kw = kw
         self.strideH = strideH; self.strideW = strideW; self.dilationH = dilationH; self.dilationW = dilationW
         self.padTop = padTop; self.padLeft = padLeft; self.activation = activation
@@ -84,7 +87,7 @@ final class Conv2DKernel: Kernel {
             pool.parallelFor(outShape.n * outShape.h, threads: threads,
                              minPerThread: minimumPerThread(workPerItem: outShape.w * n * k)) { rows, _ in
                 pa_narrow_conv_rows(self.path.c, self.window, self.filter.pointer, self.bias.pointer, n, self.output,
-                                    rows.lowerBound, rows.upperBound, lo, hi)
+                                    self.residual, rows.lowerBound, rows.upperBound, lo, hi)
             }
             return
         }
@@ -94,7 +97,7 @@ final class Conv2DKernel: Kernel {
             let (lo, hi) = activation.bounds
             pool.parallelFor(outShape.n * outShape.h, threads: threads,
                              minPerThread: minimumPerThread(workPerItem: outShape.w * n * k)) { rows, thread in
-                pa_conv_rows(self.path.c, self.window, tapOffsets, packed.c, self.output, rows.lowerBound, rows.upperBound,
+                pa_conv_rows(self.path.c, self.window, tapOffsets, packed.c, self.output, self.residual, rows.lowerBound, rows.upperBound,
                              lo, hi, self.scratch!.pointer + thread * self.blockRows * k)
             }
             return
@@ -112,7 +115,7 @@ final class Conv2DKernel: Kernel {
                 let step = path.gemmTilePanels   // whole tiles per task: an odd panel would take a narrower one
                 pool.parallelFor((packed.panels + step - 1) / step, threads: threads) { groups, _ in
                     let panels = groups.lowerBound * step..<min(packed.panels, groups.upperBound * step)
-                    packedGemm(self.input, lda: k, rows: 0..<m, weights: packed, out: self.output, ldo: n,
+                    packedGemm(self.input, lda: k, rows: 0..<m, weights: packed, out: self.output, residual: self.residual, ldo: n,
                                activation: self.activation, path: self.path, panels: panels)
                 }
             }
@@ -136,7 +139,8 @@ final class Conv2DKernel: Kernel {
                              b: self.filter.pointer + cols.lowerBound * k, ldb: k,
                              c: self.output + cols.lowerBound, ldc: n)
                 addBiasActivate(self.output + cols.lowerBound, rows: m, channels: cols.count, ld: n,
-                                bias: self.bias.pointer + cols.lowerBound, activation: self.activation)
+                                bias: self.bias.pointer + cols.lowerBound, residual: self.residual.map { $0 + cols.lowerBound },
+                                activation: self.activation)
             }
         }
     }
@@ -146,7 +150,8 @@ final class Conv2DKernel: Kernel {
     private func rows(_ range: Range<Int>, scratchPart: Int) {
         let n = outShape.c, k = self.k
         if direct {
-            multiply(input + range.lowerBound * k, rows: range.count, into: output + range.lowerBound * n)
+            multiply(input + range.lowerBound * k, rows: range.count, into: output + range.lowerBound * n,
+                     residual: residual.map { $0 + range.lowerBound * n })
             return
         }
         let buf = scratch!.pointer + scratchPart * blockRows * k
@@ -154,22 +159,24 @@ final class Conv2DKernel: Kernel {
         while start < range.upperBound {
             let end = min(start + blockRows, range.upperBound)
             gather(start..<end, into: buf)
-            multiply(buf, rows: end - start, into: output + start * n)
+            multiply(buf, rows: end - start, into: output + start * n, residual: residual.map { $0 + start * n })
             start = end
         }
     }
 
-    /// out (rows × Cout) = act(a (rows × K) · filterᵀ + bias), by the packed micro-kernel
-    /// or by OpenBLAS followed by a bias + activation pass.
+    /// out (rows × Cout) = act(a (rows × K) · filterᵀ + bias + residual), by the packed
+    /// micro-kernel or by OpenBLAS followed by a bias (+ residual) + activation pass.
     @inline(__always)
-    private func multiply(_ a: UnsafePointer<Float>, rows: Int, into out: UnsafeMutablePointer<Float>) {
+    private func multiply(_ a: UnsafePointer<Float>, rows: Int, into out: UnsafeMutablePointer<Float>,
+                          residual: UnsafePointer<Float>?) {
         let n = outShape.c, k = self.k
         if let packed {
-            packedGemm(a, lda: k, rows: 0..<rows, weights: packed, out: out, ldo: n, activation: activation, path: path)
+            packedGemm(a, lda: k, rows: 0..<rows, weights: packed, out: out, residual: residual, ldo: n,
+                       activation: activation, path: path)
             return
         }
         BLAS.gemmABt(m: rows, n: n, k: k, a: a, lda: k, b: filter.pointer, ldb: k, c: out, ldc: n)
-        addBiasActivate(out, rows: rows, channels: n, ld: n, bias: bias.pointer, activation: activation)
+        addBiasActivate(out, rows: rows, channels: n, ld: n, bias: bias.pointer, residual: residual, activation: activation)
     }
 
     /// im2col for output pixels `range` (flattened N·OH·OW): row r holds the KH×KW×Cin

@@ -46,17 +46,21 @@ final class PadKernel: Kernel {
 }
 
 /// RESIZE_BILINEAR, NHWC: (N, IH, IW, C) → (N, OH, OW, C), TensorFlow's coordinate rules
-/// (align_corners, half_pixel_centers) and its clamping at the borders.
+/// (align_corners, half_pixel_centers) and its clamping at the borders; with a residual
+/// (N, OH, OW, C), a fused ADD after it: act(resize + residual).
 final class ResizeBilinearKernel: Kernel {
     let name = "RESIZE_BILINEAR"
     let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
+    let residual: UnsafePointer<Float>?, activation: FusedActivation
     let inShape: Shape4, outShape: Shape4
     let ys: [(Int, Int, Float)], xs: [(Int, Int, Float)]   // (low, high, fraction) per output row/column
-    var flops: Int { outShape.count * 4 }
+    var flops: Int { outShape.count * (residual != nil ? 5 : 4) }
+    var detail: String { residual != nil ? "+add" : "" }
 
     init(input: UnsafePointer<Float>, inShape: Shape4, output: UnsafeMutablePointer<Float>, outShape: Shape4,
-         alignCorners: Bool, halfPixelCenters: Bool) {
+         alignCorners: Bool, halfPixelCenters: Bool, residual: UnsafePointer<Float>? = nil, activation: FusedActivation = .none) {
         self.input = input; self.output = output; self.inShape = inShape; self.outShape = outShape
+        self.residual = residual; self.activation = activation
         func axis(_ inSize: Int, _ outSize: Int) -> [(Int, Int, Float)] {
             let scale: Float = alignCorners && outSize > 1 ? Float(inSize - 1) / Float(outSize - 1)
                                                            : Float(inSize) / Float(outSize)
@@ -74,6 +78,7 @@ final class ResizeBilinearKernel: Kernel {
         let c = inShape.c
         pool.parallelFor(outShape.n * outShape.h, threads: threads,
                          minPerThread: minimumPerThread(floatsPerItem: outShape.w * c)) { range, _ in
+            let (lo, hi) = self.activation.bounds
             for row in range {
                 let b = row / self.outShape.h, oy = row % self.outShape.h
                 let (y0, y1, fy) = self.ys[oy]
@@ -97,6 +102,18 @@ final class ResizeBilinearKernel: Kernel {
                         out[ch] = t + (u - t) * fy
                         ch += 1
                     }
+                }
+                // The fused ADD, over the row just written (still in L1): a separate pass
+                // keeps the loop above free of the residual's branch.
+                if let residual = self.residual {
+                    let count = self.outShape.w * c, start = row * count
+                    let out = self.output + start, res = residual + start
+                    var i = 0
+                    while i + 8 <= count {
+                        store8(clamp8(load8(out + i) + load8(res + i), lo: lo, hi: hi), out + i)
+                        i += 8
+                    }
+                    while i < count { out[i] = min(max(out[i] + res[i], lo), hi); i += 1 }
                 }
             }
         }

@@ -37,13 +37,14 @@ final class PackedWeights {
 }
 
 /// Computes rows `rows` and panels `panels` (16 output channels each; all by default) of
-/// out (row stride `ldo`) from A (row stride `lda`), on the kernel path `path`.
+/// out (row stride `ldo`) from A (row stride `lda`), plus `residual` (laid out as out) when
+/// given, on the kernel path `path`.
 @inline(__always)
 func packedGemm(_ a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, weights: PackedWeights,
-                out: UnsafeMutablePointer<Float>, ldo: Int, activation: FusedActivation, path: KernelPath,
-                panels: Range<Int>? = nil) {
+                out: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil, ldo: Int,
+                activation: FusedActivation, path: KernelPath, panels: Range<Int>? = nil) {
     let (lo, hi) = activation.bounds
     let panels = panels ?? 0..<weights.panels
     pa_packed_gemm(path.c, a + rows.lowerBound * lda, lda, rows.count, weights.c, panels.lowerBound, panels.upperBound,
-                   out + rows.lowerBound * ldo, ldo, lo, hi)
+                   out + rows.lowerBound * ldo, residual.map { $0 + rows.lowerBound * ldo }, ldo, lo, hi)
 }
