@@ -1,0 +1,194 @@
+// The pose engine's C kernels (Sources/CPUKernels) against the definition, on every path
+// the CPU running this program supports: built for aarch64 and run under qemu-user by
+// check-arm64-kernels.sh, this is the check of the NEON path that the Swift tests cannot
+// make here (no Swift toolchain for aarch64 on this machine's registries).
+//
+// Each case is a convolution shape BlazePose has or one that exercises a tail (channels
+// past the last vector, odd panels, dilation, padding, few output channels), with and
+// without a fused residual and a clamp. The reference sums in double; the tolerance,
+// 1e-4 × (1 + |value|), is that of the Swift ConvolutionKernelTests (float sums of at most
+// a few hundred products of values below 1, where fused and unfused multiply-adds differ
+// by ~1e-6).
+//
+// Prints one line per case and path, then "N passed, M failed"; exit 1 on any failure.
+#include "CPUKernels.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    long n, ih, iw, cin, cout, kh, kw, stride, dilation, pad;
+} geometry;
+
+static long out_h(const geometry *g) { return (g->ih + 2 * g->pad - (g->kh - 1) * g->dilation - 1) / g->stride + 1; }
+static long out_w(const geometry *g) { return (g->iw + 2 * g->pad - (g->kw - 1) * g->dilation - 1) / g->stride + 1; }
+
+static unsigned long long rng_state;
+static float uniform(void) {   // SplitMix64, as the Swift tests' generator
+    unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return (float)((double)(z >> 11) / 9007199254740992.0) * 2 - 1;
+}
+static float *random_floats(long count, unsigned long long seed) {
+    rng_state = seed;
+    float *p = malloc(sizeof(float) * (count > 0 ? count : 1));
+    for (long i = 0; i < count; i++) p[i] = uniform();
+    return p;
+}
+
+/// The definition: out = clamp(bias + Σ in · w (+ residual), lo, hi). Dense filter
+/// (cout, kh, kw, cin), or depthwise (kh, kw, c) when `depthwise`.
+static void reference(const geometry *g, const float *in, const float *filter, const float *bias, const float *residual,
+                      int depthwise, float lo, float hi, float *out) {
+    long oh = out_h(g), ow = out_w(g);
+    for (long b = 0; b < g->n; b++)
+        for (long oy = 0; oy < oh; oy++)
+            for (long ox = 0; ox < ow; ox++)
+                for (long o = 0; o < g->cout; o++) {
+                    double acc = bias[o];
+                    for (long ky = 0; ky < g->kh; ky++)
+                        for (long kx = 0; kx < g->kw; kx++) {
+                            long iy = oy * g->stride - g->pad + ky * g->dilation, ix = ox * g->stride - g->pad + kx * g->dilation;
+                            if (iy < 0 || iy >= g->ih || ix < 0 || ix >= g->iw) continue;
+                            const float *px = in + ((b * g->ih + iy) * g->iw + ix) * g->cin;
+                            if (depthwise) {
+                                acc += (double)px[o] * filter[(ky * g->kw + kx) * g->cout + o];
+                            } else {
+                                for (long c = 0; c < g->cin; c++)
+                                    acc += (double)px[c] * filter[((o * g->kh + ky) * g->kw + kx) * g->cin + c];
+                            }
+                        }
+                    long at = ((b * oh + oy) * ow + ox) * g->cout + o;
+                    if (residual) acc += residual[at];
+                    float v = (float)acc;
+                    out[at] = v < lo ? lo : v > hi ? hi : v;
+                }
+}
+
+static int passed, failed;
+
+static void compare(const char *what, const char *path, const float *got, const float *want, long count) {
+    double worst = 0;
+    long at = 0;
+    for (long i = 0; i < count; i++) {
+        double e = fabs((double)got[i] - want[i]) / (1 + fabs(want[i]));
+        if (e > worst || isnan(e)) { worst = isnan(e) ? INFINITY : e; at = i; }
+    }
+    int ok = worst <= 1e-4;
+    printf("%s %-9s %-58s max relative error %.2e%s\n", ok ? "ok  " : "FAIL", path, what, worst,
+           ok ? "" : " (see the value below)");
+    if (!ok) printf("     at %ld: got %.7g, expected %.7g\n", at, got[at], want[at]);
+    ok ? passed++ : failed++;
+}
+
+/// Packs a (n, k) row-major filter into 16-channel panels, as PackedWeights.swift does.
+static pa_packed_weights pack(const float *filter, const float *bias, long n, long k) {
+    long panels = (n + 15) / 16;
+    float *data = calloc(panels * k * 16, sizeof(float)), *b = calloc(panels * 16, sizeof(float));
+    for (long col = 0; col < n; col++) {
+        for (long kk = 0; kk < k; kk++) data[((col / 16) * k + kk) * 16 + col % 16] = filter[col * k + kk];
+        b[col] = bias[col];
+    }
+    return (pa_packed_weights){.data = data, .bias = b, .k = k, .n = n, .panels = panels};
+}
+
+static const char *path_name(pa_path p) { return p == PA_PATH_AVX512 ? "avx512" : p == PA_PATH_AVX2 ? "avx2" : "portable"; }
+
+static void check_conv(const geometry *g, int seed, pa_path path) {
+    long oh = out_h(g), ow = out_w(g), k = g->kh * g->kw * g->cin, count = g->n * oh * ow * g->cout;
+    float *in = random_floats(g->n * g->ih * g->iw * g->cin, 10 + seed), *filter = random_floats(g->cout * k, 20 + seed);
+    float *bias = random_floats(g->cout, 30 + seed), *residual = random_floats(count, 40 + seed);
+    float *want = malloc(sizeof(float) * count), *got = malloc(sizeof(float) * count), *scratch = malloc(sizeof(float) * k);
+    pa_window w = {.input = in, .n = g->n, .ih = g->ih, .iw = g->iw, .c = g->cin, .oh = oh, .ow = ow, .kh = g->kh, .kw = g->kw,
+                   .stride_h = g->stride, .stride_w = g->stride, .dilation_h = g->dilation, .dilation_w = g->dilation,
+                   .pad_top = g->pad, .pad_left = g->pad};
+    long *koff = malloc(sizeof(long) * k);
+    for (long ky = 0; ky < g->kh; ky++)
+        for (long kx = 0; kx < g->kw; kx++)
+            for (long c = 0; c < g->cin; c++)
+                koff[(ky * g->kw + kx) * g->cin + c] = (ky * g->dilation * g->iw + kx * g->dilation) * g->cin + c;
+    pa_packed_weights pw = pack(filter, bias, g->cout, k);
+    int direct = g->kh == 1 && g->kw == 1 && g->stride == 1 && g->pad == 0;
+    char what[160];
+    for (int r = 0; r < 2; r++) {
+        const float *res = r ? residual : NULL;
+        float lo = r ? 0 : -INFINITY, hi = r ? 6 : INFINITY;
+        reference(g, in, filter, bias, res, 0, lo, hi, want);
+        memset(got, 0xff, sizeof(float) * count);   // NaN: a value left unwritten fails
+        if (direct) {
+            pa_packed_gemm(path, in, k, g->n * oh * ow, &pw, 0, pw.panels, got, res, g->cout, lo, hi);
+            snprintf(what, sizeof what, "gemm %ldx%ld<-%ld%s", g->n * oh * ow, g->cout, k, r ? " +residual relu6" : "");
+        } else {
+            pa_conv_rows(path, &w, koff, &pw, got, res, 0, g->n * oh, lo, hi, scratch);
+            snprintf(what, sizeof what, "conv %ldx%ld %ld->%ld k%ldx%ld s%ld d%ld p%ld%s", g->ih, g->iw, g->cin, g->cout, g->kh,
+                     g->kw, g->stride, g->dilation, g->pad, r ? " +residual relu6" : "");
+        }
+        compare(what, path_name(path), got, want, count);
+        if (g->cout <= 4 && g->cin % 8 == 0) {
+            memset(got, 0xff, sizeof(float) * count);
+            pa_narrow_conv_rows(path, &w, filter, bias, g->cout, got, res, 0, g->n * oh, lo, hi);
+            snprintf(what, sizeof what, "narrow conv %ldx%ld %ld->%ld k%ldx%ld%s", g->ih, g->iw, g->cin, g->cout, g->kh, g->kw,
+                     r ? " +residual relu6" : "");
+            compare(what, path_name(path), got, want, count);
+        }
+    }
+    free(in); free(filter); free(bias); free(residual); free(want); free(got); free(scratch); free(koff);
+    free((void *)pw.data); free((void *)pw.bias);
+}
+
+static void check_depthwise(const geometry *g, int seed, pa_path path) {
+    long oh = out_h(g), ow = out_w(g), count = g->n * oh * ow * g->cout;
+    float *in = random_floats(g->n * g->ih * g->iw * g->cin, 50 + seed), *filter = random_floats(g->kh * g->kw * g->cout, 60 + seed);
+    float *bias = random_floats(g->cout, 70 + seed);
+    float *want = malloc(sizeof(float) * count), *got = malloc(sizeof(float) * count);
+    char what[160];
+    for (int r = 0; r < 2; r++) {
+        float lo = r ? 0 : -INFINITY, hi = r ? 6 : INFINITY;
+        reference(g, in, filter, bias, NULL, 1, lo, hi, want);
+        memset(got, 0xff, sizeof(float) * count);
+        pa_depthwise d = {.input = in, .filter = filter, .bias = bias, .output = got, .n = g->n, .ih = g->ih, .iw = g->iw,
+                          .c = g->cout, .oh = oh, .ow = ow, .kh = g->kh, .kw = g->kw, .stride_h = g->stride, .stride_w = g->stride,
+                          .dilation_h = g->dilation, .dilation_w = g->dilation, .pad_top = g->pad, .pad_left = g->pad,
+                          .lo = lo, .hi = hi};
+        // In 64-channel groups, as DepthwiseConv.swift hands them out.
+        for (long c0 = 0; c0 < g->cout; c0 += 64)
+            pa_depthwise_rows(path, &d, 0, g->n * oh, c0, c0 + 64 < g->cout ? c0 + 64 : g->cout);
+        snprintf(what, sizeof what, "depthwise %ldx%ld c%ld k%ldx%ld s%ld d%ld p%ld%s", g->ih, g->iw, g->cout, g->kh, g->kw,
+                 g->stride, g->dilation, g->pad, r ? " relu6" : "");
+        compare(what, path_name(path), got, want, count);
+    }
+    free(in); free(filter); free(bias); free(want); free(got);
+}
+
+int main(void) {
+    const geometry convs[] = {
+        {1, 9, 11, 3, 24, 3, 3, 1, 1, 1},     // a first layer: 3 channels, taps
+        {1, 10, 12, 3, 24, 3, 3, 2, 1, 1},    // stride 2, a half-empty second panel
+        {1, 8, 9, 5, 40, 2, 3, 1, 2, 2},      // dilation, three panels
+        {1, 7, 7, 16, 1, 3, 3, 1, 1, 1},      // one output channel (the segmentation head)
+        {1, 6, 13, 8, 3, 3, 3, 2, 1, 0},
+        {2, 5, 6, 24, 33, 1, 1, 1, 1, 0},     // 1×1: the GEMM straight from the input
+        {1, 14, 14, 112, 672, 1, 1, 1, 1, 0}, // BlazePose's expansion layers
+        {1, 7, 7, 1152, 192, 1, 1, 1, 1, 0},  // and projections
+    };
+    const geometry depthwise[] = {
+        {1, 9, 11, 20, 20, 3, 3, 1, 1, 1},    // 16 + 4 channels: vector and scalar tails
+        {1, 7, 7, 40, 40, 5, 5, 1, 1, 2},     // narrow rows under a 5-wide filter
+        {1, 30, 31, 24, 24, 5, 5, 1, 1, 2},
+        {1, 12, 13, 72, 72, 3, 3, 2, 1, 1},   // stride 2, two channel groups
+        {1, 9, 10, 8, 8, 3, 2, 1, 2, 2},      // any kernel size, dilation
+        {1, 56, 56, 144, 144, 3, 3, 1, 1, 1}, // BlazePose's
+    };
+    const pa_path paths[] = {PA_PATH_PORTABLE, PA_PATH_AVX2, PA_PATH_AVX512};
+    for (int p = 0; p < 3; p++) {
+        if (!pa_path_supported(paths[p])) continue;
+        for (int i = 0; i < (int)(sizeof convs / sizeof convs[0]); i++) check_conv(&convs[i], i, paths[p]);
+        for (int i = 0; i < (int)(sizeof depthwise / sizeof depthwise[0]); i++) check_depthwise(&depthwise[i], i, paths[p]);
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
