@@ -2,30 +2,18 @@
 // poseact: train human-action classifiers from labeled videos and run them live, on Linux.
 import PackageDescription
 
-import Foundation
-
 // The Swift kernel loops are always optimised (a debug build of them would make the test
-// suite minutes slower and check nothing the tests don't). On x86-64 they are built for
-// Haswell-level CPUs (AVX2 + FMA, every x86 server and laptop CPU since 2013-2015): the
-// training layers' loops are Swift, and 8-wide vectors make ST-GCN's epoch 1.3× and its
-// live window 2× faster than SSE2's. (One module alone cannot be built for AVX2: the linker
-// keeps one copy of each generic specialisation, which baseline code then calls.) The pose
-// engine's convolutions are C (CPUKernels), built for AVX-512, AVX2 and the baseline and
-// chosen at run time. `POSEACT_PORTABLE=1 swift build` builds the Swift for the baseline
-// x86-64 instead; poseact checks the CPU at start and says so if it must.
-let portable = ProcessInfo.processInfo.environment["POSEACT_PORTABLE"] != nil
-var cpuFlags: [String] = []
-var cliSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
-#if arch(x86_64)
-if !portable {
-    cpuFlags = ["-target-cpu", "haswell"]
-    cliSettings.append(.define("POSEACT_NEEDS_AVX2"))   // the CLI checks the CPU before any kernel runs
-}
-#endif
+// suite minutes slower and check nothing the tests don't). They are built for the baseline
+// of the architecture (SSE2 on x86-64, NEON on ARM64), so one binary runs on any CPU: the
+// pose engine's hot loops are C (CPUKernels), built for AVX-512, AVX2 and the baseline and
+// chosen at run time, and training spends its time in OpenBLAS, which chooses its own.
+// (Built for AVX2 instead, the Swift made training no faster once its ReLU loop vectorised
+// on SSE2; docs/experiments.md.)
 let kernelSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v5),
-    .unsafeFlags(["-Ounchecked"] + cpuFlags),
+    .unsafeFlags(["-Ounchecked"]),
 ]
+let cliSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 let commonSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 
 let package = Package(

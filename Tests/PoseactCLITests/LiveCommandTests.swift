@@ -87,18 +87,6 @@ final class LiveCommandTests: PennSliceTestCase {
         return contents
     }
 
-    /// A tool the test needs that is not part of poseact (chromium, Xvfb): CI installs it
-    /// (.ci/run sets POSEACT_REQUIRE_TOOLS=1, so there a missing one fails the test);
-    /// elsewhere the test is skipped with a line saying what to install.
-    func tool(_ names: [String], install: String) throws -> String {
-        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
-        for name in names {
-            for dir in dirs where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") { return "\(dir)/\(name)" }
-        }
-        let why = "\(names[0]) not found: apt-get install \(install)"
-        throw TestData.missing(why)
-    }
-
     /// `live --serve`: the page, opened in a real headless browser (chromium), shows the
     /// video with the wireframe drawn on it, the label, and at the end of the input the
     /// summary and "the input ended"; the page stays until Ctrl-C, which ends the run with

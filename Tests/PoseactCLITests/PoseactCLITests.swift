@@ -17,12 +17,26 @@ class PoseactCLITestCase: XCTestCase {
         return exe.appendingPathComponent("poseact")
     }
 
+    /// A tool the test needs that is not part of poseact (chromium, Xvfb, qemu-user): CI installs it
+    /// (.ci/run sets POSEACT_REQUIRE_TOOLS=1, so there a missing one fails the test);
+    /// elsewhere the test is skipped with a line saying what to install.
+    func tool(_ names: [String], install: String) throws -> String {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+        for name in names {
+            for dir in dirs where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") { return "\(dir)/\(name)" }
+        }
+        let why = "\(names[0]) not found: apt-get install \(install)"
+        throw TestData.missing(why)
+    }
+
     struct Result { let status: Int32; let stdout: String; let stderr: String }
 
-    func poseact(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// `launcher`: a program that runs the binary (qemu-user with a CPU model), with its
+    /// arguments; the binary's path and `arguments` follow them.
+    func poseact(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws -> Result {
         let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        process.executableURL = launcher.first.map { URL(fileURLWithPath: $0) } ?? binary
+        process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [binary.path] + arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
@@ -155,6 +169,29 @@ final class PoseactCLITests: PoseactCLITestCase {
         XCTAssertNotEqual(bad.status, 0)
         XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
         XCTAssertTrue(bad.stderr.contains("POSEACT_KERNELS=neon9 is not a kernel path"), bad.stderr)
+    }
+
+    /// One binary for every x86-64 CPU: under qemu-user emulating a CPU without AVX2
+    /// (Nehalem, 2008), poseact runs the pose models on the portable kernels instead of
+    /// stopping; emulating Haswell, it picks AVX2. CI installs qemu-user; elsewhere the
+    /// test is skipped with what to install.
+    func testRunsOnCPUsWithoutAVX2() throws {
+        #if arch(x86_64)
+        let qemu = try tool(["qemu-x86_64"], install: "qemu-user")
+        for (cpu, kernels) in [("Nehalem", "portable"), ("Haswell", "avx2")] {
+            let run = try poseact(["bench", "pose", "--runs", "1", "--warmup", "0", "--threads", "1", "--models", Self.modelsDir.path],
+                                  launcher: [qemu, "-cpu", cpu])
+            XCTAssertEqual(run.status, 0, "\(cpu): \(run.stderr)")
+            let lines = run.stdout.split(separator: "\n")
+            XCTAssertEqual(lines.count, 2, run.stdout)
+            for line in lines {
+                let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                XCTAssertEqual(object["kernels"] as? String, kernels, "\(cpu): \(line)")
+            }
+        }
+        #else
+        throw XCTSkip("emulates older x86-64 CPUs")
+        #endif
     }
 
     /// The main job of the README: the pipeline finds the generated figure in the still

@@ -30,7 +30,12 @@ public final class ReLU: Layer {
     public func backward(_ dOut: UnsafePointer<Float>, input x: UnsafePointer<Float>, batch B: Int) {
         let dx = inputGrad.pointer
         LayerThreads.forEach(B * inputCount, minPerPiece: elementsPerPiece) { range in
-            for i in range { dx[i] = x[i] > 0 ? dOut[i] : 0 }
+            // Both values loaded before the select: a load under the condition vectorises
+            // only with masked loads (AVX2); this way SSE2 and NEON vectorise it too.
+            for i in range {
+                let d = dOut[i], v = x[i]
+                dx[i] = v > 0 ? d : 0
+            }
         }
     }
 }
