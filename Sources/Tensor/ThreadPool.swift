@@ -158,13 +158,25 @@ public func chunk(_ count: Int, parts: Int, index: Int) -> Range<Int> {
 extension ThreadPool {
     /// Calls `body(range, thread)` on contiguous pieces of 0..<count, spread over up to
     /// `threads` threads (a few pieces per thread). Counts below `minPerThread` per thread
-    /// stay on the calling thread.
+    /// stay on the calling thread. Piece boundaries fall on multiples of `alignment` (a GEMM
+    /// tile's rows), and each thread's own pieces hold an equal share of the items, not of
+    /// the pieces: with 17 tiles of 12 rows, 196 rows in all, the threads get 96 and 100 rows
+    /// (by whole tiles they got 108 and 88, and the layer took 55 % of its 1-thread time).
     @inline(__always)
-    public func parallelFor(_ count: Int, threads: Int, minPerThread: Int = 1,
+    public func parallelFor(_ count: Int, threads: Int, minPerThread: Int = 1, alignment: Int = 1,
                             _ body: (_ range: Range<Int>, _ thread: Int) -> Void) {
-        let n = min(threads, threadCount, max(1, count / max(1, minPerThread)))
+        let align = max(1, alignment)
+        let units = (count + align - 1) / align
+        let n = min(threads, threadCount, max(1, count / max(1, minPerThread)), units)
         if n <= 1 { if count > 0 { body(0..<count, 0) }; return }
-        let pieces = min(count, n * 4)
-        run(tasks: pieces, threads: n) { task, thread in body(chunk(count, parts: pieces, index: task), thread) }
+        // A multiple of n pieces, so that `run` gives every thread as many.
+        let pieces = max(n, min(units, n * 4) / n * n)
+        @inline(__always) func boundary(_ i: Int) -> Int {
+            i >= pieces ? count : min(count, (count * i / pieces + align / 2) / align * align)
+        }
+        run(tasks: pieces, threads: n) { task, thread in
+            let range = boundary(task)..<boundary(task + 1)
+            if !range.isEmpty { body(range, thread) }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Tensor
 import XCTest
 
@@ -18,6 +19,28 @@ final class ThreadPoolTests: XCTestCase {
                 XCTAssertEqual(hits, [Int](repeating: 1, count: count), "count \(count) threads \(threads)")
                 XCTAssertFalse(badThread)
             }
+        }
+    }
+
+    /// Pieces start on multiples of `alignment` (GEMM tiles), and each thread's own pieces
+    /// (the first half of them, for two threads) hold half the items within an alignment:
+    /// 196 rows in tiles of 12 split 96 / 100, not 108 / 88 as whole tiles did; 36 panel
+    /// pairs split 18 / 18, not 20 / 16 as 8 unequal pieces did.
+    func testParallelForBalancesItemsOnAlignedBoundaries() {
+        let pool = ThreadPool(threads: 2)
+        for (count, alignment, firstHalf) in [(196, 12, 96), (36, 1, 18), (784, 12, 396), (49, 12, 24), (12_544, 12, 6_276)] {
+            let lock = NSLock()
+            var ranges: [Range<Int>] = []
+            pool.parallelFor(count, threads: 2, alignment: alignment) { range, _ in
+                lock.lock(); ranges.append(range); lock.unlock()
+            }
+            ranges.sort { $0.lowerBound < $1.lowerBound }
+            XCTAssertEqual(ranges.first?.lowerBound, 0)
+            XCTAssertEqual(ranges.last?.upperBound, count)
+            for (a, b) in zip(ranges, ranges.dropFirst()) { XCTAssertEqual(a.upperBound, b.lowerBound, "\(count)") }
+            XCTAssertTrue(ranges.allSatisfy { $0.lowerBound % alignment == 0 }, "\(count): \(ranges)")
+            XCTAssertEqual(ranges.count % 2, 0, "\(count): an even number of pieces, \(ranges)")
+            XCTAssertEqual(ranges.prefix(ranges.count / 2).map(\.count).reduce(0, +), firstHalf, "\(count): \(ranges)")
         }
     }
 

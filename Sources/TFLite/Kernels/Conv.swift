@@ -108,8 +108,8 @@ final class Conv2DKernel: Kernel {
             let tile = path.gemmTileRows
             let tiles = (m + tile - 1) / tile
             if tiles >= 4 * threads || packed.panels < 2 * threads {
-                pool.parallelFor(tiles, threads: threads, minPerThread: 2) { tileRange, thread in
-                    self.rows(tileRange.lowerBound * tile..<min(m, tileRange.upperBound * tile), scratchPart: thread)
+                pool.parallelFor(m, threads: threads, minPerThread: 2 * tile, alignment: tile) { rows, thread in
+                    self.rows(rows, scratchPart: thread)
                 }
             } else {
                 let step = path.gemmTilePanels   // whole tiles per task: an odd panel would take a narrower one
