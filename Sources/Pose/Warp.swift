@@ -119,7 +119,7 @@ public struct PerspectiveWarp {
                             let inv = wd != 0 ? 32 / wd : 0
                             let fx = max(Double(Int32.min), min(Double(Int32.max), (mi[0] * xd + rowX) * inv))
                             let fy = max(Double(Int32.min), min(Double(Int32.max), (mi[3] * xd + rowY) * inv))
-                            let X = Int(fx.rounded(.toNearestOrEven)), Y = Int(fy.rounded(.toNearestOrEven))
+                            let X = roundHalfEven(fx), Y = roundHalfEven(fy)
                             let ix = X >> 5, iy = Y >> 5, ax = X & 31, ay = Y & 31
                             let w00 = 32 * (32 - ax) * (32 - ay), w01 = 32 * ax * (32 - ay)
                             let w10 = 32 * (32 - ax) * ay, w11 = 32 * ax * ay
@@ -151,4 +151,13 @@ public struct PerspectiveWarp {
             }
         }
     }
+}
+
+/// x rounded to the nearest integer, ties to even (OpenCV's cvRound), for |x| < 2⁵¹: adding
+/// and subtracting 1.5 · 2⁵² leaves no fraction bits, so the FPU's own rounding does it.
+/// `rounded(.toNearestOrEven)` is one instruction only from SSE4.1 on; on the baseline
+/// x86-64 it calls libm's rint, which cost the warp a quarter of its time.
+@inline(__always) func roundHalfEven(_ x: Double) -> Int {
+    let magic = 6_755_399_441_055_744.0
+    return Int((x + magic) - magic)
 }
