@@ -76,6 +76,8 @@ let package = Package(
         .target(name: "Classifier", dependencies: ["Errors", "Tensor", "CBLAS", "Dataset", "Evaluation", "JSONLines", "Media",
                                                    .product(name: "Yams", package: "Yams")],
                 swiftSettings: kernelSettings),
+        // What a coach watches beyond the label: repetitions counted from the poses alone.
+        .target(name: "Coach", swiftSettings: kernelSettings),
         // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
         .target(name: "Evaluation", dependencies: ["Errors", "Media", "JSONLines"], swiftSettings: commonSettings),
 
@@ -116,6 +118,7 @@ let package = Package(
         .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Classifier", "Tensor", "Dataset", "Pose", "Evaluation", "JSONLines"], swiftSettings: commonSettings),
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Live", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "LiveView", "Live", "Media"], swiftSettings: commonSettings),
+        .testTarget(name: "CoachTests", dependencies: ["Coach", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "JSONLines", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "poseact", "TFLite", "Media", "Dataset"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
