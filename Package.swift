@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "LiveView", "Live", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "CoachTests", dependencies: ["Coach", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "JSONLines", "Media"], swiftSettings: commonSettings),
-        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "poseact", "TFLite", "Media", "Dataset"], swiftSettings: commonSettings),
+        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "poseact", "TFLite", "Media", "Dataset", "Coach"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
                     swiftSettings: commonSettings),
     ]
