@@ -100,11 +100,17 @@ func addBiasActivate(_ out: UnsafeMutablePointer<Float>, rows: Int, channels: In
     let (lo, hi) = activation.bounds
     for r in 0..<rows {
         let row = out + r * ld
-        if let residual {
-            let res = residual + r * ld
-            for c in 0..<channels { row[c] += res[c] }
-        }
         var c = 0
+        if let residual {
+            // (product + bias) + residual, in the order a separate ADD would sum them.
+            let res = residual + r * ld
+            while c + 8 <= channels {
+                store8(clamp8(load8(row + c) + load8(bias + c) + load8(res + c), lo: lo, hi: hi), row + c)
+                c += 8
+            }
+            while c < channels { row[c] = min(max(row[c] + bias[c] + res[c], lo), hi); c += 1 }
+            continue
+        }
         while c + 8 <= channels {
             store8(clamp8(load8(row + c) + load8(bias + c), lo: lo, hi: hi), row + c)
             c += 8
