@@ -83,7 +83,7 @@ let package = Package(
 
         // The real-time pipeline and its offline twin (annotate): poses → window → model →
         // states, overlays, timelines, summaries.
-        .target(name: "Live", dependencies: ["Classifier", "Dataset", "Evaluation", "Pose", "Media"], swiftSettings: commonSettings),
+        .target(name: "Live", dependencies: ["Classifier", "Coach", "Dataset", "Evaluation", "Pose", "Media"], swiftSettings: commonSettings),
         // Where a person watches a live run: the browser page (Hummingbird HTTP + WebSocket,
         // JPEG frames) and the native window (Xlib).
         .target(name: "LiveView", dependencies: ["Errors", "Live", "Media", "CX11",
@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "DatasetTests", dependencies: ["TestData", "Dataset", "JSONLines", "Pose", "Media", "Tensor", "CHDF5",
                                                     .product(name: "Crypto", package: "swift-crypto")], swiftSettings: commonSettings),
         .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Classifier", "Tensor", "Dataset", "Pose", "Evaluation", "JSONLines"], swiftSettings: commonSettings),
-        .testTarget(name: "LiveTests", dependencies: ["TestData", "Live", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
+        .testTarget(name: "LiveTests", dependencies: ["TestData", "Live", "Coach", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "LiveView", "Live", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "CoachTests", dependencies: ["Coach", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "JSONLines", "Media"], swiftSettings: commonSettings),

@@ -16,11 +16,14 @@
 /// The direction is refreshed every `refresh` frames, its sign kept pointing as before, so
 /// that a refresh never flips a side and counts a half cycle.
 public final class RepetitionCounter {
-    /// One completed repetition: when it ended and how long it took (seconds).
+    /// One completed repetition: when it ended, how long it took (seconds), and when it
+    /// was farthest from where it rests (a push-up's bottom, a jumping jack's widest).
     public struct Repetition: Equatable, Sendable {
         public var index: Int
         public var end: Double
         public var duration: Double
+        public var turn: Double
+        public var start: Double { end - duration }
     }
 
     /// Seconds of poses the direction and the sides are taken from.
@@ -48,6 +51,8 @@ public final class RepetitionCounter {
     private var away = false
     private var lastEnd: Double?
     private var startOfRepetition: Double?
+    /// The farthest the signal went on the other side in this repetition, and when.
+    private var farthest: (value: Float, time: Double)?
 
     public init(window: Double = 4, hysteresis: Float = 0.5, minimumAmplitude: Float = 0.1, refresh: Int = 5) {
         precondition(window > 0 && hysteresis > 0 && minimumAmplitude >= 0 && refresh >= 1)
@@ -81,22 +86,27 @@ public final class RepetitionCounter {
         if restingSide == 0 {
             // The first time the movement is large enough: the side the window starts on is
             // the resting one, and the cycles already in the window are counted now.
-            return signal.indices.compactMap { step(side(signal[$0]), at: times[$0]) }
+            return signal.indices.compactMap { step(side(signal[$0]), value: signal[$0], at: times[$0]) }
         }
-        return step(side(signal[signal.count - 1]), at: time).map { [$0] } ?? []
+        return step(side(signal[signal.count - 1]), value: signal[signal.count - 1], at: time).map { [$0] } ?? []
     }
 
     /// The hysteresis machine: one value's side (+1, −1, or 0 inside the band).
-    private func step(_ side: Float, at time: Double) -> Repetition? {
+    private func step(_ side: Float, value: Float, at time: Double) -> Repetition? {
         guard side != 0 else { return nil }
         if restingSide == 0 { restingSide = side; startOfRepetition = time; return nil }
-        if side != restingSide { away = true; return nil }
+        if side != restingSide {
+            away = true
+            if farthest == nil || -restingSide * value > -restingSide * farthest!.value { farthest = (value, time) }
+            return nil
+        }
         guard away else { startOfRepetition = time; return nil }
         // Back on the resting side after the other: one repetition.
         away = false
         count += 1
         let start = lastEnd ?? startOfRepetition ?? time
-        let repetition = Repetition(index: count, end: time, duration: time - start)
+        let repetition = Repetition(index: count, end: time, duration: time - start, turn: farthest?.time ?? time)
+        farthest = nil
         repetitions.append(repetition)
         lastEnd = time
         return repetition
@@ -106,7 +116,7 @@ public final class RepetitionCounter {
     /// of the count either.
     public func reset() {
         frames = []; times = []; direction = []; sinceRefresh = .max
-        restingSide = 0; away = false; lastEnd = nil; startOfRepetition = nil
+        restingSide = 0; away = false; lastEnd = nil; startOfRepetition = nil; farthest = nil
         count = 0; repetitions = []
     }
 

@@ -110,8 +110,13 @@ public final class ActionRecognizer {
     /// model's rate, or fewer when a live source drops some); returns a prediction every
     /// `stride` frames' worth of time (with `background`, a later frame returns it).
     public func push(persons: [Person], width: Int, height: Int, time: Double) -> Prediction? {
+        push(person: persons.first(where: \.isProminent) ?? persons.first, width: width, height: height, time: time)
+    }
+
+    /// Adds one frame of one person (nil: not in this frame), as `push(persons:…)` does
+    /// with the prominent one.
+    public func push(person: Person?, width: Int, height: Int, time: Double) -> Prediction? {
         self.width = width; self.height = height
-        let person = persons.first(where: \.isProminent) ?? persons.first
         frames.append(ClipKeypoints.row(person?.landmarks, width: width, height: height))
         if spec.features.contains(.world) { world.append(ClipKeypoints.worldRow(person?.worldLandmarks)) }
         times.append(time)
@@ -193,6 +198,13 @@ public struct ActionSummary: Sendable {
     /// (state, seconds), longest first (ties by name).
     public var longestFirst: [(label: String, seconds: Double)] {
         seconds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { ($0.key, $0.value) }
+    }
+
+    /// Several summaries' seconds added up (everyone's in a run).
+    public static func total(_ summaries: [ActionSummary]) -> ActionSummary {
+        var out = ActionSummary()
+        for s in summaries { for (k, v) in s.seconds { out.seconds[k, default: 0] += v } }
+        return out
     }
 
     /// "label  12.3 s" lines, longest first.

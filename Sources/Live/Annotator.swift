@@ -2,14 +2,24 @@ import Classifier
 import Dataset
 import Foundation
 import Media
+import Coach
 import Pose
 
-/// The overlay of live and annotate: every person's wireframe (the prominent one's with its
-/// id), and a banner with the prominent person's action and confidence (and the fps).
+/// The overlay of live and annotate: every person's wireframe with, at their box, their id,
+/// action, confidence, repetitions and angles; and a banner with the prominent person's
+/// action and confidence (and the fps).
 public enum Overlay {
-    public static func draw(_ image: inout RGBImage, persons: [Person], state: ActionState?, fps: Double? = nil) {
-        image.drawWireframe(persons) { $0.isProminent ? "#\($0.id)" : nil }
+    public static func draw(_ image: inout RGBImage, persons: [Person], people: [PersonView], angleNames: [String] = [],
+                            following: PeopleChoice = .all, fps: Double? = nil) {
+        let byID = Dictionary(people.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        image.drawWireframe(persons) { p in
+            guard let v = byID[p.id] else { return p.isProminent ? "#\(p.id)" : nil }
+            return label(v, id: p.id, angleNames: angleNames)
+        }
         let scale = max(1, image.height / 240)
+        // The banner: the prominent person's state, or (nobody in view) the last one's.
+        let state = persons.first(where: \.isProminent).flatMap { byID[$0.id] }?.state
+            ?? (persons.isEmpty ? people.last?.state : nil)
         var text: String
         switch state {
         case .none: text = "…"
@@ -17,9 +27,24 @@ public enum Overlay {
         case .lowConfidence(let label, let c)?: text = String(format: "low confidence (%@ %.0f%%)", label, c * 100)
         case .action(let label, let c)?: text = String(format: "%@ %.0f%%", label, c * 100)
         }
+        if following == .all && persons.count > 1 { text += "   \(persons.count) people" }
         if let fps { text += String(format: "   %.0f fps", fps) }
         let color: RGB = { if case .action? = state { return .brightGreen }; return .yellow }()
         _ = image.drawText(text, at: (x: 8 * scale, y: 8 * scale), color: color, scale: scale, background: .black)
+    }
+
+    /// "#2 correct 91% 3 reps", and a line of angles ("left_elbow 92").
+    static func label(_ v: PersonView, id: Int, angleNames: [String]) -> String {
+        var text = "#\(id)"
+        switch v.state {
+        case .action(let label, let c)?: text += String(format: " %@ %.0f%%", label, c * 100)
+        case .lowConfidence(let label, _)?: text += " (\(label)?)"
+        default: break
+        }
+        if v.repetitions > 0 { text += " \(v.repetitions) rep\(v.repetitions == 1 ? "" : "s")" }
+        let angles = zip(angleNames, v.angles).filter { $0.1.isFinite }.map { "\($0.0) \(Int($0.1.rounded()))" }
+        if !angles.isEmpty { text += "\n" + angles.joined(separator: " ") }
+        return text
     }
 }
 
@@ -46,40 +71,89 @@ public enum TimelineAgreement {
     }
 }
 
-/// `poseact annotate`: a recorded video through the pose pipeline and the model, frame by
-/// frame at the model's rate, with the overlay written to a video and the predictions kept.
+/// How one person's occurrences match an annotation file's segments: the same number, the
+/// same labels in order, and how far each boundary (every start and end) lies from its
+/// annotated one.
+public struct OccurrenceMatch: Codable, Equatable, Sendable {
+    public var occurrences: Int
+    public var segments: Int
+    /// Whether the labels agree one to one, in order (only when the counts are equal).
+    public var sameLabels: Bool
+    /// The largest distance of a boundary from its annotated one, seconds (only when the
+    /// counts are equal).
+    public var maxBoundaryError: Double?
+    public var meanBoundaryError: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case occurrences, segments, sameLabels = "same_labels", maxBoundaryError = "max_boundary_error"
+        case meanBoundaryError = "mean_boundary_error"
+    }
+
+    public static func compute(_ occurrences: [Occurrence], annotations: [(start: Double, end: Double, label: String)]) -> OccurrenceMatch {
+        let a = annotations.sorted { $0.start < $1.start }, o = occurrences.sorted { $0.start < $1.start }
+        var match = OccurrenceMatch(occurrences: o.count, segments: a.count, sameLabels: false)
+        guard o.count == a.count, !a.isEmpty else { return match }
+        match.sameLabels = zip(o, a).allSatisfy { $0.label == $1.label }
+        let errors = zip(o, a).flatMap { [abs($0.start - $1.start), abs($0.end - $1.end)] }
+        match.maxBoundaryError = errors.max()
+        match.meanBoundaryError = errors.reduce(0, +) / Double(errors.count)
+        return match
+    }
+}
+
+/// `poseact annotate`: a recorded video through the pose pipeline and the coach, frame by
+/// frame at the model's rate, with the overlay written to a video and everything reported kept.
 public final class Annotator {
     public let pipeline: PosePipeline
-    public let recognizer: ActionRecognizer
+    public let coach: PeopleCoach
 
     public struct Result {
         public var predictions: [Prediction]
+        /// Seconds per state, everyone's summed.
         public var summary: ActionSummary
         public var frames: Int
         public var duration: Double
+        /// The label ranges of the prominent person (whoever it is at the time).
         public var timeline: [TimelineRange]
+        /// Everyone who was the prominent person at some time.
+        public var prominent: Set<Int>
+        public var occurrences: [OccurrenceReport]
+        public var repetitions: [RepetitionReport]
+        public var people: [PersonSummary]
     }
 
-    public init(pipeline: PosePipeline, recognizer: ActionRecognizer) {
+    public init(pipeline: PosePipeline, coach: PeopleCoach) {
         self.pipeline = pipeline
-        self.recognizer = recognizer
+        self.coach = coach
     }
 
     /// `progress(frame, frames?)` after each frame.
     public func run(input: String, output: String?, progress: ((Int, Int?) -> Void)? = nil) throws -> Result {
-        let fps = recognizer.spec.fps
+        let fps = coach.spec.fps
         let reader = try VideoReader(input, options: ReaderOptions(targetFPS: fps))
         defer { reader.close() }
         let info = reader.info
         // VideoWriter writes to a temporary file and renames it when finished.
         let writer = try output.map { try VideoWriter(path: $0, width: info.width, height: info.height, fps: fps) }
-        var predictions: [Prediction] = [], summary = ActionSummary()
+        var predictions: [Prediction] = [], occurrences: [OccurrenceReport] = [], repetitions: [RepetitionReport] = []
+        func take(_ events: [CoachEvent]) {
+            for e in events {
+                switch e {
+                case .prediction(let p): predictions.append(p)
+                case .occurrence(let o): occurrences.append(o)
+                case .repetition(let r): repetitions.append(r)
+                case .angles: break
+                }
+            }
+        }
         var n = 0
+        var prominentAt: [Int?] = []
         let total = info.duration.map { Int($0 * fps) }
         // Frame i covers [i/fps, (i+1)/fps): it is pushed at the end of its time.
-        try FrameLoop(pipeline: pipeline, recognizer: recognizer, drawOverlay: writer != nil)
+        try FrameLoop(pipeline: pipeline, coach: coach, drawOverlay: writer != nil)
             .run(reader, time: { Double($0.index + 1) / fps }) { step in
-                if let p = step.prediction { predictions.append(p); summary.add(p) }
+                take(step.events)
+                prominentAt.append(step.persons.first(where: \.isProminent)?.id)
                 if let image = step.overlay { try writer?.write(image) }
                 n += 1
                 progress?(n, total)
@@ -87,10 +161,20 @@ public final class Annotator {
             }
         try writer?.finish()
         let duration = Double(n) / fps
-        summary.finish(at: duration)
-        let window = Double(recognizer.spec.window) / fps
-        return Result(predictions: predictions, summary: summary, frames: n, duration: duration,
-                      timeline: TimelineRange.ranges(predictions, end: duration, shift: -window / 2,
-                                                     start: predictions.first.map { $0.time - window }))
+        take(coach.finish(at: duration))
+        let people = coach.summaries
+        let window = Double(coach.spec.window) / fps
+        // The timeline follows the prominent person: their predictions, and "no person" while there is none.
+        let theirs = predictions.filter { p in
+            let id = p.frame < prominentAt.count ? prominentAt[p.frame] : nil
+            if case .noPerson = p.state { return id == nil || id == p.personID }
+            return id == p.personID
+        }
+        return Result(predictions: predictions, summary: .total(people.map(\.seconds)), frames: n, duration: duration,
+                      timeline: TimelineRange.ranges(theirs, end: duration, shift: -window / 2,
+                                                     start: theirs.first.map { $0.time - window }),
+                      prominent: Set(prominentAt.compactMap { $0 }),
+                      occurrences: occurrences.sorted { ($0.occurrence.start, $0.person) < ($1.occurrence.start, $1.person) },
+                      repetitions: repetitions, people: people)
     }
 }

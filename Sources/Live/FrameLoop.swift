@@ -4,10 +4,11 @@ import Media
 import Pose
 
 /// What `live` and `annotate` do with every frame, in one place: the pose pipeline, the
-/// recognizer (fed the prominent person) and, when drawn, the overlay with the current state.
+/// coach (everyone's recognizer, occurrences, repetitions and angles) and, when drawn, the
+/// overlay with each person's state.
 struct FrameLoop {
     let pipeline: PosePipeline
-    let recognizer: ActionRecognizer
+    let coach: PeopleCoach
     var drawOverlay: Bool
     /// Applied to each frame before it is processed (benchmarks tile a frame into several people).
     var transform: ((RGBImage) -> RGBImage)?
@@ -15,8 +16,8 @@ struct FrameLoop {
     struct Step {
         var frame: Frame
         var persons: [Person]
-        /// The recognizer's prediction, on the frames it makes one.
-        var prediction: Prediction?
+        /// What the coach reported on this frame (predictions, occurrences, repetitions, angles).
+        var events: [CoachEvent]
         /// The frame with the overlay drawn, when `drawOverlay`.
         var overlay: RGBImage?
     }
@@ -26,8 +27,7 @@ struct FrameLoop {
     func run(_ reader: VideoReader, time: (Frame) -> Double, shownFPS: () -> Double? = { nil },
              body: (Step) throws -> Bool) throws {
         pipeline.reset()
-        recognizer.reset()
-        var state: ActionState?
+        coach.reset()
         while var frame = try reader.next() {
             if let transform {
                 // The transform stands for a bigger frame from the source (benchmarks): its time
@@ -37,16 +37,15 @@ struct FrameLoop {
                 frame.decodedAt += monotonicSeconds() - start
             }
             let persons = pipeline.process(frame: frame)
-            let prediction = recognizer.push(persons: persons, width: frame.image.width, height: frame.image.height,
-                                             time: time(frame))
-            if let prediction { state = prediction.state }
+            let events = coach.push(persons: persons, width: frame.image.width, height: frame.image.height, time: time(frame))
             var overlay: RGBImage?
             if drawOverlay {
                 var image = frame.image
-                Overlay.draw(&image, persons: persons, state: state, fps: shownFPS())
+                Overlay.draw(&image, persons: persons, people: coach.views, angleNames: coach.options.angles.map(\.name),
+                             following: coach.options.people, fps: shownFPS())
                 overlay = image
             }
-            guard try body(Step(frame: frame, persons: persons, prediction: prediction, overlay: overlay)) else { return }
+            guard try body(Step(frame: frame, persons: persons, events: events, overlay: overlay)) else { return }
         }
     }
 }

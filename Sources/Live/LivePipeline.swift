@@ -1,6 +1,7 @@
 import Classifier
 import Dataset
 import Foundation
+import Coach
 import Media
 import Pose
 
@@ -8,8 +9,15 @@ import Pose
 public enum LiveEvent {
     case prediction(Prediction, fps: Double, dropped: Int)
     case stateChange(from: String?, to: String, time: Double, personID: Int?)
+    /// An occurrence that has ended, with its repetitions.
+    case occurrence(OccurrenceReport)
+    case repetition(RepetitionReport)
+    /// One person's angles on one frame (degrees, in `CoachOptions.angles` order; NaN: a joint missing).
+    case angles(person: Int, time: Double, values: [Float])
     /// Every processed frame, with its overlay drawn (for a recorder or a viewer).
     case frame(RGBImage, time: Double)
+    /// Everyone followed, after every frame (for a viewer): state, repetitions, angles.
+    case people([PersonView], angleNames: [String])
 }
 
 public struct LiveStats: Sendable {
@@ -25,20 +33,23 @@ public struct LiveStats: Sendable {
     public var predictionLatencies: [Double] = []
     /// Windows a background model skipped: a newer one was due before it got to them.
     public var skippedWindows = 0
+    /// Seconds per state, everyone's summed.
     public var summary = ActionSummary()
+    /// Per person: seconds per state, occurrences, repetitions.
+    public var people: [PersonSummary] = []
     /// Why the input ended early, if it did (a stream that stopped).
     public var error: String?
     public var fps: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 }
 
 /// The real-time pipeline: the newest frame of the input (a camera or a stream as it comes, a
-/// file at its own speed unless `asFastAsPossible`) is posed, its prominent person fed to the
-/// recognizer, and the overlay drawn. Capture is the reader's live mode (`VideoReader`'s
+/// file at its own speed unless `asFastAsPossible`) is posed, its people fed to the coach
+/// (each their recognizer, occurrences, repetitions, angles), and the overlay drawn. Capture is the reader's live mode (`VideoReader`'s
 /// `LiveCapture`): frames that arrive while one is processed are dropped and counted there,
 /// never queued, and that one count is what the stats, the events and the page report.
 public final class LivePipeline {
     public let pipeline: PosePipeline
-    public let recognizer: ActionRecognizer
+    public let coach: PeopleCoach
     /// A file read frame by frame at the model's rate, as fast as it can be processed (none dropped).
     public var asFastAsPossible = false
     /// Frames to process at most (0: until the input ends or `stop()`).
@@ -53,9 +64,9 @@ public final class LivePipeline {
     private var stopped = false
     private var reader: VideoReader?
 
-    public init(pipeline: PosePipeline, recognizer: ActionRecognizer) {
+    public init(pipeline: PosePipeline, coach: PeopleCoach) {
         self.pipeline = pipeline
-        self.recognizer = recognizer
+        self.coach = coach
     }
 
     /// Ends a run from another thread (Ctrl-C): the summary still comes.
@@ -68,7 +79,7 @@ public final class LivePipeline {
     /// Opens `input` (live mode unless `asFastAsPossible` on a file; frames at most at the
     /// model's rate) and runs it.
     public func run(input: String, events: (LiveEvent) -> Void) throws -> LiveStats {
-        let reader = try VideoReader(input, options: ReaderOptions(targetFPS: recognizer.spec.fps,
+        let reader = try VideoReader(input, options: ReaderOptions(targetFPS: coach.spec.fps,
                                                                    live: asFastAsPossible ? nil : true, timeout: timeout))
         defer { reader.close() }
         return try run(reader: reader, events: events)
@@ -80,7 +91,7 @@ public final class LivePipeline {
         defer { lock.lock(); self.reader = nil; lock.unlock() }
         if stoppedAlready { reader.interrupt() }
         var stats = LiveStats()
-        var lastState: String?
+        var lastState: [Int: String] = [:]
         let started = monotonicSeconds()
         var recentTimes: [Double] = []   // when the last 31 frames were done
         func recentFPS() -> Double? {
@@ -90,22 +101,32 @@ public final class LivePipeline {
         // When each recent frame was captured, by its index since the start (a prediction's `frame`).
         var capturedAt: [Int: Double] = [:]
         func report(_ p: Prediction) {
-            stats.summary.add(p)
             if let t = capturedAt[p.frame] { stats.predictionLatencies.append((monotonicSeconds() - t) * 1000) }
             if stats.predictionLatencies.count > 100_000 { stats.predictionLatencies.removeFirst(50_000) }
             events(.prediction(p, fps: recentFPS() ?? 0, dropped: reader.droppedFrames))
-            if p.state.name != lastState {
-                events(.stateChange(from: lastState, to: p.state.name, time: p.time, personID: p.personID))
-                lastState = p.state.name
+            let person = p.personID ?? -1
+            if p.state.name != lastState[person] {
+                events(.stateChange(from: lastState[person], to: p.state.name, time: p.time, personID: p.personID))
+                lastState[person] = p.state.name
             }
         }
-        var loop = FrameLoop(pipeline: pipeline, recognizer: recognizer, drawOverlay: drawOverlay)
+        func handle(_ e: CoachEvent) {
+            switch e {
+            case .prediction(let p): report(p)
+            case .occurrence(let o): events(.occurrence(o))
+            case .repetition(let r): events(.repetition(r))
+            case .angles(let person, let time, let values): events(.angles(person: person, time: time, values: values))
+            }
+        }
+        let angleNames = coach.options.angles.map(\.name)
+        var loop = FrameLoop(pipeline: pipeline, coach: coach, drawOverlay: drawOverlay)
         loop.transform = capturedFrame
         try loop.run(reader, time: \.time, shownFPS: recentFPS) { step in
             capturedAt[stats.frames] = step.frame.decodedAt
-            capturedAt[stats.frames - 4 * recognizer.spec.window] = nil
+            capturedAt[stats.frames - 4 * coach.spec.window] = nil
             stats.persons += step.persons.count
-            if let p = step.prediction { report(p) }
+            step.events.forEach(handle)
+            events(.people(coach.views, angleNames: angleNames))
             if let image = step.overlay { events(.frame(image, time: step.frame.time)) }
             let done = monotonicSeconds()
             stats.latencies.append((done - step.frame.decodedAt) * 1000)
@@ -115,12 +136,14 @@ public final class LivePipeline {
             stats.frames += 1
             return !(maxFrames > 0 && stats.frames >= maxFrames) && !isStopped
         }
-        for p in recognizer.finish() { report(p) }
+        let skipped = coach.skippedWindows
+        coach.finish(at: stats.frames > 0 ? (coach.lastFrameTime ?? 0) : 0).forEach(handle)
         stats.seconds = monotonicSeconds() - started
         stats.dropped = reader.droppedFrames
-        stats.skippedWindows = recognizer.skippedWindows
+        stats.skippedWindows = max(skipped, coach.skippedWindows)
         stats.error = reader.endReason
-        stats.summary.finish(at: stats.frames > 0 ? (recognizer.lastTime ?? 0) : 0)
+        stats.people = coach.summaries
+        stats.summary = .total(stats.people.map(\.seconds))
         return stats
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 import Live
 import Media
 
-/// What a viewer shows beside the picture: the prominent person's state, the rates, the
-/// seconds per action so far, and a message when the input has stopped.
+/// What a viewer shows beside the picture: the prominent person's state, everyone's state
+/// and repetitions, the rates, the seconds per action so far, and a message when the input
+/// has stopped.
 public struct BoardState: Codable, Equatable, Sendable {
     public struct ActionTime: Codable, Equatable, Sendable {
         public var label: String
@@ -23,6 +24,35 @@ public struct BoardState: Codable, Equatable, Sendable {
     public var fps = 0.0
     public var dropped = 0
     public var summary: [ActionTime] = []
+    /// Everyone followed: their state, repetitions and angles.
+    public var people: [PersonState] = []
+
+    public struct PersonState: Codable, Equatable, Sendable {
+        public var id: Int
+        /// "no person", "low confidence", the action's label, or "starting" before a prediction.
+        public var state: String
+        public var label: String?
+        public var confidence: Double?
+        /// The occurrence under way.
+        public var occurrence: String?
+        public var repetitions: Int
+        /// Degrees, one decimal, by name (absent when a joint is missing).
+        public var angles: [String: Double]
+
+        init(_ v: PersonView, angleNames: [String]) {
+            id = v.id
+            state = v.state?.name ?? "starting"
+            switch v.state {
+            case .lowConfidence(let l, let c)?, .action(let l, let c)?: label = l; confidence = (Double(c) * 1000).rounded() / 1000
+            default: break
+            }
+            occurrence = v.occurrence
+            repetitions = v.repetitions
+            var a: [String: Double] = [:]
+            for (n, x) in zip(angleNames, v.angles) where x.isFinite { a[n] = (Double(x) * 10).rounded() / 10 }
+            angles = a
+        }
+    }
     /// Set when the input has ended or stopped ("the input stopped: …").
     public var message: String?
 
@@ -40,7 +70,8 @@ public final class LiveBoard: @unchecked Sendable {
     private var image: RGBImage?
     private var imageSequence = 0
     private var state = BoardState()
-    private var summary = ActionSummary()
+    /// Per person (each a stream of predictions of its own).
+    private var summaries: [Int: ActionSummary] = [:]
     // JPEG encoding happens outside `lock` (the live loop must not wait on it), under its own.
     private let encoderLock = NSLock()
     private var encoded: (sequence: Int, jpeg: Data)?
@@ -62,7 +93,7 @@ public final class LiveBoard: @unchecked Sendable {
             imageSequence += 1
             state.time = time
         case .prediction(let p, let fps, let dropped):
-            summary.add(p)
+            summaries[p.personID ?? -1, default: ActionSummary()].add(p)
             state.state = p.state.name
             switch p.state {
             case .noPerson: state.label = nil; state.confidence = nil
@@ -71,8 +102,12 @@ public final class LiveBoard: @unchecked Sendable {
             state.person = p.personID
             state.fps = (fps * 10).rounded() / 10
             state.dropped = dropped
-            state.summary = BoardState.rows(summary)
-        case .stateChange:
+            state.summary = BoardState.rows(.total(Array(summaries.values)))
+        case .people(let views, let names):
+            let people = views.map { BoardState.PersonState($0, angleNames: names) }
+            guard people != state.people else { return }
+            state.people = people
+        case .stateChange, .occurrence, .repetition, .angles:
             return
         }
         sequence += 1

@@ -1,5 +1,5 @@
 /// The page `live --serve` serves: the video with its overlay on the left; the action, its
-/// confidence, the rates and the seconds per action on the right. It arrives with the
+/// confidence, everyone's label and repetitions, the rates and the seconds per action on the right. It arrives with the
 /// state and the newest frame of the moment (`initialState` is replaced by the state's
 /// JSON, the picture is /frame.jpg), so it shows them at once; then every update comes
 /// over one WebSocket (see BrowserView), and the page asks for the next one when it has
@@ -27,6 +27,10 @@ let livePage = """
   td { padding: 3px 8px 3px 0; border-bottom: 1px solid #2a2a2a; }
   td.s { text-align: right; font-variant-numeric: tabular-nums; }
   #message { margin-top: 12px; color: #ffd24a; }
+  #people { margin-top: 12px; }
+  .person { padding: 6px 8px; margin: 4px 0; background: #1c1c1c; border-left: 4px solid #4682b4; }
+  .person b { font-size: 18px; }
+  .person .reps { font-size: 22px; font-weight: 700; color: #7CFC00; float: right; }
 </style>
 </head>
 <body>
@@ -38,6 +42,7 @@ let livePage = """
     <div id="bar"><div></div></div>
     <div id="confidence" class="dim"></div>
     <div id="rates" class="dim"></div>
+    <div id="people"></div>
     <table id="summary"></table>
     <div id="message"></div>
   </aside>
@@ -62,6 +67,25 @@ function show(s) {
     cells[0].textContent = a.label;
     cells[1].textContent = a.seconds.toFixed(1) + " s";
   });
+  const people = s.people || [];
+  $("people").replaceChildren(...people.map((p) => {
+    const div = document.createElement("div");
+    div.className = "person";
+    const reps = document.createElement("span");
+    reps.className = "reps";
+    reps.textContent = p.repetitions + (p.repetitions === 1 ? " rep" : " reps");
+    const name = document.createElement("b");
+    name.textContent = "#" + p.id + " " + (p.state === "low confidence" ? "low confidence (" + p.label + ")" : p.state);
+    const detail = document.createElement("div");
+    detail.className = "dim";
+    const parts = [];
+    if (p.confidence !== undefined) parts.push((p.confidence * 100).toFixed(0) + " %");
+    if (p.occurrence) parts.push("in " + p.occurrence);
+    for (const [n, a] of Object.entries(p.angles || {})) parts.push(n + " " + a.toFixed(0) + "°");
+    detail.textContent = parts.join(" · ");
+    div.append(reps, name, detail);
+    return div;
+  }));
   $("message").textContent = s.message || "";
 }
 

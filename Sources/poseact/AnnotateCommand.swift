@@ -16,20 +16,24 @@ struct Annotate: ParsableCommand {
             file): a prediction every `stride` frames on the last `window` frames of the \
             prominent person, from the first frame that can fill 60 % of a window (the 24th of \
             32), "no person" when fewer than 60 % of those frames hold a pose, \
-            "low confidence" under --min-confidence. --output writes the video with every \
-            person's wireframe and the action banner (as live shows it, so the banner trails \
-            the action by about half a window); --timeline writes the label ranges (JSON or \
-            CSV by extension), as Create ML's preview shows them, each prediction placed at \
-            the middle of its window and the first range starting with the video; --compare \
-            takes an \
-            annotation file (video,label,start,end) and prints the share of annotated time the \
-            timeline agrees with, leaving out 1 s on each side of every change of label.
+            "low confidence" under --min-confidence. As in live, every person is classified \
+            (--people), their predictions make occurrences, their repetitions are counted and \
+            --angles measured. --output writes the video with every \
+            person's wireframe, label, count and angles, and the action banner (as live shows \
+            it, so the banner trails the action by about half a window); --timeline writes the \
+            occurrences (JSON or CSV by extension), each prediction placed at the middle of \
+            its window. The label ranges of the prominent person, as Create ML's preview shows \
+            them, are printed (and in --json). --compare takes an annotation file \
+            (video,label,start,end) and prints the share of annotated time the ranges agree \
+            with, leaving out 1 s on each side of every change of label, and how the \
+            occurrences of the people who were prominent match its segments (their number, \
+            labels, and the distance of each boundary from the annotated one).
             """)
 
     @OptionGroup var options: LiveOptions
     @Argument(help: "The video file.") var input: String
     @Option(name: .shortAndLong, help: "The annotated video to write (.mp4).") var output: String?
-    @Option(help: "The label ranges to write (.json or .csv).") var timeline: String?
+    @Option(help: "The occurrences to write (.json or .csv): person, label, start, end, confidences, repetitions.") var timeline: String?
     @Option(help: "An annotation file to compare the timeline with (CSV or JSON: video,label,start,end).") var compare: String?
     @Flag(help: "Print one JSON object (timeline, summary, agreement) instead of text.") var json = false
 
@@ -62,9 +66,15 @@ struct Annotate: ParsableCommand {
         /// With --compare: the share of the compared seconds the timeline agrees on.
         var agreement: Double?
         var comparedSeconds: Double?
+        var occurrences: [OccurrenceLine]
+        var repetitions: [RepetitionLine]
+        var people: [PersonLine]
+        /// With --compare: the occurrences against the annotated segments.
+        var occurrenceMatch: OccurrenceMatch?
 
         enum CodingKeys: String, CodingKey {
             case input, frames, duration, seconds, predictions, timeline, summary, agreement, comparedSeconds = "compared_seconds"
+            case occurrences, repetitions, people, occurrenceMatch = "occurrence_match"
         }
     }
 
@@ -73,8 +83,9 @@ struct Annotate: ParsableCommand {
         // The annotation file is read first, so that one without this video's ranges is said at once.
         let annotated = try compare.map { try DatasetSources.annotatedRanges(ofVideo: input, in: $0) }
         let live = try options.livePipeline(background: false)
-        let annotator = Annotator(pipeline: live.pipeline, recognizer: live.recognizer)
-        let classifier = live.recognizer.classifier
+        let annotator = Annotator(pipeline: live.pipeline, coach: live.coach)
+        let classifier = live.coach.classifier
+        let angleNames = live.coach.options.angles.map(\.name)
         var bar: ProgressDisplay?
         let started = Date()
         let result = try annotator.run(input: input, output: output) { n, total in
@@ -82,28 +93,48 @@ struct Annotate: ParsableCommand {
             bar?.update(done: min(n, bar?.total ?? n))
         }
         let seconds = Date().timeIntervalSince(started)
+        let occurrences = result.occurrences.map(OccurrenceLine.init)
         if let timeline {
-            let text = timeline.hasSuffix(".csv") ? TimelineRange.csv(result.timeline) : JSONLines.encode(result.timeline) + "\n"
+            let text = timeline.hasSuffix(".csv") ? ([OccurrenceLine.csvHeader] + occurrences.map(\.csv)).joined(separator: "\n") + "\n"
+                                                  : JSONLines.encode(occurrences) + "\n"
             try AtomicFile.write(text, to: timeline)
         }
         let agreement = annotated.map { TimelineAgreement.compute(result.timeline, annotations: $0) }
+        let match = annotated.map { a in
+            OccurrenceMatch.compute(result.occurrences.filter { result.prominent.contains($0.person) }.map(\.occurrence), annotations: a)
+        }
         if json {
             print(JSONLines.encode(Summary(input: input, frames: result.frames, duration: result.duration, seconds: seconds,
                                            predictions: result.predictions.count, timeline: result.timeline,
                                            summary: result.summary.seconds, agreement: agreement?.agreement,
-                                           comparedSeconds: agreement?.seconds)))
+                                           comparedSeconds: agreement?.seconds, occurrences: occurrences,
+                                           repetitions: result.repetitions.map(RepetitionLine.init),
+                                           people: result.people.map(PersonLine.init), occurrenceMatch: match)))
             return
         }
         print(String(format: "%@: %d frames (%.1f s) at %g fps in %.1f s, %d predictions", input, result.frames, result.duration,
                      classifier.spec.fps, seconds, result.predictions.count))
+        print("the prominent person's labels:")
         for r in result.timeline {
             print(String(format: "  %7.2f – %7.2f  %@%@", r.start, r.end, r.label, r.confidence.map { String(format: " (%.0f%%)", $0 * 100) } ?? ""))
         }
-        print("summary:")
-        for line in result.summary.lines { print("  " + line) }
+        if !result.repetitions.isEmpty {
+            print("repetitions:")
+            for r in result.repetitions { print("  " + RepetitionLine(r).text(order: angleNames)) }
+        }
+        print("summary per person:")
+        for person in result.people { for line in PersonLine(person).lines { print("  " + line) } }
         if let agreement {
             print(String(format: "agreement with %@: %.1f%% of %.1f s (1 s around each change of label left out)",
                          compare!, agreement.agreement * 100, agreement.seconds))
+        }
+        if let match {
+            var line = "occurrences against \(compare!): \(match.occurrences) for \(match.segments) annotated segments"
+            if let worst = match.maxBoundaryError, let mean = match.meanBoundaryError {
+                line += String(format: ", labels %@, boundaries %.2f s off on average, %.2f s at most",
+                               match.sameLabels ? "the same" : "differ", mean, worst)
+            }
+            print(line)
         }
         if let output { note("wrote \(output)") }
     }

@@ -13,7 +13,8 @@ struct LiveBench: ParsableCommand {
             The file plays as a live source at its frame rate (30 fps for the model's default) \
             through capture, pose, classification and the overlay; --copies N tiles each \
             frame N times (as it is captured, the tiling not counted as latency), for N \
-            people. Prints one JSON object: \
+            people, each classified with a window of their own (`live --people all`), each \
+            counted (repetitions). Prints one JSON object: \
             fps (frames processed per second), dropped_frames, latency_ms_median and \
             latency_ms_p95 (frame capture to overlay), frames, predictions, \
             prediction_latency_ms_median and prediction_latency_ms_p95 (capture of a window's \
@@ -53,7 +54,9 @@ struct LiveBench: ParsableCommand {
     }
 
     func run() throws {
-        let live = try makeLivePipeline(model: model, pose: pose, background: true)
+        var options = CoachOptions()
+        options.modelThread = true
+        let live = try makeLivePipeline(model: model, pose: pose, options: options)
         live.maxFrames = frames
         let copies = copies
         if copies > 1 { live.capturedFrame = { $0.tiled(copies) } }

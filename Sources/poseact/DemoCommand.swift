@@ -1,6 +1,7 @@
 import ArgumentParser
 import CBLAS
 import Classifier
+import Coach
 import Dataset
 import Evaluation
 import Foundation
@@ -25,6 +26,9 @@ struct Demo: ParsableCommand {
             `poseact extract` does, trains the default temporal conv net on the train clips as \
             `poseact train` does, exports the weights file and evaluates it on the test clips, \
             and runs a test clip through the live pipeline as `poseact live --input` does. \
+            Last, the coach: a generated video of the figure doing 8 jumping jacks at changing \
+            speeds goes through the live pipeline, which counts its repetitions from the poses \
+            alone and measures its shoulder angles. \
             Prints what was found and the time per stage. Needs nothing but the two model \
             files; --overlay writes the tracked video with its wireframe, --keep keeps the \
             generated dataset, store, run folder and weights file.
@@ -145,7 +149,7 @@ extension Demo {
         // `poseact live --input` runs it.
         let live = LivePipeline(
             pipeline: try inference.models.pipeline(PipelineOptions(maxPeople: 2, threads: inference.threads)),
-            recognizer: ActionRecognizer(classifier: exported))
+            coach: PeopleCoach(classifier: exported, options: CoachOptions()))
         live.asFastAsPossible = true
         live.drawOverlay = false
         let clip = root.appendingPathComponent("clips/test/wave/wave5.mp4").path
@@ -155,6 +159,48 @@ extension Demo {
         }
         print(String(format: "live: test clip wave5.mp4 through the real-time pipeline: %d frames at %.0f fps, states %@; %@",
                      stats.frames, stats.fps, states.joined(separator: " → "), stats.summary.lines.joined(separator: ", ")))
+        try coach(exported, folder: root)
         if let keep { print("  kept \(keep)/clips, \(store), \(run) and \(weights)") }
+    }
+
+    /// The coach on a generated video of the figure doing `Demo.jumpingJacks` jumping jacks,
+    /// slow, then three times faster, then slow again: its repetitions counted from the poses
+    /// alone and its shoulder angles measured, through the live pipeline.
+    func coach(_ classifier: ActionClassifier, folder: URL) throws {
+        let path = folder.appendingPathComponent("jumping-jacks.mp4").path
+        try Demo.writeJumpingJacks(to: path)
+        var options = CoachOptions()
+        options.angles = try ["left_shoulder", "right_shoulder"].map { try JointAngle.named($0, jointNames: Skeleton.blazePoseNames) }
+        let live = LivePipeline(pipeline: try inference.models.pipeline(PipelineOptions(maxPeople: 2, threads: inference.threads)),
+                                coach: PeopleCoach(classifier: classifier, options: options))
+        live.asFastAsPossible = true
+        live.drawOverlay = false
+        var reps: [RepetitionReport] = []
+        let stats = try live.run(input: path) { event in
+            if case .repetition(let r) = event { reps.append(r) }
+        }
+        let durations = reps.map(\.repetition.duration)
+        let shoulder = reps.compactMap { $0.angles["left_shoulder"] }
+        print(String(format: "coach: generated figure doing %d jumping jacks (slow, 3× faster, slow) in %d frames: %d repetitions counted%@",
+                     Demo.jumpingJacks, stats.frames, reps.count,
+                     durations.isEmpty ? "" : String(format: ", %.1f–%.1f s each", durations.min()!, durations.max()!)))
+        if !shoulder.isEmpty {
+            print(String(format: "  left_shoulder angle per repetition: from %.0f° to %.0f° (range of motion %.0f°, mean), %.0f° at the turn",
+                         shoulder.map(\.minimum).reduce(0, +) / Double(shoulder.count), shoulder.map(\.maximum).reduce(0, +) / Double(shoulder.count),
+                         shoulder.map(\.rangeOfMotion).reduce(0, +) / Double(shoulder.count),
+                         shoulder.compactMap(\.atTurn).reduce(0, +) / Double(max(shoulder.compactMap(\.atTurn).count, 1))))
+        }
+    }
+
+    static let jumpingJacks = 8
+
+    /// 12 s at 30 fps, 640×480: a second standing, `jumpingJacks` repetitions, a second standing.
+    static func writeJumpingJacks(to path: String) throws {
+        let writer = try VideoWriter(path: path, width: 640, height: 480, fps: 30)
+        for i in 0..<360 {
+            let openness = FigureRenderer.jumpingJackOpenness(time: Double(i) / 30, repetitions: jumpingJacks, seconds: 12)
+            try writer.write(FigureRenderer.jumpingJack(width: 640, height: 480, openness: openness))
+        }
+        try writer.finish()
     }
 }

@@ -13,18 +13,27 @@ struct LiveCommand: ParsableCommand {
             The model file supplies the frame rate, window, stride, joints and normalisation; \
             the frames go through the same preprocessing as training. Capture, pose and \
             classification run concurrently: the newest frame is processed, late frames are \
-            dropped and counted, never queued. A prediction comes every `stride` frames on the \
-            prominent person's last window: "no person" when fewer than 60 % of its frames hold \
+            dropped and counted, never queued. A prediction comes every `stride` frames on a \
+            person's last window: "no person" when fewer than 60 % of its frames hold \
             a pose, "low confidence" under --min-confidence, else the action and its \
-            probability. A file plays at its own speed, as if live, unless \
-            --as-fast-as-possible. --json prints one line per prediction and per change of \
-            state; --record writes the video with the overlay. At the end (input over, \
-            Ctrl-C) a summary: seconds per action. A stream that stops sending for --timeout \
+            probability. Every tracked person is classified with a window of their own \
+            (--people all, up to --max-people; --people prominent: the largest only), and \
+            keeps the tracker's id while tracked (one unseen for more than 5 frames, who \
+            comes back, gets a new id). Each person's predictions make occurrences (a label \
+            from --enter to under --exit, a change lasting --min-duration; a \
+            --background-label is none); their repetitions are counted from the poses \
+            alone, with no training; --angles measures joint angles on every frame and over \
+            every repetition (minimum, maximum, value at the turn). A file plays at its own \
+            speed, as if live, unless --as-fast-as-possible. --json prints one line per \
+            prediction, change of state, occurrence (when it ends), repetition and, with \
+            --angles, frame and person; --record writes the video with the overlay. At the \
+            end (input over, Ctrl-C) a summary per person: seconds per state, repetitions, \
+            occurrences. A stream that stops sending for --timeout \
             seconds ends the run with one line saying so, the summary, and exit status 1.
 
             --serve PORT serves a page at http://127.0.0.1:PORT/ with the video, the \
-            wireframes, the action and its confidence, the fps and the seconds per action, \
-            updated live (over a WebSocket; /state.json and /frame.jpg for scripts). \
+            wireframes, each person's action, confidence and repetitions, the fps and the \
+            seconds per action, updated live (over a WebSocket; /state.json and /frame.jpg for scripts). \
             --serve-host 0.0.0.0 serves it to the network, to those given the URL printed at \
             start (it holds a token; other requests get 403). Requests from other web pages \
             (another Origin) are refused. --window shows the same overlay \
@@ -75,11 +84,13 @@ struct LiveCommand: ParsableCommand {
         var latencyMSP95: Double
         /// Capture of a window's last frame to its prediction.
         var predictionLatencyMSP95: Double
-        /// Seconds per state.
+        /// Seconds per state, everyone's summed.
         var seconds: [String: Double]
+        /// Per person: seconds per state, repetitions, occurrences.
+        var people: [PersonLine]
 
         enum CodingKeys: String, CodingKey {
-            case type, frames, fps, seconds
+            case type, frames, fps, seconds, people
             case droppedFrames = "dropped_frames", latencyMSMedian = "latency_ms_median", latencyMSP95 = "latency_ms_p95"
             case predictionLatencyMSP95 = "prediction_latency_ms_p95"
         }
@@ -113,6 +124,7 @@ struct LiveCommand: ParsableCommand {
             shown = try LiveWindow(title: "poseact live: \(name)", width: 640, height: 480)
         }
         var writer: VideoWriter?
+        let angleNames = live.coach.options.angles.map(\.name)
         Interrupt.install(stopping: live)
         let stats = try live.run(input: source) { event in
             if page != nil { board.handle(event) }
@@ -131,16 +143,26 @@ struct LiveCommand: ParsableCommand {
             case .stateChange(let from, let to, let time, let person):
                 if json {
                     print(JSONLines.encode(StateLine(time: round3(time), person: person ?? -1, from: from ?? "none", to: to)))
-                    fflush(stdout)
                 } else {
-                    print(String(format: "%8.2f s  %@", time, to)); fflush(stdout)
+                    print(String(format: "%8.2f s  #%d %@", time, person ?? -1, to))
                 }
+                fflush(stdout)
+            case .occurrence(let o):
+                print(json ? JSONLines.encode(OccurrenceLine(o)) : String(format: "%8.2f s  ", o.occurrence.end) + OccurrenceLine(o).text)
+                fflush(stdout)
+            case .repetition(let r):
+                print(json ? JSONLines.encode(RepetitionLine(r))
+                           : String(format: "%8.2f s  ", r.repetition.end) + RepetitionLine(r).text(order: angleNames))
+                fflush(stdout)
+            case .people: break
+            case .angles(let person, let time, let values):
+                if json { print(JSONLines.encode(AnglesLine(person: person, time: time, names: angleNames, values: values))) }
             case .frame(let image, _):
                 if let record {
                     do {
                         if writer == nil {
                             writer = try VideoWriter(path: record, width: image.width, height: image.height,
-                                                     fps: live.recognizer.spec.fps)
+                                                     fps: live.coach.spec.fps)
                         }
                         try writer?.write(image)
                     } catch {
@@ -173,13 +195,13 @@ struct LiveCommand: ParsableCommand {
             print(JSONLines.encode(SummaryLine(frames: stats.frames, droppedFrames: stats.dropped, fps: round3(stats.fps),
                                                latencyMSMedian: round3(percentile(lat, 0.5)), latencyMSP95: round3(percentile(lat, 0.95)),
                                                predictionLatencyMSP95: round3(percentile(predictionLat, 0.95)),
-                                               seconds: stats.summary.seconds)))
+                                               seconds: stats.summary.seconds, people: stats.people.map(PersonLine.init))))
             return
         }
         print(String(format: "summary: %d frames in %.1f s (%.1f fps), %d dropped; latency median %.0f ms, p95 %.0f ms",
                      stats.frames, stats.seconds, stats.fps, stats.dropped, percentile(lat, 0.5), percentile(lat, 0.95))
               + (predictionLat.isEmpty ? "" : String(format: "; predictions p95 %.0f ms after their window's last frame",
                                                      percentile(predictionLat, 0.95))))
-        for line in stats.summary.lines { print("  " + line) }
+        for person in stats.people { for line in PersonLine(person).lines { print("  " + line) } }
     }
 }

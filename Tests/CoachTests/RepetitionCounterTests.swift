@@ -90,6 +90,11 @@ final class RepetitionCounterTests: XCTestCase {
         for (r, period) in zip(result.repetitions.dropFirst(), [2.0, 1.0, 2.0]) {
             XCTAssertEqual(r.duration, period, accuracy: 0.3, "\(r)")
         }
+        // The turn is the bottom, the middle of each cycle (1.5, 3, 4.5, 6 s), within a frame
+        // and the signal's three-frame average (the average lags by a frame).
+        for (r, bottom) in zip(result.repetitions, [1.5, 3.0, 4.5, 6.0]) {
+            XCTAssertEqual(r.turn, bottom, accuracy: 2.5 / 30, "\(r)")
+        }
     }
 
     func testStillPersonCountsNothing() {

@@ -1,4 +1,5 @@
 import Classifier
+import Coach
 import Dataset
 import Foundation
 import Media
@@ -93,6 +94,72 @@ final class LiveTests: XCTestCase {
         XCTAssertEqual(lastState?.name, "low confidence")
     }
 
+    /// Two people in view, one doing push-up-like repetitions (the shoulders and head going
+    /// down and up), one standing still: each gets predictions of their own, under their id;
+    /// the first one's repetitions are theirs alone; the second, gone, is closed once unseen
+    /// for a window and a second. `.prominent` follows one of them only.
+    func testEveryoneInViewHasTheirOwnWindowAndCount() throws {
+        var config = TrainingConfig()
+        config.model.channels = 8
+        config.model.dilations = [1]
+        config.preprocessing.fps = 30
+        let classifier = ActionClassifier(labels: ["a", "b"], spec: config.preprocessing,
+                                          architecture: Architecture(config: config, classes: 2))
+        func person(_ id: Int, x: Float, dip: Float, prominent: Bool) -> Person {
+            // A standing figure's 33 joints; `dip` lowers the upper body (joints 0–16) by up to 60 px.
+            let landmarks = (0..<33).map { j in
+                Landmark(x: x + Float(j % 5) * 12, y: 100 + Float(j) * 8 + (j <= 16 ? 60 * dip : 0), visibility: 0.9)
+            }
+            return Person(id: id, box: Box(x: x - 10, y: 90, width: 80, height: 300), landmarks: landmarks,
+                          worldLandmarks: [SIMD3<Float>](repeating: .zero, count: 33), presence: 1, isProminent: prominent)
+        }
+        var options = CoachOptions()
+        options.angles = [try JointAngle.named("left_elbow", jointNames: Skeleton.blazePoseNames)]
+        let coach = PeopleCoach(classifier: classifier, options: options)
+        var predictions: [Int: Int] = [:], reps: [RepetitionReport] = [], angleFrames = 0
+        func take(_ events: [CoachEvent]) {
+            for e in events {
+                switch e {
+                case .prediction(let p): predictions[p.personID ?? -1, default: 0] += 1
+                case .repetition(let r): reps.append(r)
+                case .angles: angleFrames += 1
+                case .occurrence: break
+                }
+            }
+        }
+        // 6 s: person 1 does 5 repetitions of 1 s after a second's rest; person 2 stands
+        // still for the first 3 s, then leaves.
+        for f in 0..<180 {
+            let t = Double(f) / 30
+            let dip = t < 1 ? 0 : Float(1 - cos(2 * Double.pi * (t - 1))) / 2
+            var people = [person(1, x: 200, dip: dip, prominent: true)]
+            if t < 3 { people.append(person(2, x: 450, dip: 0, prominent: false)) }
+            take(coach.push(persons: people, width: 640, height: 480, time: t + 1.0 / 30))
+        }
+        XCTAssertEqual(coach.views.map(\.id), [1], "person 2 closed: unseen for more than 32 frames and a second")
+        take(coach.finish(at: 6))
+        XCTAssertEqual(reps.count, 5, "person 1's five repetitions")
+        XCTAssertTrue(reps.allSatisfy { $0.person == 1 })
+        XCTAssertNotNil(reps.first?.angles["left_elbow"], "each repetition's angle range")
+        XCTAssertEqual(angleFrames, 180 + 90, "an angle line per person per frame they are in")
+        // Person 1: a prediction every 8 frames from the 24th (20); person 2: from the 24th until
+        // gone, then "no person" until closed.
+        XCTAssertEqual(predictions[1], 20)
+        XCTAssertGreaterThanOrEqual(predictions[2] ?? 0, 8)
+        XCTAssertEqual(coach.summaries.map(\.person), [1, 2])
+        XCTAssertEqual(coach.summaries.map(\.repetitions), [5, 0])
+
+        options.people = .prominent
+        let one = PeopleCoach(classifier: classifier, options: options)
+        predictions = [:]; reps = []
+        for f in 0..<90 {
+            let t = Double(f) / 30
+            take(one.push(persons: [person(1, x: 200, dip: 0, prominent: false), person(2, x: 450, dip: 0, prominent: true)],
+                          width: 640, height: 480, time: t))
+        }
+        XCTAssertEqual(predictions.keys.sorted(), [2], "the prominent person only")
+    }
+
     /// A slow consumer on a fast source: processing takes its first frame, then nothing until the
     /// source has ended, so every frame but the newest is dropped in the capture's mailbox, and
     /// that one count is what the stats and the prediction events report.
@@ -114,7 +181,7 @@ final class LiveTests: XCTestCase {
 
         let reader = try VideoReader(path, options: ReaderOptions(targetFPS: 30, live: true))
         defer { reader.close() }
-        let live = LivePipeline(pipeline: pipeline, recognizer: ActionRecognizer(classifier: classifier))
+        let live = LivePipeline(pipeline: pipeline, coach: PeopleCoach(classifier: classifier, options: CoachOptions()))
         var frames = 0
         let stats = try live.run(reader: reader) { event in
             guard case .frame = event else { return }

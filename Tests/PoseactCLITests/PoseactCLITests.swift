@@ -219,6 +219,13 @@ final class PoseactCLITests: PoseactCLITestCase {
         // A waving test clip through the live pipeline ends in "wave".
         XCTAssertTrue(result.stdout.contains("live: test clip wave5.mp4"), result.stdout)
         XCTAssertTrue(result.stdout.range(of: "→ wave;") != nil || result.stdout.contains("states wave;"), result.stdout)
+        // The coach: 8 generated jumping jacks at three tempos, counted exactly from the poses;
+        // the arms rendered from 15° to 165° from the body (BlazePose's shoulder and hip
+        // joints are not the drawn ones: measured 23° and 168°; ±15° leaves room for that).
+        XCTAssertTrue(result.stdout.contains("doing 8 jumping jacks (slow, 3× faster, slow) in 360 frames: 8 repetitions counted"),
+                      result.stdout)
+        XCTAssertEqual(try XCTUnwrap(number(after: "left_shoulder angle per repetition: from "), result.stdout), 15, accuracy: 15)
+        XCTAssertEqual(try XCTUnwrap(number(after: "° to "), result.stdout), 165, accuracy: 15)
     }
 }
 

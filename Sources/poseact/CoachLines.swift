@@ -1,0 +1,138 @@
+import Coach
+import Foundation
+import JSONLines
+import Live
+
+// What `live` and `annotate` print about occurrences, repetitions, angles and people, as
+// JSON Lines (`--json`) and as text.
+
+struct OccurrenceLine: Encodable {
+    let type = "occurrence"
+    var person: Int
+    var label: String
+    var start: Double
+    var end: Double
+    var peakConfidence: Double
+    var meanConfidence: Double
+    var repetitions: Int
+
+    init(_ r: OccurrenceReport) {
+        person = r.person; label = r.occurrence.label
+        start = round3(r.occurrence.start); end = round3(r.occurrence.end)
+        peakConfidence = round3(r.occurrence.peakConfidence); meanConfidence = round3(r.occurrence.meanConfidence)
+        repetitions = r.repetitions
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, person, label, start, end, repetitions
+        case peakConfidence = "peak_confidence", meanConfidence = "mean_confidence"
+    }
+
+    /// "#1 correct  3.90 – 7.10 s (peak 98 %, mean 91 %), 4 repetitions"
+    var text: String {
+        String(format: "#%d %@  %.2f – %.2f s (peak %.0f %%, mean %.0f %%), %d repetition%@", person, label, start, end,
+               peakConfidence * 100, meanConfidence * 100, repetitions, repetitions == 1 ? "" : "s")
+    }
+
+    static let csvHeader = "person,label,start,end,peak_confidence,mean_confidence,repetitions"
+    var csv: String {
+        String(format: "%d,%@,%.3f,%.3f,%.3f,%.3f,%d", person, label, start, end, peakConfidence, meanConfidence, repetitions)
+    }
+}
+
+struct RepetitionLine: Encodable {
+    let type = "repetition"
+    var person: Int
+    /// Its number among the person's repetitions.
+    var index: Int
+    /// The occurrence it falls in, when one was under way.
+    var label: String?
+    var start: Double
+    var end: Double
+    /// Seconds it took.
+    var duration: Double
+    /// When it was farthest from rest (a push-up's bottom).
+    var turn: Double
+    var angles: [String: AngleRange]
+
+    init(_ r: RepetitionReport) {
+        person = r.person; index = r.repetition.index; label = r.label
+        start = round3(r.repetition.start); end = round3(r.repetition.end); duration = round3(r.repetition.duration)
+        turn = round3(r.repetition.turn); angles = r.angles
+    }
+
+    /// "#1 repetition 3: 1.80 s, ends 7.20 s; body_line 160–178 (at the turn 171)"
+    func text(order: [String]) -> String {
+        var s = String(format: "#%d repetition %d: %.2f s, ends %.2f s", person, index, duration, end)
+        let parts = order.compactMap { name in
+            angles[name].map { a in
+                String(format: "%@ %.0f–%.0f°", name, a.minimum, a.maximum) + (a.atTurn.map { String(format: " (at the turn %.0f°)", $0) } ?? "")
+            }
+        }
+        if !parts.isEmpty { s += "; " + parts.joined(separator: ", ") }
+        return s
+    }
+}
+
+struct AnglesLine: Encodable {
+    let type = "angles"
+    var person: Int
+    var time: Double
+    /// Degrees, one decimal; null where a joint is missing.
+    var angles: [String: Double?]
+
+    init(person: Int, time: Double, names: [String], values: [Float]) {
+        self.person = person; self.time = round3(time)
+        var out: [String: Double?] = [:]
+        for (n, v) in zip(names, values) { out[n] = v.isFinite ? (Double(v) * 10).rounded() / 10 : nil }
+        angles = out
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(type, forKey: .type)
+        try c.encode(person, forKey: .person)
+        try c.encode(time, forKey: .time)
+        var nested = c.nestedContainer(keyedBy: AnyKey.self, forKey: .angles)
+        for (k, v) in angles.sorted(by: { $0.key < $1.key }) {
+            if let v { try nested.encode(v, forKey: AnyKey(k)) } else { try nested.encodeNil(forKey: AnyKey(k)) }
+        }
+    }
+    enum CodingKeys: String, CodingKey { case type, person, time, angles }
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ s: String) { stringValue = s }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+/// One person's part of a summary.
+struct PersonLine: Encodable {
+    var person: Int
+    /// Seconds per state.
+    var seconds: [String: Double]
+    var repetitions: Int
+    var occurrences: [OccurrenceLine]
+
+    init(_ s: PersonSummary) {
+        person = s.person
+        seconds = s.seconds.seconds.mapValues(round3)
+        repetitions = s.repetitions
+        occurrences = s.occurrences.map(OccurrenceLine.init)
+    }
+
+    /// "#1: 12 repetitions; correct 9.3 s, no person 1.2 s" and one line per occurrence.
+    var lines: [String] {
+        var head = "#\(person): \(repetitions) repetition\(repetitions == 1 ? "" : "s")"
+        let states = s(seconds)
+        if !states.isEmpty { head += "; " + states }
+        return [head] + occurrences.map { "    " + $0.text.replacingOccurrences(of: "#\(person) ", with: "") }
+    }
+
+    private func s(_ seconds: [String: Double]) -> String {
+        seconds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { String(format: "%@ %.1f s", $0.key, $0.value) }
+            .joined(separator: ", ")
+    }
+}
