@@ -60,6 +60,9 @@ public final class ActionRecognizer {
     public var minConfidence: Float
     /// Predictions averaged (their probabilities) into the one reported; 1 = none.
     public var smoothing: Int
+    /// Frames by which the predictions come later than the earliest they could: people who
+    /// appear together get different phases, so that their models do not all run on one frame.
+    public var phase = 0
     /// The last window's frames: BlazePose's 33 joints × (x, y in 0–1, confidence); NaN when
     /// no person; and their times (seconds). Frames dropped by a live source leave gaps in
     /// time, which the preprocessing's resampling fills (nearest earlier frame).
@@ -134,7 +137,7 @@ public final class ActionRecognizer {
         // jittery times.
         if nextPrediction == nil {
             let strides = max(1, (spec.minPoseFrames + spec.stride - 1) / spec.stride)
-            nextPrediction = time + Double(strides) * period - 1.5 / spec.fps
+            nextPrediction = time + Double(strides) * period - 1.5 / spec.fps + Double(phase) / spec.fps
         }
         if let next = nextPrediction, time >= next {
             nextPrediction = next + period * max(1, ((time - next) / period).rounded(.down) + 1)

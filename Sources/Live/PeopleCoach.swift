@@ -161,6 +161,8 @@ public final class PeopleCoach {
         (closed + order.compactMap { followed[$0]?.summary }).sorted { $0.person < $1.person }
     }
 
+    fileprivate var followedCount: Int { followed.count }
+
     private func follow(_ id: Int) -> Followed {
         if let f = followed[id] { return f }
         let f = Followed(id: id, coach: self)
@@ -204,6 +206,9 @@ private final class Followed {
         let o = coach.options
         recognizer = ActionRecognizer(classifier: coach.classifier, minConfidence: o.minConfidence, smoothing: o.smoothing,
                                       background: o.modelThread)
+        // Spread over the stride the frames people's models run on (people found together
+        // would otherwise all be classified on one frame, which then takes that much longer).
+        if o.modelThread { recognizer.phase = coach.followedCount % max(1, coach.spec.stride) }
         occurrences = OccurrenceTracker(labels: coach.classifier.labels, rules: o.occurrences)
         angles = o.angles
         shift = coach.occurrenceShift

@@ -44,22 +44,45 @@ public final class PoseDetector: @unchecked Sendable {
         return RotatedRect(centerX: Float(width) / 2, centerY: Float(height) / 2, width: side, height: side, rotation: 0)
     }
 
-    /// Writes the detector input for `image` (px/127.5 − 1, letterbox padding −1).
-    public func prepare(_ image: RGBImage) {
-        let warp = PerspectiveWarp(rect: PoseDetector.letterbox(width: image.width, height: image.height), size: PoseDetector.inputSize)
+    /// Writes the detector input for `image` (px/127.5 − 1, letterbox padding −1), or for
+    /// the square `region` of it (axis-aligned; what lies outside the image is padding too).
+    public func prepare(_ image: RGBImage, region: RotatedRect? = nil) {
+        let warp = PerspectiveWarp(rect: region ?? PoseDetector.letterbox(width: image.width, height: image.height),
+                                   size: PoseDetector.inputSize)
         warp.apply(image, into: interpreter.input(0).baseAddress!, border: .zero,
                    scale: Float(2.0 / 255.0), offset: -1, threads: interpreter.threads)
     }
 
-    /// People in `image`, best first.
-    public func detect(_ image: RGBImage) -> [Detection] {
-        prepare(image)
+    /// People in `image` (or in the square `region` of it), best first, in the image's pixels.
+    public func detect(_ image: RGBImage, region: RotatedRect? = nil) -> [Detection] {
+        prepare(image, region: region)
         interpreter.invoke()
-        return decode(width: image.width, height: image.height)
+        return decode(width: image.width, height: image.height, region: region)
     }
 
-    /// Decodes the current outputs for an image of the given size.
-    public func decode(width: Int, height: Int) -> [Detection] {
+    /// Squares that cover a wide (or tall) frame along its long side, overlapping by a
+    /// quarter at least: of side the short side, or half the long side if that is more (a
+    /// person lying down is wider than a tall frame's short side); none for a frame closer
+    /// to square than 3:2. In the letterbox of such a frame people shrink by its aspect
+    /// ratio, and the detector misses the smaller ones (four push-ups in a 2×2 grid: two
+    /// found); in these squares they keep their size or more.
+    public static func tiles(width: Int, height: Int) -> [RotatedRect] {
+        let long = Float(max(width, height)), short = Float(min(width, height))
+        guard short > 0, long >= 1.5 * short else { return [] }
+        let side = max(short, long / 2)
+        var n = Int((long / side).rounded(.up))
+        if Float(n) * side - long < side / 4 { n += 1 }
+        let step = (long - side) / Float(n - 1)
+        return (0..<n).map { i in
+            let c = side / 2 + Float(i) * step
+            return width >= height ? RotatedRect(centerX: c, centerY: short / 2, width: side, height: side, rotation: 0)
+                                   : RotatedRect(centerX: short / 2, centerY: c, width: side, height: side, rotation: 0)
+        }
+    }
+
+    /// Decodes the current outputs for an image of the given size (and the square `region`
+    /// of it the input was taken from; nil: the letterbox).
+    public func decode(width: Int, height: Int, region: RotatedRect? = nil) -> [Detection] {
         let raw = interpreter.output(named: "Identity")!, logits = interpreter.output(named: "Identity_1")!
         let size = Float(PoseDetector.inputSize)
         struct Candidate { var score: Float; var box: (Float, Float, Float, Float); var keypoints: [Float] }
@@ -98,16 +121,15 @@ public final class PoseDetector: @unchecked Sendable {
                                     keypoints: keypoints.map { $0 / total }))
             remaining = rest
         }
-        // Undo the letterbox: normalised to the square → normalised to the image → pixels.
-        let side = Float(max(width, height))
-        let padX = (1 - Float(width) / side) / 2, padY = (1 - Float(height) / side) / 2
-        func ux(_ x: Float) -> Float { (x - padX) / (1 - 2 * padX) }
-        func uy(_ y: Float) -> Float { (y - padY) / (1 - 2 * padY) }
-        let fw = Float(width), fh = Float(height)
+        // Undo the letterbox (or the region): normalised to the square → pixels.
+        let square = region ?? PoseDetector.letterbox(width: width, height: height)
+        let left = square.centerX - square.width / 2, top = square.centerY - square.height / 2
+        func ux(_ x: Float) -> Float { left + x * square.width }
+        func uy(_ y: Float) -> Float { top + y * square.height }
         return merged.map { c in
             let x0 = ux(c.box.0), y0 = uy(c.box.1), x1 = ux(c.box.2), y1 = uy(c.box.3)
-            return Detection(score: c.score, box: Box(x: x0 * fw, y: y0 * fh, width: (x1 - x0) * fw, height: (y1 - y0) * fh),
-                             keypoints: (0..<4).map { (ux(c.keypoints[2 * $0]) * fw, uy(c.keypoints[2 * $0 + 1]) * fh) })
+            return Detection(score: c.score, box: Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0),
+                             keypoints: (0..<4).map { (ux(c.keypoints[2 * $0]), uy(c.keypoints[2 * $0 + 1])) })
         }
     }
 }

@@ -19,6 +19,11 @@ public struct PipelineOptions: Sendable {
     public var smoothing: Bool = false
     /// Threads per model inference.
     public var threads: Int = 2
+    /// In a frame wider (or taller) than 3:2, also look for people in squares of the
+    /// frame's short side (`PoseDetector.tiles`), where smaller people keep the size the
+    /// detector finds them at: all squares when nobody is tracked, else one per detection
+    /// in turn (a newcomer is found within a few detections; the cost stays one run).
+    public var detectInTiles: Bool = false
 
     public init(maxPeople: Int = 4, detectEvery: Int = 10, minPresence: Float = 0.5, smoothing: Bool = false, threads: Int = 2) {
         self.maxPeople = maxPeople; self.detectEvery = detectEvery; self.minPresence = minPresence
@@ -50,6 +55,8 @@ public final class PosePipeline {
     private let tracker = PersonTracker()
     private var shots = ShotChangeDetector()
     private var smoothers: [Int: LandmarkSmoother] = [:]
+    /// The square `detect` looks in next, when it looks in one.
+    private var nextTile = 0
 
     public init(detectorPath: String, landmarkPath: String, options: PipelineOptions = .init()) throws {
         self.options = options
@@ -96,7 +103,7 @@ public final class PosePipeline {
         }
         if tracks.isEmpty || (tracks.count < options.maxPeople && framesSinceDetection >= options.detectEvery) {
             let known = tracks.map { axisBox($0.roi) }
-            for roi in detect(image) where tracks.count < options.maxPeople {
+            for roi in detect(image, everywhere: tracks.isEmpty) where tracks.count < options.maxPeople {
                 // A detection over someone already followed is that person, not a newcomer.
                 let box = axisBox(roi)
                 if known.contains(where: { $0.iou(box) > 0.3 }) { continue }
@@ -130,14 +137,37 @@ public final class PosePipeline {
 
     // MARK: stages
 
-    private func detect(_ image: RGBImage) -> [RotatedRect] {
+    private func detect(_ image: RGBImage, everywhere: Bool = true) -> [RotatedRect] {
         let start = DispatchTime.now().uptimeNanoseconds
-        let detections = detector.detect(image)
-        times.detectSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var detections = detector.detect(image)
         times.detectorRuns += 1
+        let tiles = options.detectInTiles && options.maxPeople > 1 ? PoseDetector.tiles(width: image.width, height: image.height) : []
+        if !tiles.isEmpty {
+            let chosen = everywhere ? tiles : [tiles[nextTile % tiles.count]]
+            nextTile += 1
+            for tile in chosen { detections += detector.detect(image, region: tile) }
+            times.detectorRuns += chosen.count
+            detections = Self.distinct(detections)
+        }
+        times.detectSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return detections.prefix(options.maxPeople).map {
             regionOfInterest(center: $0.keypoints[0], scalePoint: $0.keypoints[1], imageWidth: image.width, imageHeight: image.height)
         }
+    }
+
+    /// One detection per person, best first: of detections from overlapping squares, the
+    /// best of those whose hip centres lie within half a body's scale of each other.
+    static func distinct(_ detections: [Detection]) -> [Detection] {
+        var kept: [Detection] = []
+        for d in detections.sorted(by: { $0.score > $1.score }) {
+            let same = kept.contains { k in
+                let dx = d.keypoints[0].x - k.keypoints[0].x, dy = d.keypoints[0].y - k.keypoints[0].y
+                let sx = k.keypoints[1].x - k.keypoints[0].x, sy = k.keypoints[1].y - k.keypoints[0].y
+                return dx * dx + dy * dy < 0.25 * (sx * sx + sy * sy) || k.box.iou(d.box) > 0.3
+            }
+            if !same { kept.append(d) }
+        }
+        return kept
     }
 
     /// The person in `roi`, with the ROI for the next frame; nil when presence is too low.
@@ -156,14 +186,21 @@ public final class PosePipeline {
         return (person, result.nextROI)
     }
 
-    /// Two tracks that converged on one person: keep the more confident.
+    /// Two tracks that converged on one person: keep the more confident. And a pose that lies
+    /// mostly (70 %) inside a larger one is part of that person (the legs a square of the
+    /// frame saw alone, `PoseDetector.tiles`): keep the larger.
     private func deduplicate(_ persons: [(Person, RotatedRect)]) -> [(Person, RotatedRect)] {
         var kept: [(Person, RotatedRect)] = []
         for candidate in persons.sorted(by: { $0.0.presence > $1.0.presence }) {
             if kept.contains(where: { $0.0.box.iou(candidate.0.box) > 0.5 }) { continue }
             kept.append(candidate)
         }
-        return kept
+        func inside(_ a: Box, _ b: Box) -> Bool {
+            guard a.area > 0, a.area < b.area else { return false }
+            let w = max(0, min(a.x + a.width, b.x + b.width) - max(a.x, b.x)), h = max(0, min(a.y + a.height, b.y + b.height) - max(a.y, b.y))
+            return w * h >= 0.7 * a.area
+        }
+        return kept.filter { p in !kept.contains { inside(p.0.box, $0.0.box) } }
     }
 
     /// The axis-aligned box around a rotated rectangle.

@@ -16,7 +16,7 @@ struct LiveBench: ParsableCommand {
             people, each classified with a window of their own (`live --people all`), each \
             counted (repetitions). Prints one JSON object: \
             fps (frames processed per second), dropped_frames, latency_ms_median and \
-            latency_ms_p95 (frame capture to overlay), frames, predictions, \
+            latency_ms_p95 and latency_ms_max (frame capture to overlay), frames, predictions, \
             prediction_latency_ms_median and prediction_latency_ms_p95 (capture of a window's \
             last frame to its prediction: the model runs on a thread of its own, as in live), \
             skipped_windows (windows the model had no time for).
@@ -37,7 +37,7 @@ struct LiveBench: ParsableCommand {
     struct Timing: Encodable {
         var fps: Double
         var droppedFrames: Int
-        var latencyMSMedian: Double, latencyMSP95: Double
+        var latencyMSMedian: Double, latencyMSP95: Double, latencyMSMax: Double
         var frames: Int, predictions: Int
         var predictionLatencyMSMedian: Double, predictionLatencyMSP95: Double
         var skippedWindows: Int
@@ -47,6 +47,7 @@ struct LiveBench: ParsableCommand {
         enum CodingKeys: String, CodingKey {
             case fps, frames, predictions, seconds
             case droppedFrames = "dropped_frames", latencyMSMedian = "latency_ms_median", latencyMSP95 = "latency_ms_p95"
+            case latencyMSMax = "latency_ms_max"
             case personsPerFrame = "persons_per_frame"
             case predictionLatencyMSMedian = "prediction_latency_ms_median", predictionLatencyMSP95 = "prediction_latency_ms_p95"
             case skippedWindows = "skipped_windows"
@@ -67,7 +68,7 @@ struct LiveBench: ParsableCommand {
         let lat = stats.latencies.sorted(), predictionLat = stats.predictionLatencies.sorted()
         print(JSONLines.encode(Timing(
             fps: round3(stats.fps), droppedFrames: stats.dropped, latencyMSMedian: round3(percentile(lat, 0.5)),
-            latencyMSP95: round3(percentile(lat, 0.95)), frames: stats.frames, predictions: predictions,
+            latencyMSP95: round3(percentile(lat, 0.95)), latencyMSMax: round3(lat.last ?? 0), frames: stats.frames, predictions: predictions,
             predictionLatencyMSMedian: round3(percentile(predictionLat, 0.5)),
             predictionLatencyMSP95: round3(percentile(predictionLat, 0.95)), skippedWindows: stats.skippedWindows,
             personsPerFrame: round3(Double(stats.persons) / Double(max(stats.frames, 1))), seconds: round3(stats.seconds))))

@@ -35,13 +35,18 @@ struct InferenceOptions: ParsableArguments {
 struct PosePipelineOptions: ParsableArguments {
     @OptionGroup var inference: InferenceOptions
     @Option(parsing: .unconditional, help: "People tracked per frame.") var maxPeople = 4
+    @Flag(inversion: .prefixedNo,
+          help: "In a frame wider or taller than 3:2, also look for people in squares of its short side (smaller people are found).")
+    var detectTiles = true
 
     func validate() throws {
         guard maxPeople >= 1 else { throw ValidationError("--max-people must be at least 1 (got \(maxPeople))") }
     }
 
     func pipeline(smoothing: Bool = false) throws -> PosePipeline {
-        try inference.models.pipeline(PipelineOptions(maxPeople: maxPeople, smoothing: smoothing, threads: inference.threads))
+        var options = PipelineOptions(maxPeople: maxPeople, smoothing: smoothing, threads: inference.threads)
+        options.detectInTiles = detectTiles
+        return try inference.models.pipeline(options)
     }
 }
 
