@@ -1,0 +1,65 @@
+import Foundation
+import Media
+
+extension KeypointCSV {
+    /// A keypoint store back into the keypoint CSV `read` takes (`poseact dataset export
+    /// --csv`): one row per frame, `clip,label,split,frame,width,height,time`, then
+    /// `NAME_x,NAME_y,NAME_c` per joint in pixels from the top-left corner, empty x and y
+    /// for a missing joint. `time` is seconds in the clip's source (its `start` added), so
+    /// that importing the file again gives the same clips, frames, times and keypoints
+    /// (to the 4 decimals written: 1e-4 px). Written to a temporary file and renamed.
+    /// Returns the clips and rows written.
+    @discardableResult
+    public static func export(_ store: KeypointStore, to path: String, progress: ((Int) -> Void)? = nil) throws -> (clips: Int, rows: Int) {
+        guard let first = store.entries.first else { throw DatasetError("\(store.path): no clips to export") }
+        let joints = try store.read(first.id).jointNames
+        var rows = 0
+        try AtomicFile.write(to: path) { temporary in
+            guard FileManager.default.createFile(atPath: temporary, contents: nil), let out = FileHandle(forWritingAtPath: temporary) else {
+                throw DatasetError("cannot write \(path)")
+            }
+            defer { try? out.close() }
+            var text = "clip,label,split,frame,width,height,time," + joints.map { "\($0)_x,\($0)_y,\($0)_c" }.joined(separator: ",") + "\n"
+            func flush() throws { try out.write(contentsOf: Data(text.utf8)); text = "" }
+            for (n, entry) in store.entries.enumerated() {
+                let clip = try store.read(entry.id)
+                guard clip.jointNames == joints else {
+                    throw DatasetError("\(store.path): clip \(entry.id) has other joints (\(clip.jointNames.count)) than clip \(first.id) (\(joints.count)); a CSV holds one skeleton: export them apart")
+                }
+                let w = Float(clip.width), h = Float(clip.height), j = joints.count
+                let head = [field(clip.id), field(clip.label), field(clip.split ?? "")].joined(separator: ",")
+                for f in 0..<clip.frameCount {
+                    text += "\(head),\(f),\(clip.width),\(clip.height),\(format(clip.times[f] + (clip.start ?? 0)))"
+                    for k in 0..<j {
+                        let x = clip.keypoints[(f * j + k) * 3], y = clip.keypoints[(f * j + k) * 3 + 1], c = clip.keypoints[(f * j + k) * 3 + 2]
+                        if x.isFinite && y.isFinite {
+                            text += ",\(format(Double(x * w))),\(format(Double(y * h))),\(format(Double(c)))"
+                        } else {
+                            text += ",,,0"
+                        }
+                    }
+                    text += "\n"
+                    rows += 1
+                }
+                if text.utf8.count > 1 << 20 { try flush() }
+                progress?(n + 1)
+            }
+            try flush()
+        }
+        return (store.entries.count, rows)
+    }
+
+    /// A CSV field: quoted when it holds a comma, a quote or a line break.
+    static func field(_ s: String) -> String {
+        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Up to 4 decimals, trailing zeros dropped.
+    static func format(_ x: Double) -> String {
+        var s = String(format: "%.4f", x)
+        while s.hasSuffix("0") { s.removeLast() }
+        if s.hasSuffix(".") { s.removeLast() }
+        return s == "-0" ? "0" : s
+    }
+}
