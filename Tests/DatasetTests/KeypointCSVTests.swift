@@ -219,6 +219,44 @@ final class KeypointCSVTests: XCTestCase {
         }
     }
 
+    /// `dataset export --csv`: 200 Penn Action clips (the first of each label and split, then
+    /// in file order) into a store, out as CSV, back in: the same clips, labels, splits,
+    /// times and keypoints, within the 4 decimals written (1e-4 px, 1e-4 s; normalised by the
+    /// frame's size here) and the NaN of every missing joint.
+    func testExportedStoreImportsAsItWas() throws {
+        let original = try KeypointCSV.read(try pennFile("keypoints.csv")).clips
+        var chosen = Array(original.prefix(200))
+        chosen[1].split = nil                     // a clip without a split
+        chosen[2].label = "with, comma"           // a label CSV must quote
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let storePath = dir.appendingPathComponent("s.h5").path, csv = dir.appendingPathComponent("s.csv").path
+        let writer = try KeypointStoreWriter(path: storePath)
+        for clip in chosen { try writer.append(clip) }
+        try writer.finish()
+        let written = try KeypointCSV.export(try KeypointStore(path: storePath), to: csv)
+        XCTAssertEqual(written.clips, 200)
+        XCTAssertEqual(written.rows, chosen.reduce(0) { $0 + $1.frameCount })
+        let back = try KeypointCSV.read(csv)
+        XCTAssertEqual(back.problems.map(\.description), [])
+        let byID = Dictionary(uniqueKeysWithValues: back.clips.map { ($0.id, $0) })
+        var missing = 0
+        for a in chosen {
+            let b = try XCTUnwrap(byID[a.id], a.id)
+            XCTAssertEqual(b.label, a.label); XCTAssertEqual(b.split, a.split); XCTAssertEqual(b.jointNames, a.jointNames)
+            XCTAssertEqual(b.width, a.width); XCTAssertEqual(b.height, a.height)
+            XCTAssertEqual(b.times, a.times, accuracy: 1e-4)
+            XCTAssertEqual(b.keypoints.count, a.keypoints.count)
+            for i in a.keypoints.indices {
+                let scale: Float = i % 3 == 0 ? Float(a.width) : i % 3 == 1 ? Float(a.height) : 1
+                if a.keypoints[i].isNaN { XCTAssertTrue(b.keypoints[i].isNaN, "\(a.id) \(i)"); missing += 1; continue }
+                XCTAssertEqual(b.keypoints[i], a.keypoints[i], accuracy: 1e-4 / scale + 1e-6, "\(a.id) \(i)")
+            }
+        }
+        XCTAssertGreaterThan(missing, 0, "Penn Action marks joints outside the picture missing: some of them are in these clips")
+    }
+
     func testInterleavedClipsUnsortedFramesAndTimeColumn() throws {
         let csv = """
         Clip,Label,Frame,Time,Width,Height,Left Wrist_x,Left Wrist_y,Left Wrist_c
