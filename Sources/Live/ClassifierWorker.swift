@@ -17,7 +17,13 @@ final class ClassifierWorker<Job, Result>: @unchecked Sendable {
 
     init(name: String, work: @escaping (Job) -> Result) {
         self.work = work
-        let thread = Thread { [self] in loop() }
+        let thread = Thread { [self] in
+            // Below the frame loop's priority: when the cores are short, the frames go on
+            // and the predictions wait (several people's nets at once took frames from the
+            // poses and dropped them). On Linux a nice value is per thread; who = 0 is this one.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+            loop()
+        }
         thread.name = name
         thread.start()
     }
