@@ -64,6 +64,13 @@ public struct PersonView: Sendable, Equatable {
     public var repetitions: Int
     /// The last frame's angles, in `CoachOptions.angles` order.
     public var angles: [Float]
+    /// Whether they are the prominent person in the last frame.
+    public var isProminent = false
+
+    public init(id: Int, state: ActionState?, occurrence: String?, repetitions: Int, angles: [Float], isProminent: Bool = false) {
+        self.id = id; self.state = state; self.occurrence = occurrence; self.repetitions = repetitions
+        self.angles = angles; self.isProminent = isProminent
+    }
 }
 
 /// The end of a run, per person: seconds per state, occurrences, repetitions.
@@ -108,7 +115,7 @@ public final class PeopleCoach {
 
     public func reset() {
         for f in followed.values { _ = f.recognizer.finish() }
-        followed = [:]; order = []; closed = []; prominentID = nil; skippedByClosed = 0; lastTime = nil; frames = 0
+        followed = [:]; order = []; closed = []; prominentID = nil; skippedByClosed = 0; lastTime = nil; frames = 0; prominentNow = nil
     }
     private var lastTime: Double?
     /// Frames pushed since the last reset (a prediction's `frame` counts from the first).
@@ -121,6 +128,7 @@ public final class PeopleCoach {
     public func push(persons: [Person], width: Int, height: Int, time: Double) -> [CoachEvent] {
         lastTime = time
         defer { frames += 1 }
+        prominentNow = persons.first(where: \.isProminent)?.id
         var events: [CoachEvent] = []
         switch options.people {
         case .prominent:
@@ -154,7 +162,11 @@ public final class PeopleCoach {
     }
 
     /// Everyone followed now, in the order they appeared.
-    public var views: [PersonView] { order.compactMap { followed[$0]?.view } }
+    public var views: [PersonView] {
+        order.compactMap { followed[$0]?.view }.map { v in var v = v; v.isProminent = v.id == prominentNow; return v }
+    }
+    /// The prominent person of the last frame.
+    private var prominentNow: Int?
 
     /// Everyone's summary so far: those closed, then those followed.
     public var summaries: [PersonSummary] {

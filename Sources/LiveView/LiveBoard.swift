@@ -72,6 +72,8 @@ public final class LiveBoard: @unchecked Sendable {
     private var state = BoardState()
     /// Per person (each a stream of predictions of its own).
     private var summaries: [Int: ActionSummary] = [:]
+    /// The prominent person's id, from the last view of everyone.
+    private var prominent: Int?
     // JPEG encoding happens outside `lock` (the live loop must not wait on it), under its own.
     private let encoderLock = NSLock()
     private var encoded: (sequence: Int, jpeg: Data)?
@@ -94,16 +96,19 @@ public final class LiveBoard: @unchecked Sendable {
             state.time = time
         case .prediction(let p, let fps, let dropped):
             summaries[p.personID ?? -1, default: ActionSummary()].add(p)
+            state.fps = (fps * 10).rounded() / 10
+            state.dropped = dropped
+            state.summary = BoardState.rows(.total(Array(summaries.values)))
+            // The headline follows the prominent person (anyone's, before one is known).
+            if let prominent, p.personID != prominent { break }
             state.state = p.state.name
             switch p.state {
             case .noPerson: state.label = nil; state.confidence = nil
             case .lowConfidence(let label, let c), .action(let label, let c): state.label = label; state.confidence = Double(c)
             }
             state.person = p.personID
-            state.fps = (fps * 10).rounded() / 10
-            state.dropped = dropped
-            state.summary = BoardState.rows(.total(Array(summaries.values)))
         case .people(let views, let names):
+            prominent = views.first(where: \.isProminent)?.id ?? prominent
             let people = views.map { BoardState.PersonState($0, angleNames: names) }
             guard people != state.people else { return }
             state.people = people

@@ -85,6 +85,29 @@ final class LiveWindowTests: XCTestCase {
 /// port already taken refused with one line. (The page itself is tested in a real browser
 /// in LiveCommandTests.)
 final class BrowserViewTests: XCTestCase {
+    /// Two people: each has their card (state, count, angles); the headline is the
+    /// prominent person's, whoever predicted last.
+    func testEveryPersonOnTheBoardAndTheProminentInTheHeadline() {
+        let board = LiveBoard(model: "pushups")
+        func view(_ id: Int, _ label: String, reps: Int, prominent: Bool) -> PersonView {
+            PersonView(id: id, state: .action(label: label, confidence: 0.9), occurrence: label, repetitions: reps,
+                       angles: [171.26, .nan], isProminent: prominent)
+        }
+        board.handle(.people([view(1, "correct", reps: 3, prominent: false), view(2, "wrong", reps: 1, prominent: true)],
+                             angleNames: ["body_line", "left_elbow"]))
+        board.handle(.prediction(Prediction(time: 1, frame: 30, personID: 2, state: .action(label: "wrong", confidence: 0.9),
+                                            probabilities: [0.1, 0.9]), fps: 30, dropped: 0))
+        board.handle(.prediction(Prediction(time: 1, frame: 30, personID: 1, state: .action(label: "correct", confidence: 0.8),
+                                            probabilities: [0.8, 0.2]), fps: 30, dropped: 0))
+        let state = board.current
+        XCTAssertEqual(state.state, "wrong", "the prominent person's, though person 1 predicted last")
+        XCTAssertEqual(state.person, 2)
+        XCTAssertEqual(state.people.map(\.id), [1, 2])
+        XCTAssertEqual(state.people.map(\.repetitions), [3, 1])
+        XCTAssertEqual(state.people[0].angles, ["body_line": 171.3], "one decimal; a missing joint's angle left out")
+        XCTAssertEqual(state.people[1].occurrence, "wrong")
+    }
+
     func testStateAndFrameOverHTTP() throws {
         let board = LiveBoard(model: "pushups")
         let frame = picture(width: 320, height: 240)

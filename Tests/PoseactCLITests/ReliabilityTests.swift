@@ -38,7 +38,7 @@ final class ReliabilityTests: PennSliceTestCase {
         for output in [store, hard, soft] {
             try assertOneLineError(["windows", store, "--output", output], mentions: ["is also the store", "would destroy the input"])
         }
-        try assertOneLineError(["import", store, "--output", hard], mentions: ["is also the CSV file"])
+        try assertOneLineError(["import", store, "--output", hard], mentions: ["is also the input"])
         try assertOneLineError(["merge", store, store, "--output", store], mentions: ["is also a store to merge"])
         try assertOneLineError(["annotate", "--model", "m.poseact.h5", video, "--output", video], mentions: ["--output", "is also the video"])
         try assertOneLineError(["annotate", "--model", "m.poseact.h5", video, "--timeline", video], mentions: ["--timeline", "is also the video"])
