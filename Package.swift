@@ -73,7 +73,7 @@ let package = Package(
                 swiftSettings: kernelSettings),
         // Layers with explicit forward/backward over BLAS, models, losses, optimisers, the
         // training loop, its YAML config and the weights file.
-        .target(name: "Classifier", dependencies: ["Errors", "Tensor", "CBLAS", "Dataset", "Evaluation", "JSONLines", "Media",
+        .target(name: "Classifier", dependencies: ["Errors", "Tensor", "CBLAS", "Dataset", "Evaluation", "JSONLines", "Media", "Pose",
                                                    .product(name: "Yams", package: "Yams")],
                 swiftSettings: kernelSettings),
         // What a coach watches beyond the label: repetitions counted from the poses alone.

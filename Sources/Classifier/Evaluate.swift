@@ -2,6 +2,7 @@ import Dataset
 import Evaluation
 import Foundation
 import Media
+import Pose
 
 extension ActionClassifier {
     /// Window- and clip-level metrics of the model on `windows` (a clip's label is the
@@ -77,5 +78,73 @@ extension EvaluationReport {
         guard drawn else { unlink(paths[2]); return Array(paths.prefix(2)) }
         try writePNG(ConfusionPicture.render(clips, title: title), to: paths[2])
         return paths
+    }
+}
+
+extension ActionClassifier {
+    /// The page of `evaluate --report` (`HTMLReport`): the report's tables, every clip's
+    /// true and predicted label for the confusion cells, the learning curves of the run that
+    /// made the model, and the misclassified clips' poses (from the keypoint store at
+    /// `dataPath`; a windows file has none to animate) at the model's frame rate with each
+    /// window's prediction.
+    public func htmlReport(_ report: EvaluationReport, windows: [Window], dataPath: String, title: String) throws -> HTMLReport {
+        let probs = probabilities(windows)
+        let index = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
+        let votes = ClipVote.aggregate(clipIDs: windows.map(\.clipID), truth: windows.map { index[$0.label]! }, probabilities: probs)
+        let clipLabels = votes.clipIDs.indices.map { (votes.clipIDs[$0], labels[votes.truth[$0]], labels[votes.predicted[$0]]) }
+        var byClip: [String: [(Window, [Float])]] = [:]
+        for (w, p) in zip(windows, probs) { byClip[w.clipID, default: []].append((w, p)) }
+
+        var joints: [String] = [], edges: [(Int, Int)] = [], clips: [HTMLReport.Clip] = []
+        if !WindowsFile.isWindowsFile(dataPath) {
+            let store = try KeypointStore(path: dataPath)
+            for m in report.misclassified {
+                let clip = try store.read(m.clip)
+                if joints.isEmpty {
+                    joints = clip.jointNames
+                    edges = Self.drawnEdges(joints)
+                }
+                guard clip.jointNames == joints, clip.frameCount > 0 else { continue }
+                // The clip at the model's rate, nearest frame by time: the windows' frame numbers.
+                let n = max(1, Int((clip.times.last! * spec.fps).rounded()) + 1)
+                var frames: [[Float?]] = []
+                var k = 0
+                for f in 0..<n {
+                    let t = Double(f) / spec.fps
+                    while k + 1 < clip.times.count && abs(clip.times[k + 1] - t) <= abs(clip.times[k] - t) { k += 1 }
+                    var row: [Float?] = []
+                    for j in joints.indices {
+                        let x = clip.keypoints[(k * joints.count + j) * 3], y = clip.keypoints[(k * joints.count + j) * 3 + 1]
+                        if x.isFinite && y.isFinite { row += [(x * 1000).rounded() / 1000, (y * 1000).rounded() / 1000] } else { row += [nil, nil] }
+                    }
+                    frames.append(row)
+                }
+                let predictions = (byClip[m.clip] ?? []).map { w, p -> HTMLReport.WindowPrediction in
+                    let best = Evaluation.argmax(p)
+                    return HTMLReport.WindowPrediction(start: w.start, length: spec.window, label: labels[best], confidence: Double(p[best]))
+                }
+                clips.append(HTMLReport.Clip(id: m.clip, label: m.label, predicted: m.predicted, confidence: m.confidence, fps: spec.fps,
+                                             aspect: Double(clip.width) / Double(max(clip.height, 1)), frames: frames, windows: predictions))
+            }
+        }
+        let curves = training.history.flatMap { h in
+            h.isEmpty ? nil : LearningCurves.svg(h, title: "training", bestEpoch: LearningCurves.bestEpoch(h))
+        }
+        return HTMLReport(title: title, report: report, clipLabels: clipLabels, joints: joints, edges: edges,
+                          misclassified: clips, learningCurves: curves)
+    }
+
+    /// The lines drawn between joints: BlazePose's skeleton for its names, else each joint to
+    /// its parent (`Skeleton.parentPositions`) and the shoulders and hips joined across and
+    /// down the sides.
+    static func drawnEdges(_ joints: [String]) -> [(Int, Int)] {
+        if joints == Skeleton.blazePoseNames { return Skeleton.edges }
+        var out = Skeleton.parentPositions(of: joints).enumerated().compactMap { i, p in p.map { (i, $0) } }
+        for (a, b) in [("left_shoulder", "right_shoulder"), ("left_hip", "right_hip"), ("left_shoulder", "left_hip"), ("right_shoulder", "right_hip")] {
+            if let i = joints.firstIndex(of: a), let j = joints.firstIndex(of: b), !out.contains(where: { $0 == (i, j) || $0 == (j, i) }) {
+                out.append((i, j))
+            }
+        }
+        return out
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Classifier
 import Foundation
 import JSONLines
+import Media
 import Tensor
 
 struct Evaluate: ParsableCommand {
@@ -12,8 +13,11 @@ struct Evaluate: ParsableCommand {
             reports window-level and clip-level accuracy (a clip's label is the argmax of the \
             mean of its windows' probabilities), per-class precision, recall and F1, and the \
             confusion matrix, then the misclassified clips, the surest mistakes first (worth a \
-            look for a wrong label or a bad pose track). --report FOLDER writes evaluation.json, \
-            evaluation.md and evaluation-confusion.png there. Clips of labels the model does not \
+            look for a wrong label or a bad pose track). --report FOLDER writes index.html (one \
+            self-contained page: the per-class table, the confusion matrix with each cell's \
+            clips, the learning curves, each misclassified clip as an animated skeleton with \
+            the prediction over time), evaluation.json, evaluation.md and \
+            evaluation-confusion.png there. Clips of labels the model does not \
             know are left out, with a warning.
             """)
 
@@ -45,7 +49,11 @@ struct Evaluate: ParsableCommand {
         var result = classifier.evaluate(windows, modelPath: path, dataPath: data, split: split == "all" ? nil : split)
         result.unscoredClips = unscored.count
         if let report {
-            let paths = try result.write(to: report, title: "\(URL(fileURLWithPath: path).lastPathComponent): \(split)")
+            let title = "\(URL(fileURLWithPath: path).lastPathComponent): \(split)"
+            var paths = try result.write(to: report, title: title)
+            let page = "\(report)/index.html"
+            try AtomicFile.write(try classifier.htmlReport(result, windows: windows, dataPath: data, title: title).html(), to: page)
+            paths.insert(page, at: 0)
             note("report: \(paths.joined(separator: ", "))")
         }
         if json {
