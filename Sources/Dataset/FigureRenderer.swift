@@ -5,8 +5,8 @@ import Media
 public enum FigureRenderer {
     public enum Action: Sendable { case walkWave, wave, walk }
 
-    /// The figure at `time` seconds: it walks left to right and/or waves its left arm.
-    public static func frame(width: Int, height: Int, time: Double, action: Action = .walkWave) -> RGBImage {
+    /// The wall (shaded from the top) and the floor (the lowest fifth) the figure stands in.
+    static func room(width: Int, height: Int) -> RGBImage {
         var image = RGBImage(width: width, height: height)
         image.pixels.withUnsafeMutableBufferPointer { p in
             for y in 0..<height {
@@ -16,6 +16,12 @@ public enum FigureRenderer {
                 for x in 0..<width { let i = (y * width + x) * 3; p[i] = c.0; p[i + 1] = c.1; p[i + 2] = c.2 }
             }
         }
+        return image
+    }
+
+    /// The figure at `time` seconds: it walks left to right and/or waves its left arm.
+    public static func frame(width: Int, height: Int, time: Double, action: Action = .walkWave) -> RGBImage {
+        var image = room(width: width, height: height)
         let s = Float(height) / 480
         let walking = action != .wave, waving = action != .walk
         let cx = Float(width) / 2 + (walking ? Float(sin(time * 1.2)) * 90 * s : 0)
@@ -48,15 +54,7 @@ extension FigureRenderer {
     /// The figure doing a jumping jack, `openness` of the way through it: 0 stands with the
     /// arms down and the feet together, 1 has the arms straight up and the feet apart.
     public static func jumpingJack(width: Int, height: Int, openness: Double) -> RGBImage {
-        var image = RGBImage(width: width, height: height)
-        image.pixels.withUnsafeMutableBufferPointer { p in
-            for y in 0..<height {
-                let floor = y >= height * 4 / 5
-                let shade = UInt8(max(0, 214 - y / 20))
-                let c: (UInt8, UInt8, UInt8) = floor ? (150, 120, 90) : (shade, shade &- 6, 196)
-                for x in 0..<width { let i = (y * width + x) * 3; p[i] = c.0; p[i + 1] = c.1; p[i + 2] = c.2 }
-            }
-        }
+        var image = room(width: width, height: height)
         let s = Float(height) / 480, cx = Float(width) / 2
         func p(_ x: Float, _ y: Float) -> (x: Float, y: Float) { (cx + x * s, y * s) }
         let a = Float(min(max(openness, 0), 1))

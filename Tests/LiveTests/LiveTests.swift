@@ -9,6 +9,15 @@ import XCTest
 @testable import Live
 
 final class LiveTests: XCTestCase {
+    /// A stand-in model: random weights, labels "a" and "b", 30 fps, a small TCN.
+    static func standIn() -> ActionClassifier {
+        var config = TrainingConfig()
+        config.model.channels = 8
+        config.model.dilations = [1]
+        config.preprocessing.fps = 30
+        return ActionClassifier(labels: ["a", "b"], spec: config.preprocessing, architecture: Architecture(config: config, classes: 2))
+    }
+
     func prediction(_ t: Double, _ state: ActionState) -> Prediction {
         Prediction(time: t, frame: Int(t * 30), personID: 1, state: state, probabilities: [])
     }
@@ -99,12 +108,7 @@ final class LiveTests: XCTestCase {
     /// the first one's repetitions are theirs alone; the second, gone, is closed once unseen
     /// for a window and a second. `.prominent` follows one of them only.
     func testEveryoneInViewHasTheirOwnWindowAndCount() throws {
-        var config = TrainingConfig()
-        config.model.channels = 8
-        config.model.dilations = [1]
-        config.preprocessing.fps = 30
-        let classifier = ActionClassifier(labels: ["a", "b"], spec: config.preprocessing,
-                                          architecture: Architecture(config: config, classes: 2))
+        let classifier = Self.standIn()
         func person(_ id: Int, x: Float, dip: Float, prominent: Bool) -> Person {
             // A standing figure's 33 joints; `dip` lowers the upper body (joints 0–16) by up to 60 px.
             let landmarks = (0..<33).map { j in
@@ -167,12 +171,7 @@ final class LiveTests: XCTestCase {
         let pipeline = try PosePipeline(detectorPath: try TestData.model("pose_detection.tflite").path,
                                         landmarkPath: try TestData.model("pose_landmark_full.tflite").path,
                                         options: PipelineOptions(maxPeople: 1, threads: 1))
-        var config = TrainingConfig()
-        config.model.channels = 8
-        config.model.dilations = [1]
-        config.preprocessing.fps = 30
-        let classifier = ActionClassifier(labels: ["a", "b"], spec: config.preprocessing,
-                                          architecture: Architecture(config: config, classes: 2))
+        let classifier = Self.standIn()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString).mp4").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let writer = try VideoWriter(path: path, width: 64, height: 48, fps: 30)

@@ -163,19 +163,9 @@ final class LiveCommandTests: PennSliceTestCase {
 
         let profile = Self.dir.appendingPathComponent("chromium-\(UUID().uuidString.prefix(6))").path
         let shot = Self.dir.appendingPathComponent("page.png").path
-        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=\(profile)",
-                     "--window-size=1100,420", "--virtual-time-budget=4000"]
+        let flags = ["--window-size=1100,420", "--virtual-time-budget=4000"]
         func browse(_ extra: [String]) throws -> String {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: chromium)
-            p.arguments = flags + extra + [String(url)]
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+            try headless(chromium, String(url), profile: profile, flags: flags + extra)
         }
         let dom = try browse(["--dump-dom"])
         XCTAssertTrue(dom.contains("<p id=\"label\""), dom)

@@ -36,17 +36,8 @@ final class ReportPageTests: PennSliceTestCase {
 
         let profile = dir.appendingPathComponent("chromium").path
         func browse(_ extra: [String]) throws -> String {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: chromium)
-            p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=\(profile)",
-                           "--window-size=1100,1400", "--virtual-time-budget=3000"] + extra + [URL(fileURLWithPath: page).absoluteString]
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+            try headless(chromium, URL(fileURLWithPath: page).absoluteString, profile: profile,
+                         flags: ["--window-size=1100,1400", "--virtual-time-budget=3000"] + extra)
         }
         let dom = try browse(["--dump-dom"])
         XCTAssertTrue(dom.contains("<table id=\"classes\">"), "the per-class table")
