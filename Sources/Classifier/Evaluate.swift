@@ -98,7 +98,8 @@ extension ActionClassifier {
         var joints: [String] = [], edges: [(Int, Int)] = [], clips: [HTMLReport.Clip] = []
         if !WindowsFile.isWindowsFile(dataPath) {
             let store = try KeypointStore(path: dataPath)
-            for m in report.misclassified {
+            // The surest mistakes, up to `HTMLReport.maxAnimated`: each adds its poses to the page.
+            for m in report.misclassified.prefix(HTMLReport.maxAnimated) {
                 let clip = try store.read(m.clip)
                 if joints.isEmpty {
                     joints = clip.jointNames

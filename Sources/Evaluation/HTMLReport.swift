@@ -38,6 +38,10 @@ public struct HTMLReport: Sendable {
         }
     }
 
+    /// Misclassified clips animated at most (each adds ~100 kB of poses to the page); the
+    /// confusion cells list them all.
+    public static let maxAnimated = 60
+
     public var title: String
     public var report: EvaluationReport
     /// Per clip: its true and predicted label (every clip scored), for the confusion cells.
@@ -123,7 +127,7 @@ public struct HTMLReport: Sendable {
         <h2>Confusion (clips; a cell lists its clips: hover or click)</h2>
         <table id=confusion>\(confusion)</table>
         \(curves)
-        <h2>Misclassified clips (\(misclassified.count)), the surest mistakes first</h2>
+        <h2>Misclassified clips (\(report.misclassified.count)\(report.misclassified.count > misclassified.count ? ", the \(misclassified.count) surest animated" : "")), the surest mistakes first</h2>
         <div class="legend dim" id=legend></div>
         <div id=clips></div>
         <script id=data type="application/json">\(data)</script>
