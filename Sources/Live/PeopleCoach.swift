@@ -100,6 +100,12 @@ public final class PeopleCoach {
     private var closed: [PersonSummary] = []
     /// Whom `.prominent` follows now.
     private var prominentID: Int?
+    /// The prominent person of the last frame.
+    private var prominentNow: Int?
+    private var skippedByClosed = 0
+    private var lastTime: Double?
+    /// Frames pushed since the last reset (a prediction's `frame` counts from the first).
+    fileprivate private(set) var frames = 0
 
     public init(classifier: ActionClassifier, options: CoachOptions) {
         self.classifier = classifier
@@ -111,16 +117,11 @@ public final class PeopleCoach {
 
     /// Windows the background models skipped (a newer one was due before they got to it).
     public var skippedWindows: Int { followed.values.reduce(0) { $0 + $1.recognizer.skippedWindows } + skippedByClosed }
-    private var skippedByClosed = 0
 
     public func reset() {
         for f in followed.values { _ = f.recognizer.finish() }
         followed = [:]; order = []; closed = []; prominentID = nil; skippedByClosed = 0; lastTime = nil; frames = 0; prominentNow = nil
     }
-    private var lastTime: Double?
-    /// Frames pushed since the last reset (a prediction's `frame` counts from the first).
-    fileprivate(set) var frames = 0
-
     /// The time of the last frame pushed.
     public var lastFrameTime: Double? { lastTime }
 
@@ -165,9 +166,6 @@ public final class PeopleCoach {
     public var views: [PersonView] {
         order.compactMap { followed[$0]?.view }.map { v in var v = v; v.isProminent = v.id == prominentNow; return v }
     }
-    /// The prominent person of the last frame.
-    private var prominentNow: Int?
-
     /// Everyone's summary so far: those closed, then those followed.
     public var summaries: [PersonSummary] {
         (closed + order.compactMap { followed[$0]?.summary }).sorted { $0.person < $1.person }
