@@ -22,7 +22,7 @@ public struct PipelineOptions: Sendable {
     /// In a frame wider (or taller) than 3:2, also look for people in squares of the
     /// frame's short side (`PoseDetector.tiles`), where smaller people keep the size the
     /// detector finds them at: all squares when nobody is tracked, else one per detection
-    /// in turn (a newcomer is found within a few detections; the cost stays one run).
+    /// in turn (a newcomer is found within a few detections, for one detector run more).
     public var detectInTiles: Bool = false
 
     public init(maxPeople: Int = 4, detectEvery: Int = 10, minPresence: Float = 0.5, smoothing: Bool = false, threads: Int = 2) {
