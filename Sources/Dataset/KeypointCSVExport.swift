@@ -50,7 +50,7 @@ extension KeypointCSV {
     }
 
     /// A CSV field: quoted when it holds a comma, a quote or a line break.
-    static func field(_ s: String) -> String {
+    public static func field(_ s: String) -> String {
         guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
         return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

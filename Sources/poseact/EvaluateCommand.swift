@@ -1,5 +1,6 @@
 import ArgumentParser
 import Classifier
+import Dataset
 import Foundation
 import JSONLines
 import Media
@@ -25,12 +26,15 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Keypoint store (or windows file) to evaluate on.") var data: String
     @Option(help: "Split to evaluate ('all' for every clip).") var split = "test"
     @Option(help: "Folder for the Markdown report and the confusion-matrix picture.") var report: String?
+    @Option(help: "Write each window's probabilities here (CSV: clip, start, label, then one column per label), in the windows' order.")
+    var probabilities: String?
     @Option(parsing: .unconditional, help: "BLAS threads (0 = all cores).") var threads = 0
     @Flag(help: "Print one JSON object instead of text.") var json = false
 
     func validate() throws {
         guard threads >= 0 else { throw ValidationError("--threads must be 0 (all cores) or more (got \(threads))") }
         if let report { try OutputPaths.check(report, flag: "--report", kind: .folder) }
+        if let probabilities { try OutputPaths.check(probabilities, flag: "--probabilities", inputs: [("--data", data)]) }
     }
 
     func run() throws {
@@ -48,6 +52,15 @@ struct Evaluate: ParsableCommand {
         }
         var result = classifier.evaluate(windows, modelPath: path, dataPath: data, split: split == "all" ? nil : split)
         result.unscoredClips = unscored.count
+        if let probabilities {
+            let probs = classifier.probabilities(windows)
+            var text = "clip,start,label," + classifier.labels.map { "p_\($0)" }.joined(separator: ",") + "\n"
+            for (w, p) in zip(windows, probs) {
+                text += "\(KeypointCSV.field(w.clipID)),\(w.start),\(KeypointCSV.field(w.label)),"
+                    + p.map { String(format: "%.9g", $0) }.joined(separator: ",") + "\n"
+            }
+            try AtomicFile.write(text, to: probabilities)
+        }
         if let report {
             let title = "\(URL(fileURLWithPath: path).lastPathComponent): \(split)"
             var paths = try result.write(to: report, title: title)

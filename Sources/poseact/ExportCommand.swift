@@ -1,6 +1,7 @@
 import ArgumentParser
 import Classifier
 import Foundation
+import Media
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,12 +19,22 @@ struct Export: ParsableCommand {
             and preprocessing but for the features: runs on other features or of other nets \
             (model.type) make a multi-stream ensemble, each net reading its own features \
             from one window (poseact train --streams does this itself, with weights).
+
+            --output NAME.onnx (or --format onnx) writes the model as ONNX (opset 17) for other \
+            runtimes: inputs windows (batch, frames, features) and mask (batch, frames), output \
+            probabilities (batch, labels), the mirror-image average and the ensemble's weighted \
+            mean inside; the labels and the preprocessing spec (JSON) in its metadata. TCN nets \
+            for now.
             """)
 
     @Argument(help: "Run folders (poseact train --output) or weights files; two or more make an ensemble.") var sources: [String]
-    @Option(name: .shortAndLong, help: "The weights file to write (NAME.poseact.h5).") var output: String
+    @Option(name: .shortAndLong, help: "The file to write (NAME.poseact.h5, or NAME.onnx).") var output: String
+    @Option(help: "poseact (the weights file) or onnx (default: from --output's extension).") var format: String?
+
+    var writesONNX: Bool { format == "onnx" || (format == nil && output.lowercased().hasSuffix(".onnx")) }
 
     func validate() throws {
+        if let format, format != "poseact" && format != "onnx" { throw ValidationError("--format \(format): poseact or onnx") }
         guard !sources.isEmpty else { throw ValidationError("give a run folder or a weights file to export") }
         for source in sources where !FileManager.default.fileExists(atPath: source) {
             throw PathError("\(source) does not exist: give a run folder (poseact train --output) or a weights file")
@@ -41,6 +52,13 @@ struct Export: ParsableCommand {
             classifier = classifiers.count == 1 ? classifiers[0] : try ActionClassifier(ensemble: classifiers)
         } catch let e as ModelFileError {
             throw ConfigError("\(sources.joined(separator: ", ")): not one ensemble: \(e.message)")
+        }
+        if writesONNX {
+            let bytes: [UInt8]
+            do { bytes = try classifier.onnx() } catch let e as ONNXExportError { throw ConfigError("\(sources.joined(separator: ", ")): \(e.description)") }
+            try AtomicFile.write(Data(bytes), to: output)
+            note("\(output): ONNX opset 17, \(classifier.labels.count) labels, inputs windows (batch, \(classifier.spec.window), \(classifier.spec.channels)) and mask (batch, \(classifier.spec.window)), output probabilities; \(bytes.count / 1024) kB")
+            return
         }
         try classifier.saveCheckingReadBack(to: output)
         let nets = classifier.members.count > 1 ? "an ensemble of \(classifier.members.count) nets, " : ""

@@ -23,6 +23,7 @@ struct WindowsCommand: ParsableCommand {
 
     @Argument(help: "A keypoint store (.h5).") var store: String
     @Option(help: "Take the preprocessing of this training config (YAML).") var config: String?
+    @Option(help: "Take the preprocessing of this weights file or run folder: the windows exactly as the model sees them.") var model: String?
     @Option(parsing: .unconditional, help: "Frames per window (default 32).") var window: Int?
     @Option(parsing: .unconditional, help: "Frames between window starts (default 8).") var stride: Int?
     @Option(parsing: .unconditional, help: "The model frame rate (default 30).") var fps: Double?
@@ -54,7 +55,8 @@ struct WindowsCommand: ParsableCommand {
 
     func run() throws {
         // Without a config, the training defaults (configs/penn-action.yaml), as `train` uses.
-        var spec = try (config.map { try TrainingConfig.load(path: $0) } ?? TrainingConfig()).preprocessing
+        var spec = try model.map { try ActionClassifier.load(path: modelPath($0)).spec }
+            ?? (config.map { try TrainingConfig.load(path: $0) } ?? TrainingConfig()).preprocessing
         if let joints { spec.joints = joints.names }
         if let fps { spec.fps = fps }
         if let window { spec.window = window }
