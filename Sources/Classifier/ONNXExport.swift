@@ -162,10 +162,12 @@ extension ActionClassifier {
     public func onnx() throws -> [UInt8] {
         var g = ONNXGraph()
         let F = spec.channels, T = spec.window
-        var inputs = ["windows"]
+        var x = "windows", mask = "mask"
         if architecture.flipAverage {
             // The mirror image is a fixed permutation of the channels with some signs turned:
-            // a (F, F) matrix, found by mirroring each unit vector.
+            // a (F, F) matrix, found by mirroring each unit vector. The windows and their
+            // mirror images go through the nets as one batch of 2·B (the weights once in the
+            // file), then the two halves are averaged.
             var matrix = [Float](repeating: 0, count: F * F)
             for i in 0..<F {
                 var e = [Float](repeating: 0, count: F)
@@ -173,29 +175,26 @@ extension ActionClassifier {
                 let m = AugmentationSpec.flipped(e, layout: spec.joints, features: spec.features)
                 for j in 0..<F { matrix[i * F + j] = m[j] }
             }
-            inputs.append(g.node("MatMul", ["windows", g.constant("mirror", matrix, dims: [F, F])]))
+            let mirrored = g.node("MatMul", ["windows", g.constant("mirror", matrix, dims: [F, F])])
+            x = g.node("Concat", ["windows", mirrored], ["axis": .int(0)])
+            mask = g.node("Concat", ["mask", "mask"], ["axis": .int(0)])
         }
-        // Each input (the window, its mirror) through every member; probabilities averaged.
+        // Every member on its channels; their probabilities averaged by weight.
         let total = members.reduce(0) { $0 + $1.weight }
-        var perInput: [String] = []
-        for x in inputs {
-            var sum: String?
-            for (member, map) in zip(members, channelMaps) {
-                guard let tcn = member.net as? TCN else {
-                    throw ONNXExportError(description: "ONNX export writes TCN nets for now; this model has a \(member.architecture.type) net")
-                }
-                var h = x
-                if let map { h = g.node("Gather", [h, g.ints("channels", map)], ["axis": .int(2)]) }
-                let logits = try tcn.onnx(&g, input: h, mask: "mask")
-                let p = g.node("Softmax", [logits], ["axis": .int(1)])
-                let scaled = members.count > 1 ? g.node("Mul", [p, g.constant("weight", [Float(member.weight / total)], dims: [1])]) : p
-                sum = sum.map { g.node("Add", [$0, scaled]) } ?? scaled
+        var sum: String?
+        for (member, map) in zip(members, channelMaps) {
+            guard let tcn = member.net as? TCN else {
+                throw ONNXExportError(description: "ONNX export writes TCN nets for now; this model has a \(member.architecture.type) net")
             }
-            perInput.append(sum!)
+            let h = map.map { g.node("Gather", [x, g.ints("channels", $0)], ["axis": .int(2)]) } ?? x
+            let p = g.node("Softmax", [try tcn.onnx(&g, input: h, mask: mask)], ["axis": .int(1)])
+            let scaled = members.count > 1 ? g.node("Mul", [p, g.constant("weight", [Float(member.weight / total)], dims: [1])]) : p
+            sum = sum.map { g.node("Add", [$0, scaled]) } ?? scaled
         }
-        var out = perInput[0]
-        if perInput.count == 2 {
-            out = g.node("Mul", [g.node("Add", perInput), g.constant("half", [0.5], dims: [1])])
+        var out = sum!
+        if architecture.flipAverage {
+            let halves = g.node("Reshape", [out, g.ints("shape", [2, -1, labels.count])])   // (2, B, K)
+            out = g.node("ReduceMean", [halves], ["axes": .ints([0]), "keepdims": .int(0)])
         }
         g.identity(out, as: "probabilities")
         let metadata = ["labels": JSONLines.encode(labels), "preprocessing": spec.json(),
