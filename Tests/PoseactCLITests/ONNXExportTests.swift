@@ -31,17 +31,10 @@ final class ONNXExportTests: PennSliceTestCase {
             let csv = dir.appendingPathComponent("\(name).csv").path
             let evaluated = try poseact(["evaluate", model, "--data", windows, "--split", "all", "--probabilities", csv])
             XCTAssertEqual(evaluated.status, 0, evaluated.stderr)
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: py)
-            p.arguments = [TestData.packageRoot.appendingPathComponent("notebooks-free-scripts/onnx_parity.py").path, onnx, windows, csv]
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationStatus, 0, name)
-            let result = try json(String(decoding: data, as: UTF8.self))
+            let parity = try external(py, [TestData.packageRoot.appendingPathComponent("notebooks-free-scripts/onnx_parity.py").path,
+                                           onnx, windows, csv])
+            XCTAssertEqual(parity.status, 0, name)
+            let result = try json(parity.stdout)
             print("ONNX parity, \(name): \(result)")
             XCTAssertGreaterThanOrEqual(result["windows"] as? Int ?? 0, 100, name)
             // The bound: float32 sums in another order differ by ~1e-7 here (measured

@@ -20,19 +20,25 @@ class PoseactCLITestCase: XCTestCase {
     /// A tool the test needs that is not part of poseact (chromium, Xvfb, qemu-user): CI installs it
     /// (.ci/run sets POSEACT_REQUIRE_TOOLS=1, so there a missing one fails the test);
     /// elsewhere the test is skipped with a line saying what to install.
-    /// Headless chromium on `url` with `flags` (a fresh profile in `profile`); its stdout
-    /// (the DOM with --dump-dom).
-    func headless(_ chromium: String, _ url: String, profile: String, flags: [String]) throws -> String {
+    /// Runs a program that is not poseact; its exit status and stdout (stderr dropped).
+    func external(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: chromium)
-        p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=\(profile)"] + flags + [url]
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Headless chromium on `url` with `flags` (a fresh profile in `profile`); its stdout
+    /// (the DOM with --dump-dom).
+    func headless(_ chromium: String, _ url: String, profile: String, flags: [String]) throws -> String {
+        try external(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=\(profile)"]
+                     + flags + [url]).stdout
     }
 
     func tool(_ names: [String], install: String) throws -> String {
