@@ -295,7 +295,8 @@ private final class Followed {
 
     var view: PersonView {
         let since = occurrences.current?.start
-        let n = since.map { s in repetitions.filter { $0.end - $0.duration / 2 >= s }.count } ?? repetitions.count
+        // Repetitions come in time order: those of the occurrence are the last ones (per frame, so not a scan of all).
+        let n = since.map { s in repetitions.reversed().prefix { $0.end - $0.duration / 2 >= s }.count } ?? repetitions.count
         return PersonView(id: id, state: state, occurrence: occurrences.current?.label, repetitions: n, angles: lastAngles)
     }
 
