@@ -3,150 +3,6 @@ import Foundation
 import JSONLines
 import Tensor
 
-/// The protobuf wire format, as much of it as an ONNX model needs: varints, 32-bit floats
-/// and length-delimited fields. Small enough to own (a few dozen lines) rather than
-/// generating swift-protobuf code for all of onnx.proto.
-struct ProtoWriter {
-    private(set) var bytes: [UInt8] = []
-
-    private mutating func varint(_ v: UInt64) {
-        var v = v
-        while v >= 0x80 { bytes.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
-        bytes.append(UInt8(v))
-    }
-    private mutating func tag(_ field: Int, _ wire: UInt64) { varint(UInt64(field) << 3 | wire) }
-
-    mutating func int(_ field: Int, _ v: Int64) { tag(field, 0); varint(UInt64(bitPattern: v)) }
-    mutating func float(_ field: Int, _ v: Float) {
-        tag(field, 5)
-        withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-    mutating func data(_ field: Int, _ d: [UInt8]) { tag(field, 2); varint(UInt64(d.count)); bytes.append(contentsOf: d) }
-    mutating func string(_ field: Int, _ s: String) { data(field, Array(s.utf8)) }
-    mutating func message(_ field: Int, _ build: (inout ProtoWriter) -> Void) {
-        var m = ProtoWriter()
-        build(&m)
-        data(field, m.bytes)
-    }
-    mutating func packedInts(_ field: Int, _ vs: [Int64]) {
-        var m = ProtoWriter()
-        for v in vs { m.varint(UInt64(bitPattern: v)) }
-        data(field, m.bytes)
-    }
-}
-
-/// An ONNX graph being built: nodes, initializers (weights), inputs and outputs.
-struct ONNXGraph {
-    enum Attribute {
-        case int(Int), ints([Int]), float(Float)
-    }
-    private var nodes: [ProtoWriter] = []
-
-    /// `from` under the name `name` (the graph's output).
-    mutating func identity(_ from: String, as name: String) {
-        var n = ProtoWriter()
-        n.string(1, from)
-        n.string(2, name)
-        n.string(3, name)
-        n.string(4, "Identity")
-        nodes.append(n)
-    }
-    private var initializers: [ProtoWriter] = []
-    private var counter = 0
-
-    /// A fresh name.
-    mutating func name(_ stem: String) -> String { counter += 1; return "\(stem)_\(counter)" }
-
-    /// A float tensor of `dims` (row-major `values`); its name.
-    @discardableResult
-    mutating func constant(_ stem: String, _ values: [Float], dims: [Int]) -> String {
-        precondition(values.count == dims.reduce(1, *))
-        let n = name(stem)
-        var t = ProtoWriter()
-        t.packedInts(1, dims.map(Int64.init))
-        t.int(2, 1)   // FLOAT
-        t.string(8, n)
-        var raw: [UInt8] = []
-        raw.reserveCapacity(values.count * 4)
-        for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { raw.append(contentsOf: $0) } }
-        t.data(9, raw)
-        initializers.append(t)
-        return n
-    }
-
-    /// An int64 tensor (shapes, axes, indices); its name.
-    mutating func ints(_ stem: String, _ values: [Int], dims: [Int]? = nil) -> String {
-        let n = name(stem)
-        var t = ProtoWriter()
-        t.packedInts(1, (dims ?? [values.count]).map(Int64.init))
-        t.int(2, 7)   // INT64
-        t.string(8, n)
-        var raw: [UInt8] = []
-        for v in values { withUnsafeBytes(of: Int64(v).littleEndian) { raw.append(contentsOf: $0) } }
-        t.data(9, raw)
-        initializers.append(t)
-        return n
-    }
-
-    /// One node; its (first) output's name.
-    @discardableResult
-    mutating func node(_ op: String, _ inputs: [String], outputs: Int = 1, _ attributes: [String: Attribute] = [:]) -> String {
-        let outs = (0..<outputs).map { _ in name(op.lowercased()) }
-        var n = ProtoWriter()
-        for i in inputs { n.string(1, i) }
-        for o in outs { n.string(2, o) }
-        n.string(3, outs[0])
-        n.string(4, op)
-        for (key, value) in attributes.sorted(by: { $0.key < $1.key }) {
-            n.message(5) { a in
-                a.string(1, key)
-                switch value {
-                case .int(let v): a.int(3, Int64(v)); a.int(20, 2)
-                case .ints(let vs): a.packedInts(8, vs.map(Int64.init)); a.int(20, 7)
-                case .float(let v): a.float(2, v); a.int(20, 1)
-                }
-            }
-        }
-        nodes.append(n)
-        return outs[0]
-    }
-
-    /// The model: opset 17, float inputs and outputs of the given shapes (a String is a
-    /// symbolic dimension), `metadata` as key/value strings.
-    func model(inputs: [(String, [Any])], outputs: [(String, [Any])], metadata: [String: String]) -> [UInt8] {
-        func valueInfo(_ w: inout ProtoWriter, _ name: String, _ dims: [Any]) {
-            w.string(1, name)
-            w.message(2) { type in
-                type.message(1) { tensor in
-                    tensor.int(1, 1)   // FLOAT
-                    tensor.message(2) { shape in
-                        for d in dims {
-                            shape.message(1) { dim in
-                                if let v = d as? Int { dim.int(1, Int64(v)) } else { dim.string(2, "\(d)") }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        var m = ProtoWriter()
-        m.int(1, 8)   // IR version 8: opset 17's
-        m.string(2, "poseact")
-        m.message(8) { op in op.string(1, ""); op.int(2, 17) }
-        m.message(7) { g in
-            for n in nodes { g.data(1, n.bytes) }
-            g.string(2, "poseact")
-            for t in initializers { g.data(5, t.bytes) }
-            for (name, dims) in inputs { g.message(11) { valueInfo(&$0, name, dims) } }
-            for (name, dims) in outputs { g.message(12) { valueInfo(&$0, name, dims) } }
-        }
-        for (k, v) in metadata.sorted(by: { $0.key < $1.key }) {
-            m.message(14) { e in e.string(1, k); e.string(2, v) }
-        }
-        return m.bytes
-    }
-}
-
 /// A model that ONNX export cannot write (yet), with the reason.
 public struct ONNXExportError: Error, CustomStringConvertible {
     public let description: String
@@ -155,10 +11,10 @@ public struct ONNXExportError: Error, CustomStringConvertible {
 extension ActionClassifier {
     /// The model as ONNX (opset 17): inputs `windows` (batch, frames, features) and `mask`
     /// (batch, frames), output `probabilities` (batch, labels), exactly what
-    /// `probabilities(values:masks:)` computes: each member's net (a TCN) on its channels,
-    /// softmax, members averaged by weight, and with `flipAverage` the same on the mirror
-    /// image, averaged. The labels and the whole preprocessing spec are in the metadata
-    /// (`labels`, `preprocessing`: JSON), so an app can make the windows itself.
+    /// `probabilities(values:masks:)` computes: each member's net (TCN, ST-GCN or ST-GCN++)
+    /// on its channels, softmax, members averaged by weight, and with `flipAverage` the
+    /// same on the mirror image, averaged. The labels and the whole preprocessing spec are
+    /// in the metadata (`labels`, `preprocessing`: JSON), so an app can make the windows itself.
     public func onnx() throws -> [UInt8] {
         var g = ONNXGraph()
         let F = spec.channels, T = spec.window
@@ -183,11 +39,16 @@ extension ActionClassifier {
         let total = members.reduce(0) { $0 + $1.weight }
         var sum: String?
         for (member, map) in zip(members, channelMaps) {
-            guard let tcn = member.net as? TCN else {
-                throw ONNXExportError(description: "ONNX export writes TCN nets for now; this model has a \(member.architecture.type) net")
+            // A channel map indexes the flattened window, frame after frame; frame 0's part
+            // picks the same channels from every frame.
+            let h = map.map { g.node("Gather", [x, g.ints("channels", Array($0.prefix($0.count / T)))], ["axis": .int(2)]) } ?? x
+            let logits: String
+            switch member.net {
+            case let tcn as TCN: logits = try tcn.onnx(&g, input: h, mask: mask)
+            case let stgcn as STGCN: logits = stgcn.onnx(&g, input: h, mask: mask)
+            default: throw ONNXExportError(description: "ONNX export does not write a \(member.architecture.type) net")
             }
-            let h = map.map { g.node("Gather", [x, g.ints("channels", $0)], ["axis": .int(2)]) } ?? x
-            let p = g.node("Softmax", [try tcn.onnx(&g, input: h, mask: mask)], ["axis": .int(1)])
+            let p = g.node("Softmax", [logits], ["axis": .int(1)])
             let scaled = members.count > 1 ? g.node("Mul", [p, g.constant("weight", [Float(member.weight / total)], dims: [1])]) : p
             sum = sum.map { g.node("Add", [$0, scaled]) } ?? scaled
         }
@@ -212,17 +73,9 @@ extension TCN {
         var h = g.node("Transpose", [x], ["perm": .ints([0, 2, 1])])   // (B, C, T): ONNX's channels first
         if let inputNorm { h = inputNorm.onnx(&g, h) }
         for block in blocks {
-            let conv = block.conv
-            guard conv.stride == 1 else { throw ONNXExportError(description: "ONNX export: a strided TCN convolution") }
-            let OC = conv.outChannels, C = conv.inChannels, K = conv.kernel
-            // poseact keeps the filter as [oc][k][c]; ONNX's Conv wants [oc][c][k].
-            var w = [Float](repeating: 0, count: OC * C * K)
-            let src = conv.weight.value.pointer
-            for o in 0..<OC { for k in 0..<K { for c in 0..<C { w[(o * C + c) * K + k] = src[(o * K + k) * C + c] } } }
-            let pad = conv.dilation * (K - 1)
-            var y = g.node("Conv", [h, g.constant("conv", w, dims: [OC, C, K])],
-                           ["dilations": .ints([conv.dilation]), "kernel_shape": .ints([K]), "pads": .ints([conv.padLeft, pad - conv.padLeft]),
-                            "strides": .ints([1])])
+            // The pooling below reads the mask at every frame.
+            guard block.conv.stride == 1 else { throw ONNXExportError(description: "ONNX export: a strided TCN convolution") }
+            var y = block.conv.onnx(&g, h)
             y = block.norm.onnx(&g, y)
             y = g.node("Relu", [y])
             if block.residual { y = g.node("Add", [h, y]) }
@@ -249,10 +102,140 @@ extension TCN {
         case .max: pooled = max()
         case .meanMax: pooled = g.node("Concat", [mean(), max()], ["axis": .int(1)])
         }
-        let w = Array(UnsafeBufferPointer(start: head.weight.value.pointer, count: head.weight.count))
-        let b = Array(UnsafeBufferPointer(start: head.bias.value.pointer, count: head.bias.count))
-        return g.node("Gemm", [pooled, g.constant("head", w, dims: [config.classes, w.count / config.classes]),
-                               g.constant("head_bias", b, dims: [config.classes])], ["transB": .int(1)])
+        return head.onnx(&g, pooled)
+    }
+}
+
+extension STGCN {
+    /// The net as ONNX nodes on `x` (batch, frames, joints·features) and `mask` (batch,
+    /// frames): the logits (batch, classes), as `forward` computes them in evaluation. Inside,
+    /// PYSKL's layout (batch, channels, frames, joints): the temporal convolutions are
+    /// (k, 1) convolutions and the graph convolution one MatMul over the joints.
+    func onnx(_ g: inout ONNXGraph, input x: String, mask: String) -> String {
+        let V = config.graph.joints, F = config.features
+        var h: String
+        if let inputNorm {
+            // BatchNorm over the V·F channels, as (B, V·F, T), then to (B, F, T, V).
+            let normed = inputNorm.onnx(&g, g.node("Transpose", [x], ["perm": .ints([0, 2, 1])]))
+            let split = g.node("Reshape", [normed, g.ints("shape", [0, V, F, -1])])       // (B, V, F, T)
+            h = g.node("Transpose", [split], ["perm": .ints([0, 2, 3, 1])])
+        } else {
+            let split = g.node("Reshape", [x, g.ints("shape", [0, -1, V, F])])            // (B, T, V, F)
+            h = g.node("Transpose", [split], ["perm": .ints([0, 3, 1, 2])])
+        }
+        for block in blocks { h = block.onnx(&g, h) }
+        // The mean over the joints and the real frames among those the last block kept
+        // (every S-th); every kept frame alike when none is real.
+        let last = blocks[blocks.count - 1], TO = last.outFrames, S = config.strides.reduce(1, *)
+        let kept = g.node("Slice", [mask, g.ints("starts", [0]), g.ints("ends", [config.frames]), g.ints("axes", [1]),
+                                    g.ints("steps", [S])])                                        // (B, T′)
+        let total = g.node("ReduceSum", [kept, g.ints("axes", [1])], ["keepdims": .int(1)])       // (B, 1)
+        let zero = g.constant("zero", [0], dims: [1])
+        let scale = g.node("Mul", [g.node("Max", [total, g.constant("tiny", [1e-30], dims: [1])]),
+                                   g.constant("joints", [Float(V)], dims: [1])])
+        let weights = g.node("Where", [g.node("Greater", [total, zero]), g.node("Div", [kept, scale]),
+                                       g.constant("uniform", [1 / (Float(TO) * Float(V))], dims: [1])])
+        let overJoints = g.node("ReduceSum", [h, g.ints("axes", [3])], ["keepdims": .int(0)])      // (B, C, T′)
+        let pooled = g.node("MatMul", [overJoints, g.node("Unsqueeze", [weights, g.ints("axis", [2])])])  // (B, C, 1)
+        let flat = g.node("Reshape", [pooled, g.ints("shape", [0, last.outChannels])])
+        return head.onnx(&g, flat)
+    }
+}
+
+extension GraphBlock {
+    /// The block on `x` (B, C, T, V): (B, OC, T′, V).
+    func onnx(_ g: inout ONNXGraph, _ x: String) -> String {
+        var y = gcnNorm.onnx(&g, gcn.onnx(&g, x))
+        switch gcnResidual {
+        case .none: break
+        case .identity: y = g.node("Add", [y, x])
+        case .projection(let p): y = g.node("Add", [y, p.onnx(&g, x, overJoints: true)])
+        }
+        y = g.node("Relu", [y])
+        switch temporal {
+        case let t as ConvNorm: y = t.onnx(&g, y, overJoints: true)
+        case let t as MultiScaleTemporalConv: y = t.onnx(&g, y)
+        default: preconditionFailure("a graph block's temporal layer is a ConvNorm or a MultiScaleTemporalConv")
+        }
+        switch residual {
+        case .none: break
+        case .identity: y = g.node("Add", [y, x])
+        case .projection(let p): y = g.node("Add", [y, p.onnx(&g, x, overJoints: true)])
+        }
+        return g.node("Relu", [y])
+    }
+}
+
+extension GraphConv {
+    /// The graph convolution on `x` (B, C, T, V): z = x · Aᵀ for the K partitions at once
+    /// (a (V, K·V) matrix), regrouped to (B, K·C, T, V), then the 1×1 convolution whose
+    /// weight is already [oc][k][c].
+    func onnx(_ g: inout ONNXGraph, _ x: String) -> String {
+        let K = partitions, V = joints, C = inChannels, OC = outChannels
+        let p = edges.value.pointer
+        var gather = [Float](repeating: 0, count: V * K * V)   // [v][k·V + w] = A[k][w][v]
+        for row in 0..<(K * V) {
+            for v in 0..<V {
+                let a = adjacency == .importance ? graph[row * V + v] * p[row * V + v] : p[row * V + v]
+                gather[v * K * V + row] = a
+            }
+        }
+        let z = g.node("MatMul", [x, g.constant("adjacency", gather, dims: [V, K * V])])   // (B, C, T, K·V)
+        let parts = g.node("Reshape", [z, g.ints("shape", [0, C, -1, K, V])])
+        let grouped = g.node("Transpose", [parts], ["perm": .ints([0, 3, 1, 2, 4])])      // (B, K, C, T, V)
+        let mixedIn = g.node("Reshape", [grouped, g.ints("shape", [0, K * C, -1, V])])
+        return g.node("Conv", [mixedIn, g.constant("gcn", weight.value.values, dims: [OC, K * C, 1, 1]),
+                               g.constant("gcn_bias", bias.value.values, dims: [OC])], ["kernel_shape": .ints([1, 1])])
+    }
+}
+
+extension MultiScaleTemporalConv {
+    /// The five branches on `x` (N, C, T, V), side by side, then the mixing: (N, C, T′, V).
+    func onnx(_ g: inout ONNXGraph, _ x: String) -> String {
+        var branches: [String] = []
+        for i in projections.indices {
+            let projected = g.node("Relu", [projections[i].onnx(&g, x, overJoints: true)])
+            branches.append(dilated[i].onnx(&g, projected, overJoints: true))
+        }
+        branches.append(pointwise.onnx(&g, x, overJoints: true))
+        let cat = g.node("Concat", branches, ["axis": .int(1)])
+        return mix.onnx(&g, g.node("Relu", [mixNorm.onnx(&g, cat)]), overJoints: true)
+    }
+}
+
+extension ConvNorm {
+    func onnx(_ g: inout ONNXGraph, _ x: String, overJoints: Bool = false) -> String {
+        norm.onnx(&g, conv.onnx(&g, x, overJoints: overJoints))
+    }
+}
+
+extension Conv1D {
+    /// The convolution on `x` (N, C, T), or with `overJoints` on (N, C, T, V) as a (k, 1)
+    /// convolution, each joint its own sequence: same padding, dilation and stride
+    /// (frame t reads t·s − padLeft + k·d; the right padding makes ⌈T/s⌉ frames).
+    func onnx(_ g: inout ONNXGraph, _ x: String, overJoints: Bool = false) -> String {
+        let OC = outChannels, C = inChannels, K = kernel
+        // poseact keeps the filter as [oc][k][c]; ONNX's Conv wants [oc][c][k].
+        var w = [Float](repeating: 0, count: OC * C * K)
+        let src = weight.value.pointer
+        for o in 0..<OC { for k in 0..<K { for c in 0..<C { w[(o * C + c) * K + k] = src[(o * K + k) * C + c] } } }
+        let padRight = dilation * (K - 1) - padLeft
+        var inputs = [x, g.constant("conv", w, dims: overJoints ? [OC, C, K, 1] : [OC, C, K])]
+        if let bias { inputs.append(g.constant("conv_bias", bias.value.values, dims: [OC])) }
+        let attributes: [String: ONNXGraph.Attribute] = overJoints
+            ? ["dilations": .ints([dilation, 1]), "kernel_shape": .ints([K, 1]), "pads": .ints([padLeft, 0, padRight, 0]),
+               "strides": .ints([stride, 1])]
+            : ["dilations": .ints([dilation]), "kernel_shape": .ints([K]), "pads": .ints([padLeft, padRight]),
+               "strides": .ints([stride])]
+        return g.node("Conv", inputs, attributes)
+    }
+}
+
+extension Linear {
+    /// `x` (B, in) → (B, out).
+    func onnx(_ g: inout ONNXGraph, _ x: String) -> String {
+        g.node("Gemm", [x, g.constant("linear", weight.value.values, dims: [outFeatures, inFeatures]),
+                        g.constant("linear_bias", bias.value.values, dims: [outFeatures])], ["transB": .int(1)])
     }
 }
 
@@ -266,4 +249,8 @@ extension BatchNorm {
                                              g.constant("bn_var", values(runningVar), dims: [channels])],
                       ["epsilon": .float(eps)])
     }
+}
+
+private extension FloatBuffer {
+    var values: [Float] { Array(UnsafeBufferPointer(start: pointer, count: count)) }
 }

@@ -23,8 +23,10 @@ struct Export: ParsableCommand {
             --output NAME.onnx (or --format onnx) writes the model as ONNX (opset 17) for other \
             runtimes: inputs windows (batch, frames, features) and mask (batch, frames), output \
             probabilities (batch, labels), the mirror-image average and the ensemble's weighted \
-            mean inside; the labels and the preprocessing spec (JSON) in its metadata. TCN nets \
-            for now.
+            mean inside; the labels and the preprocessing spec (JSON) in its metadata. Every net \
+            type (tcn, stgcn, stgcn++) and every ensemble of them, streams included. \
+            notebooks-free-scripts/preprocess_reference.py makes the windows from a keypoint \
+            CSV with numpy alone.
             """)
 
     @Argument(help: "Run folders (poseact train --output) or weights files; two or more make an ensemble.") var sources: [String]

@@ -9,9 +9,12 @@ class PennSliceTestCase: PoseactCLITestCase {
     static let labels = ["jumping_jacks", "pullup", "squat"]
     static let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-train-cli-\(getpid())")
 
-    /// The slice as a CSV in Penn's form, imported once into a store; its path.
-    func store() throws -> String {
-        let path = Self.dir.appendingPathComponent("slice.h5").path
+    /// The slice as a CSV in Penn's form, imported once into a store; its path. With
+    /// `everyClip`, every clip of the three labels (545, about 2,400 windows) in a store of
+    /// its own.
+    func store(everyClip: Bool = false) throws -> String {
+        let name = everyClip ? "labels" : "slice"
+        let path = Self.dir.appendingPathComponent("\(name).h5").path
         if FileManager.default.fileExists(atPath: path) { return path }
         let csv = try TestData.shared("data/penn-action/keypoints.csv")
         try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
@@ -23,12 +26,12 @@ class PennSliceTestCase: PoseactCLITestCase {
             guard Self.labels.contains(label) else { continue }
             let key = "\(label)/\(split)"
             if !clips[key, default: []].contains(clip) {
-                guard clips[key, default: []].count < (split == "train" ? 12 : 6) else { continue }
+                guard everyClip || clips[key, default: []].count < (split == "train" ? 12 : 6) else { continue }
                 clips[key, default: []].insert(clip)
             }
             kept.append(String(line))
         }
-        let slice = Self.dir.appendingPathComponent("slice.csv")
+        let slice = Self.dir.appendingPathComponent("\(name).csv")
         try Data((kept.joined(separator: "\n") + "\n").utf8).write(to: slice)
         let r = try poseact(["import", slice.path, "--output", path])
         XCTAssertEqual(r.status, 0, r.stderr)
