@@ -193,6 +193,12 @@ struct KeypointCSVImporter {
         // Validate the numbers first, so that a broken row does not create a clip.
         guard let (_, w, h) = frameAndSize(row, columns) else { return nil }
         let label = cursor.string(fields[columns.label]).trimmingCharacters(in: .whitespaces)
+        // A store cannot hold a clip without a label (it would refuse to open): the row waits
+        // for one of the clip's rows that gives it.
+        if label.isEmpty {
+            log.add("row", row, "clip \(id) has an empty label: row skipped", summary: "rows skipped")
+            return nil
+        }
         let split = columns.split.map { cursor.string(fields[$0]).trimmingCharacters(in: .whitespaces) }
         clips.append(ClipAccumulator(id: id, idBytes: cursor.bytes(fc), label: label,
                                      labelBytes: cursor.bytes(fields[columns.label]),
@@ -201,9 +207,6 @@ struct KeypointCSVImporter {
                                      width: w, height: h))
         current = clips.count - 1
         clipIndex[id] = current
-        if label.isEmpty {
-            log.add("label", row, "clip \(id) has an empty label", summary: "label problems")
-        }
         return current
     }
 

@@ -157,6 +157,7 @@ public struct PreprocessingSpec: ConfigSection, Sendable, Equatable {
         if !(1...Self.maxWindow).contains(stride) { p.append("stride must be in 1…\(Self.maxWindow) frames (got \(stride))") }
         if !(0...1).contains(minConfidence) { p.append("min confidence must be in 0…1 (got \(minConfidence))") }
         if !(0...1).contains(minPoseShare) { p.append("min pose share must be in 0…1") }
+        if !(0...1).contains(minJointShare) { p.append("min joint share must be in 0…1 (got \(minJointShare))") }
         if features.isEmpty { p.append("no features") }
         return p
     }

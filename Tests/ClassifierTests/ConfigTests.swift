@@ -190,6 +190,8 @@ final class ConfigTests: XCTestCase {
         var c = try TrainingConfig.parse("preprocessing:\n  window: 0\noptimizer:\n  batch_size: 1\nmodel:\n  dropout: 1.5\n")
         XCTAssertEqual(c.problems, ["preprocessing: window must be in 1…10000 frames (got 0)", "model.dropout must be in [0, 1)",
                                     "optimizer.batch_size must be in 2…8192 (batch norm needs 2; got 1)"])
+        c = try TrainingConfig.parse("preprocessing:\n  min_joint_share: 1.5\n")
+        XCTAssertEqual(c.problems, ["preprocessing: min joint share must be in 0…1 (got 1.5)"])
         c = TrainingConfig()
         c.model.type = "lstm"
         XCTAssertEqual(c.problems, ["model.type 'lstm' is not known (tcn, stgcn, stgcn++)"])

@@ -153,6 +153,7 @@ final class KeypointCSVTests: XCTestCase {
         0007,jump,test,5,100,200,front,"12",22,1.0,1,2,1,50,100,0.5
         0008,situp,test,0,100,0,front,10,20,1,1,2,1,50,100,1
         0008,situp,test,1,100,200,front,10,20,1,1,2,nan,nan,nan,0
+        0009, ,test,0,100,200,front,10,20,1,1,2,1,50,100,1
 
         """
         let path = try write(csv)
@@ -174,7 +175,8 @@ final class KeypointCSVTests: XCTestCase {
         has(8, "clip 0007 has split 'test' here but 'train' before")
         has(9, "height '0' is not a whole number of pixels in 1…100000: row skipped")
         has(2, "clip 0007 has no row for frames 2–3 (2 in all): filled as frames with no pose")
-        XCTAssertEqual(result.problems.count, 11, text)
+        has(11, "clip 0009 has an empty label: row skipped")   // a store cannot hold it
+        XCTAssertEqual(result.problems.count, 12, text)
 
         XCTAssertEqual(result.clips.map(\.id), ["0007", "0008"])   // file order; 0008's first rows were bad
         let c = result.clips[0]

@@ -6,17 +6,10 @@ import XCTest
 /// `POSEACT_ONNX_PYTHON`) gives poseact's probabilities on the same windows, for every net
 /// type trained on the slice (Penn Action keypoints, the mirror-image average inside): the
 /// TCN, an ensemble of two, an ST-GCN, an ST-GCN++, and a two-stream ensemble of ST-GCN++s.
-/// The windows: every clip of the slice's three labels, train and test (over 2,000).
+/// The windows: every clip of the slice's three labels, train and test (over 2,000); the
+/// numpy reference of the preprocessing (`preprocess_reference.py`) makes the same windows
+/// from the keypoint CSV with the spec in the .onnx file's metadata.
 final class ONNXExportTests: PennSliceTestCase {
-    func python() throws -> String {
-        let env = ProcessInfo.processInfo.environment
-        for path in [env["POSEACT_ONNX_PYTHON"], "/tmp/poseact-onnx-venv/bin/python"].compactMap({ $0 })
-        where FileManager.default.isExecutableFile(atPath: path) {
-            return path
-        }
-        throw TestData.missing("no python with onnxruntime: python3 -m venv /tmp/poseact-onnx-venv && /tmp/poseact-onnx-venv/bin/pip install onnxruntime h5py numpy")
-    }
-
     func folder() throws -> URL {
         let dir = Self.dir.appendingPathComponent("onnx-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -49,6 +42,19 @@ final class ONNXExportTests: PennSliceTestCase {
         XCTAssertLessThanOrEqual(result["max_abs_difference"] as? Double ?? 1, 1e-4, name)
         XCTAssertEqual(result["same_labels"] as? Bool, true, name)
         XCTAssertEqual(result["labels"] as? [String], Self.labels, "the labels in the model's metadata")
+
+        // An app with the .onnx file alone: the numpy reference reads the spec from its
+        // metadata and makes the windows from the keypoint CSV, those poseact cut.
+        let reference = try external(py, [TestData.packageRoot.appendingPathComponent("notebooks-free-scripts/preprocess_reference.py").path,
+                                          Self.dir.appendingPathComponent("labels.csv").path, onnx, "--compare", windows])
+        XCTAssertEqual(reference.status, 0, reference.stdout)
+        let same = try json(reference.stdout)
+        print("preprocessing reference, \(name): \(same)")
+        XCTAssertEqual(same["windows"] as? Int, result["windows"] as? Int, name)
+        // The bound; the reference follows poseact's float32 order and gives 0 here.
+        XCTAssertLessThanOrEqual(same["max_abs_difference"] as? Double ?? 1, 1e-5, name)
+        XCTAssertEqual(same["mask_equal"] as? Bool, true, name)
+        XCTAssertEqual(same["same_order"] as? Bool, true, name)
     }
 
     func testTCNAndItsEnsemble() throws {

@@ -38,6 +38,17 @@ class PennSliceTestCase: PoseactCLITestCase {
         return path
     }
 
+    /// A python with onnxruntime, h5py and numpy: the venv `.ci/run` makes
+    /// (`POSEACT_ONNX_PYTHON`), for the ONNX export's parity and the preprocessing reference.
+    func python() throws -> String {
+        let env = ProcessInfo.processInfo.environment
+        for path in [env["POSEACT_ONNX_PYTHON"], "/tmp/poseact-onnx-venv/bin/python"].compactMap({ $0 })
+        where FileManager.default.isExecutableFile(atPath: path) {
+            return path
+        }
+        throw TestData.missing("no python with onnxruntime: python3 -m venv /tmp/poseact-onnx-venv && /tmp/poseact-onnx-venv/bin/pip install onnxruntime h5py numpy")
+    }
+
     func config(_ text: String, name: String = UUID().uuidString) throws -> String {
         try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
         let path = Self.dir.appendingPathComponent("\(name).yaml").path
