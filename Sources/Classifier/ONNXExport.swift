@@ -242,12 +242,11 @@ extension Linear {
 extension BatchNorm {
     /// Evaluation-mode batch norm over axis 1 of `x` (running statistics).
     func onnx(_ g: inout ONNXGraph, _ x: String) -> String {
-        func values(_ b: FloatBuffer) -> [Float] { Array(UnsafeBufferPointer(start: b.pointer, count: channels)) }
-        return g.node("BatchNormalization", [x, g.constant("bn_scale", values(gamma.value), dims: [channels]),
-                                             g.constant("bn_bias", values(beta.value), dims: [channels]),
-                                             g.constant("bn_mean", values(runningMean), dims: [channels]),
-                                             g.constant("bn_var", values(runningVar), dims: [channels])],
-                      ["epsilon": .float(eps)])
+        g.node("BatchNormalization", [x, g.constant("bn_scale", gamma.value.values, dims: [channels]),
+                                      g.constant("bn_bias", beta.value.values, dims: [channels]),
+                                      g.constant("bn_mean", runningMean.values, dims: [channels]),
+                                      g.constant("bn_var", runningVar.values, dims: [channels])],
+               ["epsilon": .float(eps)])
     }
 }
 
