@@ -2,16 +2,17 @@
 // poseact: train human-action classifiers from labeled videos and run them live, on Linux.
 import PackageDescription
 
-// The Swift kernel loops are always optimised (a debug build of them would make the test
-// suite minutes slower and check nothing the tests don't). They are built for the baseline
-// of the architecture (SSE2 on x86-64, NEON on ARM64), so one binary runs on any CPU: the
-// pose engine's hot loops are C (CPUKernels), built for AVX-512, AVX2 and the baseline and
-// chosen at run time, and training spends its time in OpenBLAS, which chooses its own.
-// (Built for AVX2 instead, the Swift made training no faster once its ReLU loop vectorised
-// on SSE2; docs/experiments.md.)
-let kernelSettings: [SwiftSetting] = [
+// Every Swift target that reads a byte of a file is built with Swift's checks on (bounds,
+// overflow, preconditions: `-O`, never `-Ounchecked`), so a hostile file traps or throws
+// instead of reading or writing at a wild address. These targets are always optimised (a
+// debug build of their loops would make the test suite minutes slower and check nothing
+// the tests don't), for the baseline of the architecture (SSE2 on x86-64, NEON on ARM64),
+// so one binary runs on any CPU: the pose engine's hot loops are C (CPUKernels), built
+// for AVX-512, AVX2 and the baseline and chosen at run time, and training spends its time
+// in OpenBLAS, which chooses its own. What the checks cost is in docs/experiments.md.
+let optimisedSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v5),
-    .unsafeFlags(["-Ounchecked"]),
+    .unsafeFlags(["-O"]),
 ]
 let cliSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 let commonSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
@@ -58,26 +59,26 @@ let package = Package(
         // chosen at run time; always optimised, as the Swift kernels are.
         .target(name: "CPUKernels", cSettings: [.unsafeFlags(["-O3"])]),
         // Dense float buffers, BLAS wrappers and the two-core parallel-for.
-        .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: kernelSettings),
+        .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: optimisedSettings),
         // .tflite reader, execution plan and CPU kernels.
-        .target(name: "TFLite", dependencies: ["CPUKernels", "Errors", "Tensor", "CBLAS"], swiftSettings: kernelSettings),
+        .target(name: "TFLite", dependencies: ["CPUKernels", "Errors", "Tensor", "CBLAS"], swiftSettings: optimisedSettings),
 
         // Video and image input/output on FFmpeg, RGB images, drawing.
-        .target(name: "Media", dependencies: ["CFFmpeg", "Errors"], swiftSettings: kernelSettings),
+        .target(name: "Media", dependencies: ["CFFmpeg", "Errors"], swiftSettings: optimisedSettings),
         // The BlazePose pipeline: detection, ROI, landmarks, tracking, skeletons.
-        .target(name: "Pose", dependencies: ["TFLite", "Media", "Tensor"], swiftSettings: kernelSettings),
+        .target(name: "Pose", dependencies: ["TFLite", "Media", "Tensor"], swiftSettings: optimisedSettings),
 
         // Dataset sources, annotation files, keypoint CSV, the HDF5 keypoint store, extraction.
         .target(name: "Dataset", dependencies: ["CHDF5", "Errors", "Pose", "Media", "Tensor",
                                                 .product(name: "Crypto", package: "swift-crypto")],
-                swiftSettings: kernelSettings),
+                swiftSettings: optimisedSettings),
         // Layers with explicit forward/backward over BLAS, models, losses, optimisers, the
         // training loop, its YAML config and the weights file.
         .target(name: "Classifier", dependencies: ["Errors", "Tensor", "CBLAS", "Dataset", "Evaluation", "JSONLines", "Media", "Pose",
                                                    .product(name: "Yams", package: "Yams")],
-                swiftSettings: kernelSettings),
+                swiftSettings: optimisedSettings),
         // What a coach watches beyond the label: repetitions counted from the poses alone.
-        .target(name: "Coach", swiftSettings: kernelSettings),
+        .target(name: "Coach", swiftSettings: optimisedSettings),
         // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
         .target(name: "Evaluation", dependencies: ["Errors", "Media", "JSONLines"], swiftSettings: commonSettings),
 
@@ -98,6 +99,14 @@ let package = Package(
                                                  .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                 swiftSettings: commonSettings),
 
+        // Fuzzing of every reader of files from strangers: the mutations, the readers as the
+        // commands run them, and the seeds; `poseact-fuzz` runs them, built with
+        // AddressSanitizer by notebooks-free-scripts/fuzz.sh.
+        .target(name: "ReaderFuzzing", dependencies: ["Classifier", "Dataset", "TFLite", "Tensor"], swiftSettings: commonSettings),
+        .executableTarget(name: "poseact-fuzz", dependencies: ["ReaderFuzzing",
+                                                               .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          swiftSettings: cliSettings),
+
         .executableTarget(
             name: "poseact",
             dependencies: [
@@ -115,7 +124,7 @@ let package = Package(
         .testTarget(name: "PoseTests", dependencies: ["TestData", "Pose", "Media", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "DatasetTests", dependencies: ["TestData", "Dataset", "JSONLines", "Pose", "Media", "Tensor", "CHDF5",
                                                     .product(name: "Crypto", package: "swift-crypto")], swiftSettings: commonSettings),
-        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Classifier", "Tensor", "Dataset", "Pose", "Evaluation", "JSONLines"], swiftSettings: commonSettings),
+        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Classifier", "ReaderFuzzing", "Tensor", "Dataset", "Pose", "Evaluation", "JSONLines"], swiftSettings: commonSettings),
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Live", "Coach", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "LiveView", "Live", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "CoachTests", dependencies: ["Coach", "Tensor"], swiftSettings: commonSettings),

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A checksum of a whole HDF5 file poseact wrote, kept in the file's user block (the 512
 /// bytes HDF5 leaves to applications before its own data; h5py, h5dump and MATLAB skip
@@ -56,11 +59,11 @@ enum FileChecksum {
         } else if stored(data) == nil {
             return
         }
-        guard let handle = FileHandle(forWritingAtPath: path) else {
-            throw HDF5Error("\(path): cannot write its checksum (permission denied?)")
+        let fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw HDF5Error("\(path): cannot write its checksum (\(String(cString: strerror(errno))))") }
+        defer { close(fd) }
+        guard pwrite(fd, line, line.count, 0) == line.count else {
+            throw HDF5Error("\(path): cannot write its checksum (\(String(cString: strerror(errno)))); is the disk full?")
         }
-        defer { try? handle.close() }
-        try handle.seek(toOffset: 0)
-        try handle.write(contentsOf: line)
     }
 }

@@ -15,8 +15,17 @@ public final class FileLock {
     /// Takes the lock at `path` (created if missing) or throws, naming the process that holds it.
     public init(_ path: String, what: String) throws {
         self.path = path
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw DatasetError("\(path): cannot create the lock file (\(String(cString: strerror(errno))))") }
+        // Never through a link: the pid written below would land in whatever file it names.
+        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link; remove it" : String(cString: strerror(errno))
+            throw DatasetError("\(path): cannot create the lock file (\(reason))")
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(fd); fd = -1
+            throw DatasetError("\(path): the lock file is not a regular file; remove it")
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)
             let n = pread(fd, &buffer, buffer.count, 0)

@@ -84,7 +84,10 @@ public enum HDF5 {
     static let F_ACC_TRUNC: UInt32 = 0x0002  // H5F_ACC_TRUNC
     static let T_VARIABLE: Int = -1          // H5T_VARIABLE, (size_t)(-1)
 
-    private static let opened: Bool = { H5open() >= 0 }()
+    /// No clean-up at exit: libhdf5's own would flush files whose writes already failed (a
+    /// full disk) and crash inside the library after poseact printed its line. Every file
+    /// poseact writes is closed (or abandoned and removed) before the process ends.
+    private static let opened: Bool = { H5dont_atexit(); return H5open() >= 0 }()
 
     /// Initialises the library (once) and silences the automatic error printing on this
     /// thread (the setting is per thread in a thread-safe build). Cheap; called before
@@ -113,7 +116,10 @@ public enum HDF5 {
         H5Eclear2(E_DEFAULT)
         guard var text = box.first else { return nil }
         // HDF5 sometimes puts long "name = '…', tent_flags = …" tails in; keep the sentence.
-        if let cut = text.range(of: ": name = ") { text = String(text[..<cut.lowerBound]) }
+        for tail in [": name = ", ": time = ", ", time = "] {
+            if let cut = text.range(of: tail) { text = String(text[..<cut.lowerBound]) }
+        }
+        if text.contains("write failed") { text += "; is the disk full?" }
         return text.replacingOccurrences(of: "\n", with: " ")
     }
 
@@ -360,16 +366,22 @@ public class HDF5Object {
 
 /// An open HDF5 file. `create` truncates; `open` is read-only unless asked.
 public final class HDF5File {
-    /// The path as given, used in every message.
+    /// The name every message uses: the path as given, or the output a temporary file becomes.
     public let path: String
+    /// Where the file is.
+    let location: String
     private(set) var id: hid_t
     /// Opened for writing: the checksum is renewed at close.
     private let writable: Bool
 
-    private init(path: String, id: hid_t, writable: Bool) { self.path = path; self.id = id; self.writable = writable }
+    private init(path: String, location: String, id: hid_t, writable: Bool) {
+        self.path = path; self.location = location; self.id = id; self.writable = writable
+    }
 
-    /// Creates (truncating) the file at `path`.
-    public static func create(_ path: String) throws -> HDF5File {
+    /// Creates (truncating) the file at `location`, named `path` in messages (the output a
+    /// temporary file becomes; `location` itself by default).
+    public static func create(_ location: String, shownAs path: String? = nil) throws -> HDF5File {
+        let path = path ?? location
         HDF5.ready()
         // Small chunk-index B-tree nodes (HDF5.chunkIndexK): most datasets here have one
         // chunk, and the default node (64 entries, ~2.6 KB) would outweigh a clip's data.
@@ -379,7 +391,7 @@ public final class HDF5File {
         defer { if fcpl >= 0 { H5Pclose(fcpl) } }
         let fapl = HDF5.accessProperties()
         defer { if fapl > 0 { H5Pclose(fapl) } }
-        let fid = H5Fcreate(path, HDF5.F_ACC_TRUNC, max(fcpl, HDF5.P_DEFAULT), fapl)
+        let fid = H5Fcreate(location, HDF5.F_ACC_TRUNC, max(fcpl, HDF5.P_DEFAULT), fapl)
         if fid < 0 {
             let reason = HDF5.reason()
             let dir = (path as NSString).deletingLastPathComponent
@@ -388,7 +400,7 @@ public final class HDF5File {
             }
             throw HDF5Error("\(path): cannot create" + (reason.map { " (\($0))" } ?? ""))
         }
-        return HDF5File(path: path, id: fid, writable: true)
+        return HDF5File(path: path, location: location, id: fid, writable: true)
     }
 
     /// Opens an existing file, read-only unless `writable`.
@@ -403,10 +415,21 @@ public final class HDF5File {
         let isH5 = H5Fis_hdf5(path)
         if isH5 <= 0 { H5Eclear2(HDF5.E_DEFAULT); throw HDF5Error("\(path): not an HDF5 file (or damaged)") }
         // Before libhdf5 reads a byte of it: the library trusts the file's sizes and offsets
-        // and can crash on a damaged one.
-        if FileChecksum.verify(path) == false {
+        // and can crash on a damaged one. A file poseact wrote carries a checksum; any other
+        // is first read whole in a child process (HDF5Probe), so that a crash takes the child.
+        switch FileChecksum.verify(path) {
+        case false?:
             throw HDF5Error("\(path): damaged: its contents do not match the checksum poseact wrote with it (changed or cut short since)")
+        case nil:
+            try HDF5Probe.check(path)
+        case true?:
+            break
         }
+        return try openTrusted(path, writable: writable)
+    }
+
+    /// Opens a file whose bytes are known to be safe for libhdf5 (checked by the caller).
+    static func openTrusted(_ path: String, writable: Bool) throws -> HDF5File {
         let fapl = HDF5.accessProperties()
         defer { if fapl > 0 { H5Pclose(fapl) } }
         let fid = H5Fopen(path, writable ? HDF5.F_ACC_RDWR : HDF5.F_ACC_RDONLY, fapl)
@@ -414,7 +437,7 @@ public final class HDF5File {
             let reason = HDF5.reason()
             throw HDF5Error("\(path): cannot open" + (reason.map { " (\($0))" } ?? "") + "; the file may be damaged")
         }
-        return HDF5File(path: path, id: fid, writable: writable)
+        return HDF5File(path: path, location: path, id: fid, writable: writable)
     }
 
     /// The root group "/".
@@ -433,7 +456,7 @@ public final class HDF5File {
         let r = H5Fclose(id)
         id = -1
         if r < 0 { throw HDF5Error("\(path): cannot close" + (HDF5.reason().map { " (\($0))" } ?? "")) }
-        if writable { try FileChecksum.write(path, valid: alone) }
+        if writable { try FileChecksum.write(location, valid: alone) }
     }
 
     var isOpen: Bool { id >= 0 }
@@ -443,7 +466,7 @@ public final class HDF5File {
     deinit {
         guard id >= 0 else { return }
         HDF5.ready(); H5Fclose(id)
-        if writable { try? FileChecksum.write(path, valid: false) }
+        if writable { try? FileChecksum.write(location, valid: false) }
     }
 }
 
@@ -713,7 +736,7 @@ extension HDF5File {
     /// file is closed and given its name. On any error `path` is left as it was.
     public static func writeAtomically(_ path: String, _ body: (HDF5Group) throws -> Void) throws {
         try AtomicFile.write(to: path) { temporaryPath in
-            let file = try HDF5File.create(temporaryPath)
+            let file = try HDF5File.create(temporaryPath, shownAs: path)
             do {
                 let root = try file.root()
                 defer { root.close() }

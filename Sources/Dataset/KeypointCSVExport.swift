@@ -15,7 +15,7 @@ extension KeypointCSV {
         let joints = try store.read(first.id).jointNames
         var rows = 0
         try AtomicFile.write(to: path) { temporary in
-            guard FileManager.default.createFile(atPath: temporary, contents: nil), let out = FileHandle(forWritingAtPath: temporary) else {
+            guard let out = FileHandle(forWritingAtPath: temporary) else {
                 throw DatasetError("cannot write \(path)")
             }
             defer { try? out.close() }

@@ -34,7 +34,7 @@
 //                   model_hash          string   sha256 of the pose models; "" = none
 //                   frames_with_person  int64    frames with at least one joint present
 //
-// A store is written as an `AtomicFile` ("<path>.tmp", renamed to <path> once complete), so a
+// A store is written as an `AtomicFile` (a temporary file beside it, renamed to <path> once complete), so a
 // store is never half-written. The same content gives the same bytes (no modification times kept).
 import Errors
 import Foundation
@@ -63,7 +63,7 @@ enum KeypointStoreFormat {
     }
 }
 
-/// Writes a keypoint store: to "<path>.tmp", renamed to <path> by finish(), so a store is never half-written.
+/// Writes a keypoint store: to a temporary file, renamed to <path> by finish(), so a store is never half-written.
 /// Use from one thread at a time. A writer dropped without `finish()` deletes its temporary file.
 public final class KeypointStoreWriter {
     public let path: String
@@ -78,7 +78,7 @@ public final class KeypointStoreWriter {
     /// `attributes` become root attributes (e.g. created_by, poseact version).
     public init(path: String, attributes: [String: String] = [:]) throws {
         self.path = path
-        output = AtomicFile(path)
+        output = try AtomicFile(path)
         for key in attributes.keys where KeypointStoreFormat.reserved.contains(key) {
             throw StoreError("\(path): attribute '\(key)' is reserved for the store format")
         }
@@ -86,7 +86,7 @@ public final class KeypointStoreWriter {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw StoreError("\(path): is a folder")
         }
-        let file = try storeCall { try HDF5File.create(output.temporaryPath) }
+        let file = try storeCall { try HDF5File.create(output.temporaryPath, shownAs: path) }
         do {
             clips = try storeCall {
                 let root = try file.root()

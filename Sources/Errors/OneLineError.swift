@@ -5,6 +5,32 @@
 /// read skips its clip, while a damaged store stops the run.
 public struct OneLineError<Source>: Error, CustomStringConvertible, Equatable, Sendable {
     public let message: String
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String) { self.message = OneLine.clean(message) }
     public var description: String { message }
+}
+
+/// What keeps a message one short line whatever a file put into it: a message often quotes
+/// a value from a file (a label, a key, a row), and a hostile file's value can be 3 kB of
+/// binary, line breaks, or terminal escape sequences.
+public enum OneLine {
+    /// Longer messages keep their start (the file and what is wrong) and their end (what to do).
+    public static let maxLength = 500
+
+    /// Line breaks and tabs become spaces, other control characters U+FFFD; a message over
+    /// `maxLength` characters loses its middle.
+    public static func clean(_ message: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        var dirty = false
+        for s in message.unicodeScalars {
+            if s.properties.generalCategory == .control {
+                dirty = true
+                scalars.append(s == "\n" || s == "\r" || s == "\t" ? " " : "\u{FFFD}")
+            } else {
+                scalars.append(s)
+            }
+        }
+        let text = dirty ? String(scalars) : message
+        guard text.count > maxLength else { return text }
+        return String(text.prefix(maxLength - 80)) + " … " + String(text.suffix(77))
+    }
 }

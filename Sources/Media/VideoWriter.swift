@@ -31,7 +31,7 @@ public final class VideoWriter {
     public init(path: String, width: Int, height: Int, fps: Double) throws {
         _ = ffmpegSetUp
         self.path = path; self.width = width; self.height = height; self.fps = fps
-        file = AtomicFile(path)
+        file = try AtomicFile(path)
         guard width > 0, height > 0 else { throw MediaError("\(path): cannot write a \(width)×\(height) video") }
         guard fps > 0, fps.isFinite else { throw MediaError("\(path): cannot write a video at \(fps) fps") }
         encWidth = width + (width & 1); encHeight = height + (height & 1)

@@ -208,7 +208,7 @@ final class TrainingTests: XCTestCase {
         let file = temp("m.poseact.h5")
         t.classifier.training = t.record()
         try t.classifier.save(to: file)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: file + ".tmp"))
+        XCTAssertFalse(TestData.hasTemporaryFile(file))
         // Same batch size as the trainer's model: OpenBLAS may round differently for other shapes.
         let back = try ActionClassifier.load(path: file, maxBatch: config.optimizer.batchSize)
         XCTAssertEqual(back.labels, t.classifier.labels)

@@ -1,6 +1,7 @@
 import Dataset
 import JSONLines
 import Foundation
+import TestData
 import XCTest
 
 /// The HDF5 keypoint store: round trips, atomic writing, errors, merging, the layout
@@ -150,11 +151,11 @@ final class KeypointStoreTests: XCTestCase {
         let p = path("atomic.h5")
         let writer = try KeypointStoreWriter(path: p)
         try writer.append(clip("one"))
-        XCTAssertTrue(FileManager.default.fileExists(atPath: p + ".tmp"), "writes go to the temporary file")
+        XCTAssertTrue(TestData.hasTemporaryFile(p), "writes go to the temporary file")
         XCTAssertFalse(FileManager.default.fileExists(atPath: p), "no store before finish()")
         try writer.finish()
         XCTAssertTrue(FileManager.default.fileExists(atPath: p))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: p + ".tmp"))
+        XCTAssertFalse(TestData.hasTemporaryFile(p))
         XCTAssertThrowsError(try writer.append(clip("two")), "a finished writer takes no more clips")
 
         let q = path("abandoned.h5")
@@ -162,14 +163,14 @@ final class KeypointStoreTests: XCTestCase {
         try other.append(clip("one"))
         other.abandon()
         XCTAssertFalse(FileManager.default.fileExists(atPath: q))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: q + ".tmp"))
+        XCTAssertFalse(TestData.hasTemporaryFile(q))
 
         // A writer dropped without finish() cleans up too; an existing store is untouched.
         do {
             let dropped = try KeypointStoreWriter(path: p)
             try dropped.append(clip("three"))
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: p + ".tmp"))
+        XCTAssertFalse(TestData.hasTemporaryFile(p))
         XCTAssertEqual(try KeypointStore(path: p).entries.map(\.id), ["one"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["atomic.h5"])
     }
@@ -294,7 +295,7 @@ final class KeypointStoreTests: XCTestCase {
         XCTAssertEqual(merged.attributes, ["created_by": "poseact"], "only attributes all shards agree on")
         assertIdentical(try merged.read("shared"), shared)
         assertIdentical(try merged.read("b1"), clip("b1", frames: 0))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: out + ".tmp"))
+        XCTAssertFalse(TestData.hasTemporaryFile(out))
 
         // The same id with other keypoints: refused, naming both files; no output left.
         let c = try write([clip("shared", label: "jump", seed: 0.5)], to: "shard-c.h5")
@@ -302,7 +303,7 @@ final class KeypointStoreTests: XCTestCase {
         let message = storeError { _ = try KeypointStore.merge([a, c], into: bad) }
         XCTAssertTrue(message.contains(a) && message.contains(c) && message.contains("'shared'"), message)
         XCTAssertFalse(FileManager.default.fileExists(atPath: bad))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: bad + ".tmp"))
+        XCTAssertFalse(TestData.hasTemporaryFile(bad))
 
         // Merging into one of the inputs works (reads finish before the rename).
         XCTAssertEqual(try KeypointStore.merge([a, b], into: a), 4)

@@ -583,7 +583,7 @@ final class PreprocessingTests: XCTestCase {
         XCTAssertEqual(report, ["wave": ["train": 3], "jump": ["none": 2], "sit": ["test": 0]])
         XCTAssertEqual(set.labels, ["jump", "sit", "wave"])
         try set.write(to: out)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: out + ".tmp"))
+        XCTAssertFalse(TestData.hasTemporaryFile(out))
         let back = try WindowsFile.read(path: out)
         XCTAssertEqual(back.spec, set.spec)
         XCTAssertEqual(back.labels, set.labels)

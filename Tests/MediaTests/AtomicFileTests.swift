@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Media
 import XCTest
 
@@ -22,10 +25,13 @@ final class AtomicFileTests: XCTestCase {
 
     func testWritesAndReplacesThroughATemporaryFileBeside() throws {
         let p = path("notes.txt")
-        XCTAssertEqual(AtomicFile(p).temporaryPath, p + ".tmp", "beside the file: the rename stays on one file system")
+        let file = try AtomicFile(p)
+        XCTAssertEqual((file.temporaryPath as NSString).deletingLastPathComponent, folder.path, "beside the file: the rename stays on one file system")
+        XCTAssertTrue(file.temporaryPath.hasPrefix(p + ".") && file.temporaryPath.hasSuffix(".tmp"), file.temporaryPath)
+        file.discard()
         try AtomicFile.write("first\n", to: p)
         try AtomicFile.write(to: p) { temporary in
-            XCTAssertEqual(temporary, p + ".tmp")
+            XCTAssertEqual((temporary as NSString).deletingLastPathComponent, folder.path)
             XCTAssertEqual(try String(contentsOfFile: p, encoding: .utf8), "first\n", "the old file stays until the rename")
             try Data("second\n".utf8).write(to: URL(fileURLWithPath: temporary))
         }
@@ -62,13 +68,73 @@ final class AtomicFileTests: XCTestCase {
     }
 
     func testARenameThatFailsRemovesTheTemporaryFile() throws {
-        // A folder with something in it cannot be replaced by a file.
+        // A folder that appears under the name while the file is written is not replaced.
         let p = path("taken")
-        try FileManager.default.createDirectory(atPath: p + "/inside", withIntermediateDirectories: true)
-        XCTAssertThrowsError(try AtomicFile.write("x", to: p)) { error in
-            XCTAssertTrue("\(error)".hasPrefix(p + ": cannot give the finished file its name"), "\(error)")
+        XCTAssertThrowsError(try AtomicFile.write(to: p) { temporary in
+            try Data("x".utf8).write(to: URL(fileURLWithPath: temporary))
+            try FileManager.default.createDirectory(atPath: p + "/inside", withIntermediateDirectories: true)
+        }) { error in
+            XCTAssertTrue("\(error)".hasPrefix(p + ": is a folder"), "\(error)")
         }
         XCTAssertEqual(try contents(), ["taken"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: p), ["inside"])
+    }
+
+    /// Two writers of one name get two temporary files, each created anew: a link planted
+    /// under the name the temporary file once had (`<out>.tmp`) redirects nothing.
+    func testTheTemporaryFileIsNewAndUnguessable() throws {
+        let p = path("store.h5"), victim = path("victim")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        try FileManager.default.createSymbolicLink(atPath: p + ".tmp", withDestinationPath: victim)
+        let a = try AtomicFile(p), b = try AtomicFile(p)
+        XCTAssertNotEqual(a.temporaryPath, b.temporaryPath)
+        a.discard(); b.discard()
+        try AtomicFile.write(to: p) { temporary in
+            XCTAssertNotEqual(temporary, p + ".tmp")
+            try Data("new".utf8).write(to: URL(fileURLWithPath: temporary))
+        }
+        XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "precious")
+        XCTAssertEqual(try String(contentsOfFile: p, encoding: .utf8), "new")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: p + ".tmp"), victim, "the planted link is left alone")
+    }
+
+    /// Only a regular file is replaced: a symbolic link, a FIFO, a device or a folder under
+    /// the output's name is refused before anything is written, and stays what it was.
+    func testOnlyARegularFileIsReplaced() throws {
+        let victim = path("victim")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        let link = path("link.csv"), fifo = path("fifo.csv"), device = path("null"), dir = path("dir.csv")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        var outputs = [(link, "a symbolic link"), (fifo, "a FIFO"), (dir, "a folder")]
+        // A device node of our own (the null device's numbers), where we may make one (root).
+        if mknod(device, S_IFCHR | 0o666, dev_t(0x103)) == 0 { outputs.append((device, "a device")) }
+        for (output, kind) in outputs {
+            let before = try FileManager.default.attributesOfItem(atPath: output)[.type] as? FileAttributeType
+            XCTAssertThrowsError(try AtomicFile.write("overwritten", to: output)) { error in
+                XCTAssertTrue("\(error)".hasPrefix(output + ": is " + kind), "\(error)")
+                XCTAssertFalse("\(error)".contains("\n"))
+            }
+            XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: output)[.type] as? FileAttributeType, before, output)
+        }
+        XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "precious")
+        let left = try contents()
+        XCTAssertTrue(left.allSatisfy { !$0.hasSuffix(".tmp") }, "no temporary file left: \(left)")
+    }
+
+    /// A temporary file swapped for a link while it is written is not given the output's
+    /// name, and the link's target is not moved.
+    func testASwappedTemporaryFileIsNotRenamed() throws {
+        let p = path("model.poseact.h5"), victim = path("victim")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        XCTAssertThrowsError(try AtomicFile.write(to: p) { temporary in
+            unlink(temporary)
+            try FileManager.default.createSymbolicLink(atPath: temporary, withDestinationPath: victim)
+        }) { error in
+            XCTAssertTrue("\(error)".contains("was replaced by something else"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: p))
+        XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "precious")
     }
 }

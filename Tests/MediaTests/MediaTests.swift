@@ -137,7 +137,7 @@ final class MediaTests: XCTestCase {
         for (n, image) in images.enumerated() {
             let path = temp("round\(n).png")
             try writePNG(image, to: path)
-            XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".tmp"))
+            XCTAssertFalse(TestData.hasTemporaryFile(path))
             let back = try readImage(path)
             XCTAssertEqual(back, image, "PNG round trip \(n) changed pixels")
         }
@@ -536,7 +536,7 @@ final class MediaTests: XCTestCase {
             }
             XCTAssertThrowsError(try writer.write(RGBImage(width: 10, height: 10)))
             try writer.finish()
-            XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".tmp"))
+            XCTAssertFalse(TestData.hasTemporaryFile(path))
             XCTAssertTrue(FileManager.default.fileExists(atPath: path))
 
             let reader = try VideoReader(path)
@@ -574,10 +574,10 @@ final class MediaTests: XCTestCase {
         do {
             let writer = try VideoWriter(path: path, width: 64, height: 64, fps: 25)
             try writer.write(RGBImage(width: 64, height: 64))
-            XCTAssertTrue(FileManager.default.fileExists(atPath: path + ".tmp"))
+            XCTAssertTrue(TestData.hasTemporaryFile(path))
         }   // dropped without finish(), as when a run is interrupted
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".tmp"))
+        XCTAssertFalse(TestData.hasTemporaryFile(path))
         XCTAssertThrowsError(try VideoWriter(path: temp("no/such/folder/x.mp4"), width: 64, height: 64, fps: 25)) { error in
             XCTAssertTrue("\(error)".contains("does the folder"), "\(error)")
         }

@@ -50,7 +50,11 @@ class PoseactCLITestCase: XCTestCase {
         throw TestData.missing(why)
     }
 
-    struct Result { let status: Int32; let stdout: String; let stderr: String }
+    struct Result {
+        let status: Int32; let stdout: String; let stderr: String
+        /// Ended by a signal (a crash), `status` being its number.
+        var crashed = false
+    }
 
     /// `launcher`: a program that runs the binary (qemu-user with a CPU model), with its
     /// arguments; the binary's path and `arguments` follow them.
@@ -71,7 +75,7 @@ class PoseactCLITestCase: XCTestCase {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr.data(), as: UTF8.self))
+                      stderr: String(decoding: stderr.data(), as: UTF8.self), crashed: process.terminationReason == .uncaughtSignal)
     }
 
     func model(_ name: String) throws -> URL { try TestData.model(name) }
@@ -294,7 +298,7 @@ final class PoseCommandTests: PoseactCLITestCase {
         XCTAssertEqual(frames[25]["time"] as? Double ?? 0, 1.0, accuracy: 1e-6)
         let attributes = try FileManager.default.attributesOfItem(atPath: overlay)
         XCTAssertGreaterThan(attributes[.size] as? Int ?? 0, 10_000, "overlay video written")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: overlay + ".tmp"))
+        XCTAssertFalse(TestData.hasTemporaryFile(overlay))
     }
 
     func testMissingVideo() throws {

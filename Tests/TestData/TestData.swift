@@ -34,6 +34,13 @@ public enum TestData {
         try existing(modelsFolder.appendingPathComponent(name), "run notebooks-free-scripts/setup.sh, or set POSEACT_MODELS_DIR")
     }
 
+    /// Whether a temporary file of `path`'s atomic write ("<name>.<random>.tmp" beside it) exists.
+    public static func hasTemporaryFile(_ path: String) -> Bool {
+        let url = URL(fileURLWithPath: path)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []
+        return files.contains { $0.hasPrefix(url.lastPathComponent + ".") && $0.hasSuffix(".tmp") }
+    }
+
     /// Whether missing data and tools fail tests instead of skipping them.
     public static var required: Bool {
         let env = ProcessInfo.processInfo.environment
