@@ -92,6 +92,9 @@ public struct Architecture: Codable, Equatable, Sendable {
                     || !blocks.allSatisfy({ (type == "stgcn++" ? 5 : 1)...TrainingConfig.maxChannels ~= $0 }) {
             wrong.append("architecture.blocks = \(blocks)")
         }
+        if wrong.isEmpty, let size = sizeProblem(joints: joints, batch: ActionClassifier.inferenceBatch, lower: "nothing: the file asks for more than poseact builds") {
+            wrong.append(size)
+        }
         return wrong
     }
 }
@@ -378,6 +381,10 @@ public final class ActionClassifier {
             }
             var wrong = spec.problems.map { "preprocessing: \($0)" }
             if labels.count < 2 { wrong.append("\(labels.count) labels (a classifier needs 2)") }
+            // Labels index the outputs: one given twice would make a prediction ambiguous (and
+            // a dictionary of them trap).
+            if let twice = labels.firstRepeated { wrong.append("the label '\(KeypointChecks.excerpt(twice))' is given twice in labels") }
+            if labels.contains(where: \.isEmpty) { wrong.append("an empty label in labels") }
             for (m, r) in records.enumerated() {
                 let a = r.architecture, which = count > 1 ? "member \(m + 1): " : ""
                 wrong += a.problems(joints: spec.joints.count).map { which + $0 }

@@ -204,6 +204,13 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         if !(0...1).contains(a.occlude) { p.append("augmentation.occlude must be in [0, 1]") }
         if !(0...90).contains(a.turnDegrees) { p.append("augmentation.turn_degrees must be in 0…90") }
         if !(0...100).contains(a.mixup) { p.append("augmentation.mixup must be in 0…100 (0 turns it off)") }
+        // Each key within its bound can still multiply into terabytes: the net's size, once
+        // the keys are sane (the classes are not known yet; the head is a few of its parameters).
+        if p.isEmpty, let size = Architecture(config: self, classes: 2).sizeProblem(
+            joints: preprocessing.joints.count, batch: optimizer.batchSize,
+            lower: model.isGraph ? "model.blocks or optimizer.batch_size" : "model.channels, model.kernel, model.dilations or optimizer.batch_size") {
+            p.append(size)
+        }
         return p
     }
 

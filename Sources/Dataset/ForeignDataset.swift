@@ -20,6 +20,9 @@ public enum ForeignDataset {
     public static func scan(_ path: String, label: String?) throws -> [ForeignClipSource] {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw DatasetError("\(path): no such file or folder") }
+        if let label, let problem = KeypointChecks.labelProblem(label) {
+            throw DatasetError("--label '\(KeypointChecks.excerpt(label))': \(problem); give the clips' label, e.g. --label pushup")
+        }
         if !isFolder.boolValue || isOpenPoseClip(path) {
             let format = try KeypointFormat.detect(path)
             let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent

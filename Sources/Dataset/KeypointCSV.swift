@@ -15,13 +15,6 @@ public struct ImportResult: Sendable {
 public enum KeypointCSV {
     /// Columns a keypoint CSV must have (any case); `split` and `time` are optional.
     public static let requiredColumns = ["clip", "label", "frame", "width", "height"]
-    /// Bounds on what a row may say: frame numbers up to a million (9 hours at 30 fps; a
-    /// clip's frames are allocated from its first to its last number), pictures up to
-    /// 100,000 pixels a side, joints within 100 picture sizes of the picture (a typo or an
-    /// overflow, not a pose).
-    public static let maxFrame = 1_000_000, maxPixels = 100_000
-    public static let farOutside = 100.0
-
     /// At most this many problems of one kind are listed per file; one more line counts the rest.
     public static let problemsListedPerKind = 20
 

@@ -99,14 +99,15 @@ extension KeypointCSVImporter {
     }
 
     /// Times from the `time` column, shifted to 0 with gaps interpolated, the clip's mean
-    /// frame rate and its span in the source; frame/fps instead (reported) when they do not increase.
+    /// frame rate and its span in the source; frame/fps instead (reported) when they break
+    /// `KeypointChecks.timesProblem`'s rule (finite, increasing with frame, bounded gaps).
     mutating func givenTimes(_ acc: ClipAccumulator, kept: [Int], first: Int, frameCount: Int)
         -> (times: [Double], fps: Double, start: Double?, end: Double?) {
         var times = (0..<frameCount).map { Double($0) / fps }
         let frameNumbers = kept.map { acc.frames[$0] }, given = kept.map { acc.times[$0] }
-        let increasing = zip(given, given.dropFirst()).allSatisfy { $0 < $1 }
-        guard increasing else {
-            log.add("time", acc.rows[0], "clip \(acc.id): time does not increase with frame; times are frame/\(fps) instead", summary: "clips with bad times")
+        if let (i, reason) = KeypointChecks.timesProblem(given, frames: frameNumbers) {
+            log.add("time", acc.rows[kept[i]], "clip \(acc.id), frame \(frameNumbers[i]): \(reason); the clip's times are frame/\(fps) instead "
+                + "(give times in seconds that increase with frame)", summary: "clips with bad times")
             return (times, fps, nil, nil)
         }
         let t0 = given[0]

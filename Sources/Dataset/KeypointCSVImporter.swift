@@ -87,7 +87,7 @@ struct KeypointCSVImporter {
                 jointCols[joint] = cols
                 continue
             }
-            unknownColumns.append(name.isEmpty ? "(column \(i + 1), unnamed)" : name)
+            unknownColumns.append(name.isEmpty ? "(column \(i + 1), unnamed)" : KeypointChecks.excerpt(name))
         }
         for req in KeypointCSV.requiredColumns where column[req] == nil {
             throw DatasetError("keypoint file \(path) has no '\(req)' column (needs clip, label, frame, width, height, "
@@ -162,7 +162,7 @@ struct KeypointCSVImporter {
         var time = 0.0
         if let cTime = columns.time {
             guard let t = cursor.number(fields[cTime]), t.isFinite else {
-                log.add("row", row, "time '\(cursor.string(fields[cTime]))' is not a number of seconds: row skipped", summary: "rows skipped")
+                log.add("row", row, "time '\(KeypointChecks.excerpt(cursor.string(fields[cTime])))' is not a number of seconds: row skipped", summary: "rows skipped")
                 return
             }
             time = t
@@ -195,7 +195,7 @@ struct KeypointCSVImporter {
         let label = cursor.string(fields[columns.label]).trimmingCharacters(in: .whitespaces)
         // A store cannot hold a clip without a label (it would refuse to open): the row waits
         // for one of the clip's rows that gives it.
-        if label.isEmpty {
+        if KeypointChecks.labelProblem(label) != nil {
             log.add("row", row, "clip \(id) has an empty label: row skipped", summary: "rows skipped")
             return nil
         }
@@ -216,31 +216,32 @@ struct KeypointCSVImporter {
             guard let v = cursor.number(f), v.isFinite, v == v.rounded(), abs(v) < 1e15 else { return nil }
             return Int(v)
         }
-        guard let frame = integer(fields[columns.frame]), (0...KeypointCSV.maxFrame).contains(frame) else {
-            log.add("row", row, "frame '\(cursor.string(fields[columns.frame]))' is not a whole number in 0…\(KeypointCSV.maxFrame): row skipped",
+        guard let frame = integer(fields[columns.frame]), (0...KeypointChecks.maxFrame).contains(frame) else {
+            log.add("row", row, "frame '\(KeypointChecks.excerpt(cursor.string(fields[columns.frame])))' is not a whole number in 0…\(KeypointChecks.maxFrame): row skipped",
                     summary: "rows skipped")
             return nil
         }
+        var size: [Int] = []
         for (name, c) in [("width", columns.width), ("height", columns.height)] {
-            guard let v = integer(fields[c]), (1...KeypointCSV.maxPixels).contains(v) else {
-                log.add("row", row, "\(name) '\(cursor.string(fields[c]))' is not a whole number of pixels in 1…\(KeypointCSV.maxPixels): row skipped",
-                        summary: "rows skipped")
+            guard let v = cursor.number(fields[c]).flatMap(KeypointChecks.pixels) else {
+                log.add("row", row, KeypointChecks.sizeProblem(name, cursor.string(fields[c])) + ": row skipped", summary: "rows skipped")
                 return nil
             }
+            size.append(v)
         }
-        return (frame, integer(fields[columns.width])!, integer(fields[columns.height])!)
+        return (frame, size[0], size[1])
     }
 
     /// Reports, once per clip, a label, split or frame size that differs from the clip's first row.
     mutating func checkAgreement(_ row: Int, clip i: Int, _ columns: KeypointColumns, width: Int, height: Int) {
         if !clips[i].labelReported && !cursor.equals(fields[columns.label], clips[i].labelBytes) {
             clips[i].labelReported = true
-            log.add("label", row, "clip \(clips[i].id) has label '\(cursor.string(fields[columns.label]))' here but '\(clips[i].label)' before; the first is kept",
+            log.add("label", row, "clip \(clips[i].id) has label '\(KeypointChecks.excerpt(cursor.string(fields[columns.label])))' here but '\(KeypointChecks.excerpt(clips[i].label))' before; the first is kept",
                     summary: "clips with mixed labels")
         }
         if let cSplit = columns.split, !clips[i].splitReported && !cursor.equals(fields[cSplit], clips[i].splitBytes) {
             clips[i].splitReported = true
-            log.add("split", row, "clip \(clips[i].id) has split '\(cursor.string(fields[cSplit]))' here but '\(clips[i].split ?? "")' before; the first is kept",
+            log.add("split", row, "clip \(clips[i].id) has split '\(KeypointChecks.excerpt(cursor.string(fields[cSplit])))' here but '\(KeypointChecks.excerpt(clips[i].split ?? ""))' before; the first is kept",
                     summary: "clips with mixed splits")
         }
         if (width != clips[i].width || height != clips[i].height) && !clips[i].sizeReported {
@@ -251,12 +252,11 @@ struct KeypointCSVImporter {
     }
 
     /// The row's joints into `values` (x, y normalised by the row's size, c), a joint that
-    /// is empty, not a number or far outside the picture as missing (NaN, NaN, 0).
+    /// is empty, not a number or refused by `KeypointChecks.joint` as missing (NaN, NaN, 0).
     mutating func readJoints(_ row: Int, _ columns: KeypointColumns, width: Int, height: Int, into values: inout [Float]) {
-        let w = Double(width), h = Double(height)
         for (j, joint) in columns.joints.enumerated() {
             let fx = fields[joint.x], fy = fields[joint.y]
-            var x = Double.nan, y = Double.nan, c = 0.0
+            var x = Float.nan, y = Float.nan, c: Float = 0
             let xEmpty = cursor.isBlank(fx), yEmpty = cursor.isBlank(fy)
             if xEmpty || yEmpty {
                 if xEmpty != yEmpty {
@@ -266,19 +266,17 @@ struct KeypointCSVImporter {
                 }
             } else if let px = cursor.number(fx) {
                 if let py = cursor.number(fy) {
-                    var pc = 1.0
-                    var ok = true
+                    var pc: Double? = 1
                     if let cc = joint.c, !cursor.isBlank(fields[cc]) {
-                        if let v = cursor.number(fields[cc]) { pc = v } else { badNumber(row, joint.name + "_c", fields[cc]); ok = false }
+                        pc = cursor.number(fields[cc])
+                        if pc == nil { badNumber(row, joint.name + "_c", fields[cc]) }
                     }
-                    if ok && !(px.isNaN || py.isNaN || pc.isNaN) {
-                        if !(px.isFinite && py.isFinite && pc.isFinite) {
-                            let (name, field) = !px.isFinite ? ("_x", fx) : !py.isFinite ? ("_y", fy) : ("_c", fields[joint.c!])
-                            badNumber(row, joint.name + name, field)
-                        } else if abs(px) > KeypointCSV.farOutside * w || abs(py) > KeypointCSV.farOutside * h {
-                            log.add("far", row, "\(joint.name) at (\(px), \(py)) is over \(Int(KeypointCSV.farOutside)) frame widths outside the \(width)×\(height) picture: "
-                                    + "the joint is missing in this frame", summary: "joints far outside the picture")
-                        } else { x = px / w; y = py / h; c = pc }
+                    if let pc {
+                        switch KeypointChecks.joint(joint.name, x: px, y: py, c: pc, width: width, height: height) {
+                        case .present(let nx, let ny, let nc): x = nx; y = ny; c = nc
+                        case .missing: break
+                        case .bad(let kind, let summary, let message): log.add(kind, row, message, summary: summary)
+                        }
                     }
                 } else {
                     badNumber(row, joint.name + "_y", fy)
@@ -286,11 +284,11 @@ struct KeypointCSVImporter {
             } else {
                 badNumber(row, joint.name + "_x", fx)
             }
-            values[j * 3] = Float(x); values[j * 3 + 1] = Float(y); values[j * 3 + 2] = Float(c)
+            values[j * 3] = x; values[j * 3 + 1] = y; values[j * 3 + 2] = c
         }
     }
 
     mutating func badNumber(_ row: Int, _ column: String, _ f: CSVField) {
-        log.add("number", row, "\(column) '\(cursor.string(f))' is not a number: the joint is missing in this frame", summary: "values that are not numbers")
+        log.add("number", row, "\(column) '\(KeypointChecks.excerpt(cursor.string(f)))' is not a number: the joint is missing in this frame", summary: "values that are not numbers")
     }
 }

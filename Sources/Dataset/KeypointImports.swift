@@ -52,23 +52,68 @@ public enum KeypointFormat: String, CaseIterable, Sendable {
                                    "spine_shoulder", "left_index", "left_thumb", "right_index", "right_thumb"]
 }
 
-/// A frame of one person: (x, y, confidence) per joint in pixels, NaN x/y where missing.
-private typealias Pose2D = [(x: Float, y: Float, c: Float)]
+/// A frame of one person: (x, y, confidence) per joint as the file gives them, x and y in
+/// pixels, NaN x/y where the format marks the joint missing.
+private typealias Pose2D = [(x: Double, y: Double, c: Double)]
 
-/// Reads the foreign formats into `ClipKeypoints`. Every error is one line naming the file
-/// (and the frame or line) and what is wrong.
+/// Reads the foreign formats into `ClipKeypoints`. A file that cannot be read as its format
+/// is an error, one line naming the file (and the frame or line) and what is wrong; values
+/// go through `KeypointChecks`, as the keypoint CSV's do, and what they refuse is a data
+/// problem naming the frame.
 public enum ForeignKeypoints {
+    /// The clips of `sources`, each read and checked; a clip without a person in any frame
+    /// is a problem and left out, as the keypoint CSV's clips without a usable row are.
+    public static func read(_ sources: [ForeignClipSource], fps: Double, size: (width: Int, height: Int)?) throws -> ImportResult {
+        var clips: [ClipKeypoints] = [], problems: [DataProblem] = []
+        for source in sources {
+            var log = ProblemLog(file: source.path)
+            let clip = try read(source.path, format: source.format, id: source.id, label: source.label, split: source.split,
+                                fps: fps, size: size, log: &log)
+            if let problem = KeypointChecks.personProblem(clip) {
+                log.add("nobody", nil, problem, summary: "clips without a person")
+            } else {
+                clips.append(clip)
+            }
+            problems += log.finish()
+        }
+        return ImportResult(clips: clips, problems: problems)
+    }
+
     /// One clip from `path` in `format`. `size` (width, height) is needed where the format
     /// does not say the picture's size (OpenPose; MediaPipe without width and height).
+    /// The data problems are dropped: `read(_:fps:size:)` reports them.
     public static func read(_ path: String, format: KeypointFormat, id: String, label: String, split: String?,
                             fps: Double, size: (width: Int, height: Int)?) throws -> ClipKeypoints {
+        var log = ProblemLog(file: path)
+        return try read(path, format: format, id: id, label: label, split: split, fps: fps, size: size, log: &log)
+    }
+
+    static func read(_ path: String, format: KeypointFormat, id: String, label: String, split: String?,
+                     fps: Double, size: (width: Int, height: Int)?, log: inout ProblemLog) throws -> ClipKeypoints {
+        guard fps.isFinite && fps > 0 else { throw DatasetError("frame rate must be a positive number, not \(fps)") }
+        if let problem = KeypointChecks.labelProblem(label) {
+            throw DatasetError("\(path): \(problem): give the clip's label (--label NAME, or a <label>/ folder)")
+        }
+        let raw: RawClip
         switch format {
-        case .openpose: return try openPose(path, id: id, label: label, split: split, fps: fps, size: size)
-        case .coco: return try coco(path, id: id, label: label, split: split, fps: fps)
-        case .mediapipe: return try mediaPipe(path, id: id, label: label, split: split, fps: fps, size: size)
-        case .ntu: return try ntu(path, id: id, label: label, split: split)
+        case .openpose: raw = try openPose(path, size: size)
+        case .coco: raw = try coco(path)
+        case .mediapipe: raw = try mediaPipe(path, fps: fps, size: size)
+        case .ntu: raw = try ntu(path)
         case .csv: throw DatasetError("\(path): a keypoint CSV holds many clips: read it with KeypointCSV.read")
         }
+        return try clip(raw, id: id, label: label, split: split, source: path, fps: fps, log: &log)
+    }
+
+    /// A clip as a format gives it, before the checks.
+    private struct RawClip {
+        var size: (width: Int, height: Int)
+        var names: [String]
+        var frames: [Pose2D?]
+        var times: [Double]?
+        var estimator: String
+        /// The clip's own frame rate, where the format fixes it (NTU's 30).
+        var fps: Double?
     }
 
     // MARK: OpenPose
@@ -76,12 +121,14 @@ public enum ForeignKeypoints {
     /// A folder of `<name>_<frame number>_keypoints.json`, one per frame, sorted by the
     /// number: `people[].pose_keypoints_2d` (x, y, c per joint in pixels; 0, 0, 0 missing),
     /// 25 joints (BODY_25) or 18 (COCO-18).
-    static func openPose(_ folder: String, id: String, label: String, split: String?, fps: Double,
-                         size: (width: Int, height: Int)?) throws -> ClipKeypoints {
+    private static func openPose(_ folder: String, size: (width: Int, height: Int)?) throws -> RawClip {
         guard let size else {
             throw DatasetError("\(folder): OpenPose's JSON does not say the picture's size: give --size WIDTHxHEIGHT")
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix("_keypoints.json") }
+        guard files.count <= KeypointChecks.maxFrame else {
+            throw DatasetError("\(folder): \(files.count) frames, over the \(KeypointChecks.maxFrame) of a clip: split it into clips")
+        }
         func number(_ name: String) -> Int {
             let stem = name.dropLast("_keypoints.json".count)
             return Int(stem.split(separator: "_").last ?? "") ?? -1
@@ -109,15 +156,14 @@ public enum ForeignKeypoints {
                 names = layout
                 var pose: Pose2D = []
                 for i in stride(from: 0, to: flat.count, by: 3) {
-                    pose.append(flat[i + 2] > 0 ? (x: flat[i], y: flat[i + 1], c: flat[i + 2]) : (x: Float.nan, y: Float.nan, c: 0))
+                    pose.append(flat[i + 2] != 0 ? (x: flat[i], y: flat[i + 1], c: flat[i + 2]) : (x: .nan, y: .nan, c: 0))
                 }
                 poses.append(pose)
             }
             frames.append(largest(poses))
         }
         guard !sorted.isEmpty else { throw DatasetError("\(folder): no *_keypoints.json files") }
-        return clip(id: id, label: label, split: split, source: folder, fps: fps, size: size,
-                    names: names ?? KeypointFormat.openPoseBody25, frames: frames, times: nil, estimator: "openpose")
+        return RawClip(size: size, names: names ?? KeypointFormat.openPoseBody25, frames: frames, times: nil, estimator: "openpose")
     }
 
     // MARK: COCO
@@ -127,7 +173,7 @@ public enum ForeignKeypoints {
     /// x, y, v per joint) the people; the joint names from `categories[].keypoints` (COCO's
     /// 17 when absent). v = 0 is a missing joint; COCO's 1 (hidden) and 2 (visible) become
     /// 0.5 and 1, a score (0–1) is kept as it is.
-    static func coco(_ path: String, id: String, label: String, split: String?, fps: Double) throws -> ClipKeypoints {
+    private static func coco(_ path: String) throws -> RawClip {
         guard let o = try ForeignJSON.load(path) as? [String: Any], let images = o["images"] as? [[String: Any]],
               let annotations = o["annotations"] as? [[String: Any]] else {
             throw DatasetError("\(path): not COCO keypoints (needs \"images\" and \"annotations\" lists)")
@@ -138,6 +184,9 @@ public enum ForeignKeypoints {
         let declared = ((o["categories"] as? [[String: Any]])?.first?["keypoints"] as? [String])?.map(Skeleton.canonicalName)
         let names = declared ?? cocoNames
         guard !images.isEmpty else { throw DatasetError("\(path): no images, so no frames") }
+        guard images.count <= KeypointChecks.maxFrame else {
+            throw DatasetError("\(path): \(images.count) images, over the \(KeypointChecks.maxFrame) frames of a clip: split it into clips")
+        }
         var sizes: Set<String> = []
         var frameOf: [String: Int] = [:]
         let ordered = images.enumerated().sorted { a, b in
@@ -146,15 +195,23 @@ public enum ForeignKeypoints {
         }
         var width = 0, height = 0
         for (i, (n, image)) in ordered.enumerated() {
-            guard let key = ForeignJSON.key(image["id"]), let w = ForeignJSON.number(image["width"]), let h = ForeignJSON.number(image["height"]),
-                  w > 0, h > 0 else {
-                throw DatasetError("\(path): image \(n + 1) lacks a numeric id, width or height")
+            guard let key = ForeignJSON.key(image["id"]) else { throw DatasetError("\(path): image \(n + 1) lacks a numeric id") }
+            for (name, value) in [("width", image["width"]), ("height", image["height"])]
+                where ForeignJSON.number(value).flatMap(KeypointChecks.pixels) == nil {
+                throw DatasetError("\(path): image \(n + 1): " + KeypointChecks.sizeProblem(name, ForeignJSON.shown(value))
+                    + " (a COCO image gives its width and height in pixels)")
+            }
+            guard frameOf[key] == nil else {
+                throw DatasetError("\(path): image \(n + 1) has the id \(KeypointChecks.excerpt(key)) of an image before (ids must be unique)")
             }
             frameOf[key] = i
-            width = Int(w); height = Int(h)
+            width = KeypointChecks.pixels(ForeignJSON.number(image["width"])!)!
+            height = KeypointChecks.pixels(ForeignJSON.number(image["height"])!)!
             sizes.insert("\(width)x\(height)")
         }
-        guard sizes.count == 1 else { throw DatasetError("\(path): the images are of \(sizes.count) sizes (\(sizes.sorted().joined(separator: ", "))); a clip has one") }
+        guard sizes.count == 1 else {
+            throw DatasetError("\(path): the images are of \(sizes.count) sizes (\(sizes.sorted().prefix(5).joined(separator: ", "))\(sizes.count > 5 ? ", …" : "")); a clip has one")
+        }
         var poses = [[Pose2D]](repeating: [], count: ordered.count)
         for (k, a) in annotations.enumerated() {
             guard let key = ForeignJSON.key(a["image_id"]), let frame = frameOf[key] else {
@@ -167,12 +224,11 @@ public enum ForeignKeypoints {
             var pose: Pose2D = []
             for i in stride(from: 0, to: flat.count, by: 3) {
                 let v = flat[i + 2]
-                pose.append(v <= 0 ? (x: Float.nan, y: Float.nan, c: 0) : (x: flat[i], y: flat[i + 1], c: visibilityFlags ? v / 2 : min(v, 1)))
+                pose.append(v == 0 ? (x: .nan, y: .nan, c: 0) : (x: flat[i], y: flat[i + 1], c: visibilityFlags ? v / 2 : v))
             }
             poses[frame].append(pose)
         }
-        return clip(id: id, label: label, split: split, source: path, fps: fps, size: (width, height), names: names,
-                    frames: poses.map(largest), times: nil, estimator: "coco")
+        return RawClip(size: (width, height), names: names, frames: poses.map(largest), times: nil, estimator: "coco")
     }
 
     // MARK: MediaPipe
@@ -181,24 +237,35 @@ public enum ForeignKeypoints {
     /// seconds, "landmarks": [{"x", "y", "z", "visibility"}, … 33]}]}` (x, y normalised to the
     /// picture, as MediaPipe gives them; or a list of such frames, a frame's landmarks also
     /// as a list of people, the first kept). `time` is optional (frames `1/fps` apart).
-    static func mediaPipe(_ path: String, id: String, label: String, split: String?, fps: Double,
-                          size: (width: Int, height: Int)?) throws -> ClipKeypoints {
+    private static func mediaPipe(_ path: String, fps: Double, size: (width: Int, height: Int)?) throws -> RawClip {
         let json = try ForeignJSON.load(path)
         let top = json as? [String: Any]
         guard let frames = (top?["frames"] as? [Any]) ?? (json as? [Any]) else {
             throw DatasetError("\(path): not MediaPipe pose landmarks (a \"frames\" list)")
         }
         var width = size?.width, height = size?.height
-        if let w = ForeignJSON.number(top?["width"]), let h = ForeignJSON.number(top?["height"]) { width = Int(w); height = Int(h) }
-        guard let width, let height, width > 0, height > 0 else {
+        if top?["width"] != nil || top?["height"] != nil {
+            for (name, value) in [("width", top?["width"]), ("height", top?["height"])]
+                where ForeignJSON.number(value).flatMap(KeypointChecks.pixels) == nil {
+                throw DatasetError("\(path): " + KeypointChecks.sizeProblem(name, ForeignJSON.shown(value))
+                    + " (give both in pixels, or neither and --size WIDTHxHEIGHT)")
+            }
+            width = KeypointChecks.pixels(ForeignJSON.number(top?["width"])!); height = KeypointChecks.pixels(ForeignJSON.number(top?["height"])!)
+        }
+        guard let width, let height else {
             throw DatasetError("\(path): MediaPipe's landmarks are normalised and the file does not say the picture's size: give --size WIDTHxHEIGHT")
         }
-        var poses: [Pose2D?] = [], times: [Double] = []
+        guard frames.count <= KeypointChecks.maxFrame else {
+            throw DatasetError("\(path): \(frames.count) frames, over the \(KeypointChecks.maxFrame) of a clip: split it into clips")
+        }
+        var poses: [Pose2D?] = [], times: [Double]? = []
         for (n, entry) in frames.enumerated() {
             let frame = entry as? [String: Any]
+            // Times are the file's only where every frame gives one.
+            if let t = ForeignJSON.number(frame?["time"]) { times?.append(t) } else { times = nil }
             var list = frame?["landmarks"] ?? frame?["pose_landmarks"] ?? entry
             if let people = list as? [Any], let first = people.first, first is [Any] { list = first }
-            if let people = list as? [Any], people.isEmpty { poses.append(nil); times.append(ForeignJSON.double(frame?["time"]) ?? Double(n) / fps); continue }
+            if let people = list as? [Any], people.isEmpty { poses.append(nil); continue }
             guard let landmarks = list as? [[String: Any]], landmarks.count == 33 else {
                 throw DatasetError("\(path): frame \(n + 1) needs 33 landmarks (or none), each with x and y")
             }
@@ -207,14 +274,12 @@ public enum ForeignKeypoints {
                 guard let x = ForeignJSON.number(l["x"]), let y = ForeignJSON.number(l["y"]) else {
                     throw DatasetError("\(path): frame \(n + 1), landmark \(j + 1) lacks a numeric x or y")
                 }
-                pose.append((x * Float(width), y * Float(height), ForeignJSON.number(l["visibility"]) ?? 1))
+                pose.append((x * Double(width), y * Double(height), ForeignJSON.number(l["visibility"]) ?? 1))
             }
             poses.append(pose)
-            times.append(ForeignJSON.double(frame?["time"]) ?? Double(n) / fps)
         }
         guard !poses.isEmpty else { throw DatasetError("\(path): no frames") }
-        return clip(id: id, label: label, split: split, source: path, fps: fps, size: (width, height),
-                    names: Skeleton.blazePoseNames, frames: poses, times: times, estimator: "mediapipe")
+        return RawClip(size: (width, height), names: Skeleton.blazePoseNames, frames: poses, times: times, estimator: "mediapipe")
     }
 
     // MARK: NTU RGB+D
@@ -224,8 +289,11 @@ public enum ForeignKeypoints {
     /// colorX colorY orientation×4 trackingState). The colour camera's pixels (1920×1080)
     /// are kept; tracking state 2 (tracked) is confidence 1, 1 (inferred) 0.5, 0 missing.
     /// 30 fps.
-    static func ntu(_ path: String, id: String, label: String, split: String?) throws -> ClipKeypoints {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw DatasetError("cannot read \(path)") }
+    private static func ntu(_ path: String) throws -> RawClip {
+        try KeypointChecks.checkFileSize(path, what: "an NTU .skeleton file")
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw DatasetError("cannot read \(path) as text (an NTU .skeleton file is UTF-8 text)")
+        }
         let lines = text.split(whereSeparator: \.isNewline).map { $0.split(separator: " ") }
         var i = 0
         func line(_ what: String) throws -> [Substring] {
@@ -235,10 +303,15 @@ public enum ForeignKeypoints {
         }
         func int(_ what: String) throws -> Int {
             let l = try line(what)
-            guard l.count == 1, let n = Int(l[0]), n >= 0 else { throw DatasetError("\(path):\(i): expected \(what), a count, not \"\(l.joined(separator: " "))\"") }
+            guard l.count == 1, let n = Int(l[0]), n >= 0 else {
+                throw DatasetError("\(path):\(i): expected \(what), a count, not \"\(KeypointChecks.excerpt(l.joined(separator: " ")))\"")
+            }
             return n
         }
         let frameCount = try int("the frame count")
+        guard frameCount <= KeypointChecks.maxFrame else {
+            throw DatasetError("\(path):1: \(frameCount) frames, over the \(KeypointChecks.maxFrame) of a clip")
+        }
         var poses: [Pose2D?] = []
         for _ in 0..<frameCount {
             let bodies = try int("a body count")
@@ -250,8 +323,9 @@ public enum ForeignKeypoints {
                 var pose: Pose2D = []
                 for _ in 0..<joints {
                     let v = try line("a joint's line")
-                    guard v.count >= 12, let x = Float(v[5]), let y = Float(v[6]), let state = Int(v[11]) else {
-                        throw DatasetError("\(path):\(i): a joint needs 12 numbers (x y z depthX depthY colorX colorY orientation×4 trackingState)")
+                    guard v.count >= 12, let x = Double(v[5]), let y = Double(v[6]), let state = Int(v[11]) else {
+                        throw DatasetError("\(path):\(i): a joint needs 12 numbers (x y z depthX depthY colorX colorY orientation×4 trackingState), "
+                            + "not \"\(KeypointChecks.excerpt(v.joined(separator: " ")))\"")
                     }
                     pose.append(state > 0 ? (x, y, state >= 2 ? 1 : 0.5) : (.nan, .nan, 0))
                 }
@@ -260,8 +334,7 @@ public enum ForeignKeypoints {
             poses.append(largest(candidates))
         }
         guard frameCount > 0 else { throw DatasetError("\(path): 0 frames") }
-        return clip(id: id, label: label, split: split, source: path, fps: 30, size: (1920, 1080),
-                    names: KeypointFormat.ntuJoints, frames: poses, times: nil, estimator: "ntu-kinect")
+        return RawClip(size: (1920, 1080), names: KeypointFormat.ntuJoints, frames: poses, times: nil, estimator: "ntu-kinect", fps: 30)
     }
 
     /// NTU's action class from a file name (`S001C002P003R002A013.skeleton` → `A013`).
@@ -278,7 +351,7 @@ public enum ForeignKeypoints {
         poses.max { area($0) < area($1) }
     }
 
-    private static func area(_ pose: Pose2D) -> Float {
+    private static func area(_ pose: Pose2D) -> Double {
         let present = pose.filter { $0.x.isFinite && $0.y.isFinite }
         guard let f = present.first else { return -1 }
         var x0 = f.x, x1 = f.x, y0 = f.y, y1 = f.y
@@ -286,27 +359,52 @@ public enum ForeignKeypoints {
         return (x1 - x0) * (y1 - y0)
     }
 
-    private static func clip(id: String, label: String, split: String?, source: String, fps: Double, size: (width: Int, height: Int),
-                             names: [String], frames: [Pose2D?], times: [Double]?, estimator: String) -> ClipKeypoints {
-        let w = Float(size.width), h = Float(size.height)
+    /// The clip, every value through `KeypointChecks` (as the keypoint CSV's rows): joints
+    /// refused are missing in their frame, times refused are frame/fps, each reported.
+    private static func clip(_ raw: RawClip, id: String, label: String, split: String?, source: String, fps: Double,
+                             log: inout ProblemLog) throws -> ClipKeypoints {
+        // A model maps joints by name: two of one name make one of them meaningless.
+        if let name = raw.names.firstRepeated {
+            throw DatasetError("\(source): the joint '\(KeypointChecks.excerpt(name))' is named twice; give each joint once")
+        }
+        let (width, height) = raw.size
         var keypoints: [Float] = []
-        keypoints.reserveCapacity(frames.count * names.count * 3)
-        for frame in frames {
-            for j in 0..<names.count {
-                if let p = frame?[j], p.x.isFinite, p.y.isFinite { keypoints += [p.x / w, p.y / h, p.c] } else { keypoints += [.nan, .nan, 0] }
+        keypoints.reserveCapacity(raw.frames.count * raw.names.count * 3)
+        for (f, frame) in raw.frames.enumerated() {
+            for (j, name) in raw.names.enumerated() {
+                var value: [Float] = [.nan, .nan, 0]
+                if let p = frame?[j] {
+                    switch KeypointChecks.joint(name, x: p.x, y: p.y, c: p.c, width: width, height: height) {
+                    case .present(let x, let y, let c): value = [x, y, c]
+                    case .missing: break
+                    case .bad(let kind, let summary, let message): log.add(kind, nil, "frame \(f + 1): \(message)", summary: summary)
+                    }
+                }
+                keypoints += value
             }
         }
-        let t = times.map { ts in ts.map { $0 - (ts.first ?? 0) } } ?? (0..<frames.count).map { Double($0) / fps }
-        let rate = t.count > 1 && t.last! > 0 ? Double(t.count - 1) / t.last! : fps
-        return ClipKeypoints(id: id, label: label, split: split, source: source, start: nil, end: nil, fps: rate,
-                             width: size.width, height: size.height, jointNames: names, keypoints: keypoints, times: t,
-                             estimator: estimator)
+        let rate = raw.fps ?? fps
+        var t = (0..<raw.frames.count).map { Double($0) / rate }
+        if let given = raw.times {
+            if let (i, reason) = KeypointChecks.timesProblem(given) {
+                log.add("time", nil, "frame \(i + 1): \(reason); the clip's times are frame/\(rate) instead (give times in seconds that increase with frame)",
+                        summary: "clips with bad times")
+            } else {
+                t = given.map { $0 - given[0] }
+            }
+        }
+        let clipFPS = t.count > 1 ? Double(t.count - 1) / t.last! : rate
+        return ClipKeypoints(id: id, label: label, split: split, source: source, start: nil, end: nil, fps: clipFPS,
+                             width: width, height: height, jointNames: raw.names, keypoints: keypoints, times: t,
+                             estimator: raw.estimator)
     }
 }
 
 /// JSON as Foundation parses it, with one-line errors.
 enum ForeignJSON {
     static func load(_ path: String) throws -> Any {
+        // Refused before reading: Foundation's objects take about 50 times the file.
+        try KeypointChecks.checkFileSize(path, what: "a JSON keypoint file")
         guard let data = FileManager.default.contents(atPath: path) else { throw DatasetError("cannot read \(path)") }
         do {
             return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -314,21 +412,20 @@ enum ForeignJSON {
             // JSON Lines: one value a line.
             let lines = data.split(separator: UInt8(ascii: "\n")).filter { !$0.allSatisfy { $0 == 32 || $0 == 13 } }
             if lines.count > 1, let values = try? lines.map({ try JSONSerialization.jsonObject(with: Data($0)) }) { return values }
-            throw DatasetError("\(path): not valid JSON (\((error as NSError).userInfo["NSDebugDescription"] as? String ?? "unreadable"))")
+            let why = (error as NSError).userInfo["NSDebugDescription"] as? String ?? "unreadable"
+            throw DatasetError("\(path): not valid JSON (\(KeypointChecks.excerpt(why)))")
         }
     }
 
-    static func number(_ v: Any?) -> Float? {
+    static func number(_ v: Any?) -> Double? {
         // JSONSerialization gives booleans as NSNumber too: a number is what is not "true"/"false".
         guard let n = v as? NSNumber, !(v is Bool) || String(describing: n) != "true" && String(describing: n) != "false" else { return nil }
-        return n.floatValue
+        return n.doubleValue
     }
 
-    static func double(_ v: Any?) -> Double? { number(v) == nil ? nil : (v as? NSNumber)?.doubleValue }
-
-    static func numbers(_ v: Any?) -> [Float]? {
+    static func numbers(_ v: Any?) -> [Double]? {
         guard let list = v as? [Any] else { return nil }
-        var out: [Float] = []
+        var out: [Double] = []
         out.reserveCapacity(list.count)
         for x in list { guard let f = number(x) else { return nil }; out.append(f) }
         return out
@@ -339,5 +436,12 @@ enum ForeignJSON {
         if let s = v as? String { return s }
         if let n = number(v) { return String(n) }
         return nil
+    }
+
+    /// A value as a message quotes it.
+    static func shown(_ v: Any?) -> String {
+        guard let v else { return "(none)" }
+        if let n = number(v) { return "\(n)" }
+        return KeypointChecks.excerpt(String(describing: v))
     }
 }

@@ -244,8 +244,20 @@ public enum Preprocessing {
 
     /// What keeps `clip` from giving the input `spec` asks for, as one line; nil when nothing.
     /// (`windows(of:)` itself never fails: a clip without world landmarks would give the
-    /// `world` feature as zeros, which must not pass silently.)
+    /// `world` feature as zeros, which must not pass silently; a clip whose times the
+    /// resampler refuses gives no window.)
     public static func problem(with clip: ClipKeypoints, spec: PreprocessingSpec) -> String? {
+        // The resampler allocates the clip's span in frames: times from a store are checked
+        // again here (a store imported before import checked them, or written by another tool).
+        if let (i, reason) = KeypointChecks.timesProblem(clip.times) {
+            return "clip '\(KeypointChecks.excerpt(clip.id))', frame \(i + 1): \(reason): import the clip again (poseact import "
+                + "refuses such times) or leave it out"
+        }
+        if resampledCount(clip.times, fps: spec.fps) == nil {
+            let span = (clip.times.last ?? 0) - (clip.times.first ?? 0)
+            return "clip '\(KeypointChecks.excerpt(clip.id))': its times span \(span) s, which at \(spec.fps) fps would be over "
+                + "\(KeypointChecks.maxFrame) frames: cut the clip shorter or lower preprocessing.fps"
+        }
         if spec.features.contains(.world) && clip.world == nil {
             return "clip '\(clip.id)' has no world landmarks, which the 'world' feature needs (imported keypoints, "
                 + "or a store extracted before poseact kept them): extract it again with poseact extract, "
@@ -267,7 +279,9 @@ public enum Preprocessing {
         let mapper = JointMapper(source: clip.jointNames, layout: spec.joints, spec: spec, depth: depth)
         var frames = zip(sourceFrames, worldFrames).map { mapper.map($0, world: $1, width: clip.width, height: clip.height) }
         // 2. resample
-        frames = resample(frames, times: clip.times, sourceFPS: clip.fps, fps: spec.fps, layoutCount: spec.joints.count)
+        guard let resampled = resample(frames, times: clip.times, sourceFPS: clip.fps, fps: spec.fps, layoutCount: spec.joints.count)
+        else { return [] }
+        frames = resampled
         // 3. mark missing
         markMissing(&frames, provided: mapper.providedCount, spec: spec)
         // 4. cut, 5. keep, 6. normalise, 7. format
@@ -300,7 +314,9 @@ public enum Preprocessing {
         var mapped = zip(frames, worldRows).map { mapper.map($0, world: $1, width: width, height: height) }
         // 2. resample (only when the frames come with times)
         if let times, times.count == frames.count {
-            mapped = resample(mapped, times: times, sourceFPS: 0, fps: spec.fps, layoutCount: spec.joints.count)
+            guard let resampled = resample(mapped, times: times, sourceFPS: 0, fps: spec.fps, layoutCount: spec.joints.count)
+            else { return nil }
+            mapped = resampled
         }
         // 3. mark missing
         markMissing(&mapped, provided: mapper.providedCount, spec: spec)
@@ -495,11 +511,23 @@ public enum Preprocessing {
 
     // MARK: 2. resample
 
+    /// How many frames `resample` makes of `times` at `fps`; nil when the times do not
+    /// span a finite, non-negative time or would make over `KeypointChecks.maxFrame` frames
+    /// (one absurd time would otherwise ask for terabytes).
+    static func resampledCount(_ times: [Double], fps: Double) -> Int? {
+        guard let first = times.first, let last = times.last else { return 0 }
+        let frames = ((last - first) * fps + 1e-6).rounded(.down) + 1
+        guard frames.isFinite, frames >= 1, frames <= Double(KeypointChecks.maxFrame) else { return nil }
+        return Int(frames)
+    }
+
     /// Frames at `fps` from the first time: each the nearest earlier source frame; missing
-    /// when that is more than 1.5 source frame periods earlier (a gap in the source).
-    static func resample(_ frames: [Frame], times: [Double], sourceFPS: Double, fps: Double, layoutCount: Int) -> [Frame] {
-        guard let first = times.first, let last = times.last, frames.count == times.count else { return frames }
-        let count = Int(((last - first) * fps + 1e-6).rounded(.down)) + 1
+    /// when that is more than 1.5 source frame periods earlier (a gap in the source). Nil
+    /// when `resampledCount` refuses the times (`problem(with:)` says why).
+    static func resample(_ frames: [Frame], times: [Double], sourceFPS: Double, fps: Double, layoutCount: Int) -> [Frame]? {
+        guard !times.isEmpty, frames.count == times.count else { return frames }
+        guard let count = resampledCount(times, fps: fps) else { return nil }
+        let first = times[0]
         let maxGap = sourceFPS > 0 ? 1.5 / sourceFPS : .infinity
         var out: [Frame] = []
         out.reserveCapacity(count)

@@ -25,7 +25,8 @@ public struct WindowsFile: Sendable {
 
     /// Index of each window's label in `labels`.
     public var classIndices: [Int] {
-        let index = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
+        // `read` refuses labels given twice; one made in memory keeps its first index.
+        let index = Dictionary(labels.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         return windows.map { index[$0.label] ?? -1 }
     }
 
@@ -90,6 +91,10 @@ public struct WindowsFile: Sendable {
         guard v <= version else { throw DatasetError("\(path): windows format version \(v) is newer than this poseact (\(version))") }
         let spec = try PreprocessingSpec.fromJSON(try root.stringAttribute("spec"))
         let labels = try root.stringArrayAttribute("label_names")
+        // A window's class is its label's index: a name given twice would be two classes of one label.
+        if let twice = labels.firstRepeated {
+            throw DatasetError("\(path): a damaged windows file: the label '\(KeypointChecks.excerpt(twice))' is given twice in label_names; make it again with poseact windows")
+        }
         let clipIDs = try root.stringArrayAttribute("clip_ids")
         let splitNames = try root.stringArrayAttribute("split_names")
         let (values, vShape) = try root.read("values", as: Float.self)

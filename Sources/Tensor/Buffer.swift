@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A 64-byte aligned, zero-initialised float buffer that is allocated once and reused: the
 /// arena of an execution plan, the weights of a layer, a scratch area for im2col.
@@ -11,14 +12,23 @@ public final class FloatBuffer: @unchecked Sendable {
         let raw = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * 4, alignment: 64)
         pointer = raw.bindMemory(to: Float.self, capacity: max(count, 1))
         pointer.initialize(repeating: 0, count: max(count, 1))
+        Self.live.add(max(count, 1), ordering: .relaxed)
     }
+
+    /// Floats held by the buffers alive: a net's size is known before it is built
+    /// (`ModelSize`, to refuse a spec that asks for terabytes) and a test checks it here.
+    public static var liveFloats: Int { live.load(ordering: .relaxed) }
+    private static let live = Atomic<Int>(0)
 
     public convenience init(_ values: [Float]) {
         self.init(count: values.count)
         values.withUnsafeBufferPointer { pointer.update(from: $0.baseAddress!, count: values.count) }
     }
 
-    deinit { UnsafeMutableRawPointer(pointer).deallocate() }
+    deinit {
+        Self.live.subtract(max(count, 1), ordering: .relaxed)
+        UnsafeMutableRawPointer(pointer).deallocate()
+    }
 
     public var buffer: UnsafeMutableBufferPointer<Float> { .init(start: pointer, count: count) }
     public var array: [Float] { Array(buffer) }

@@ -46,7 +46,7 @@ struct Import: ParsableCommand {
     func pictureSize() throws -> (width: Int, height: Int)? {
         guard let size else { return nil }
         let parts = size.lowercased().split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= KeypointCSV.maxPixels, h <= KeypointCSV.maxPixels else {
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w <= KeypointChecks.maxPixels, h <= KeypointChecks.maxPixels else {
             throw ValidationError("--size \(size): WIDTHxHEIGHT in pixels, e.g. 1920x1080")
         }
         return (w, h)
@@ -74,15 +74,16 @@ struct Import: ParsableCommand {
             clips = result.clips; problems = result.problems
             report(problems)
         } else {
-            let size = try pictureSize()
-            for source in try ForeignDataset.scan(input, label: label) {
+            let sources = try ForeignDataset.scan(input, label: label)
+            for source in sources {
                 if let asked, source.format != asked {
                     throw DatasetError("\(source.path): \(source.format.rawValue), not the --format \(asked.rawValue) asked")
                 }
                 formats.insert(source.format.rawValue)
-                clips.append(try ForeignKeypoints.read(source.path, format: source.format, id: source.id, label: source.label,
-                                                       split: source.split, fps: fps, size: size))
             }
+            let result = try ForeignKeypoints.read(sources, fps: fps, size: try pictureSize())
+            clips = result.clips; problems = result.problems
+            report(problems)
         }
         guard !clips.isEmpty else { throw DatasetError("\(input): no usable row, so no clip to import (nothing written)") }
         let writer = try KeypointStoreWriter(path: output, attributes: ["created_by": "poseact import", "source": input, "source_format": formats.sorted().joined(separator: ",")])

@@ -184,7 +184,8 @@ public final class STGCN: ClassifierNet {
         }
 
         /// The temporal stride of each block: 2 where the channels grow, else 1.
-        public var strides: [Int] { blocks.indices.map { $0 > 0 && blocks[$0] > blocks[$0 - 1] ? 2 : 1 } }
+        public var strides: [Int] { Self.strides(blocks) }
+        static func strides(_ blocks: [Int]) -> [Int] { blocks.indices.map { $0 > 0 && blocks[$0] > blocks[$0 - 1] ? 2 : 1 } }
     }
 
     public let config: Config
