@@ -16,9 +16,10 @@ MODELS="${POSEACT_MODELS_DIR:-$ROOT/models}"
 if ! command -v swift >/dev/null 2>&1; then export PATH="/opt/swift/usr/bin:$PATH"; fi
 cd "$ROOT"
 build=(swift build --sanitize=address --product poseact-fuzz --scratch-path "$ROOT/.build-asan")
-"${build[@]}" 2>&1 | grep -E "error|warning: unre|Compiling poseact_fuzz|Build complete" || true
-"${build[@]}" >/dev/null   # the real status (quiet: done above)
-bin="$("${build[@]}" --show-bin-path)/poseact-fuzz"
+echo "fuzz: building poseact-fuzz with AddressSanitizer in .build-asan"
+"${build[@]}" 2>&1 | grep -E "error:|Build complete" || true
+"${build[@]}" >/dev/null 2>&1 || { echo "fuzz: the AddressSanitizer build failed" >&2; exit 1; }
+bin="$("${build[@]}" --show-bin-path 2>/dev/null)/poseact-fuzz"
 seeds="$(mktemp -d "${TMPDIR:-/tmp}/poseact-fuzz-seeds.XXXXXX")"
 trap 'rm -rf "$seeds"' EXIT
 # Leaks are not what this looks for (the Swift runtime keeps some on purpose).
