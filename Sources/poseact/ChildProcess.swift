@@ -82,6 +82,8 @@ enum ChildProcess {
         lock.unlock()
         guard failed == 0 else { throw POSIXError(POSIXErrorCode(rawValue: failed) ?? .EIO) }
 
+        // Waited for on the thread that spawned it: the kernel's parent-death signal follows
+        // that thread, which must not end before the child.
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         lock.lock(); running.remove(pid); lock.unlock()

@@ -2,6 +2,7 @@ import Foundation
 import Live
 import LiveView
 import Media
+import TestData
 import XCTest
 
 /// A socket connected to 127.0.0.1:`port`, with a receive timeout.
@@ -69,6 +70,41 @@ final class PageHostileClientTests: XCTestCase {
             XCTAssertTrue(frame.hasPrefix("HTTP/1.1 200"), "\(name): \(frame)")
             let ws = status(port, "GET /ws HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\(upgrade)\r\n")
             XCTAssertTrue(ws.hasPrefix("HTTP/1.1 101"), "\(name): \(ws)")
+        }
+    }
+
+    /// The same in a real browser (headless chromium, told that 127.0.0.1.attacker.example is
+    /// 127.0.0.1, as a rebinding DNS server would): the page under that name is refused,
+    /// under localhost and under a declared name it is the live page.
+    func testRebindingInARealBrowser() throws {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+        guard let chromium = ["chromium", "chromium-browser", "google-chrome"].lazy
+            .flatMap({ name in dirs.map { "\($0)/\(name)" } }).first(where: FileManager.default.isExecutableFile) else {
+            throw TestData.missing("chromium not found: apt-get install chromium")
+        }
+        let view = try BrowserView(board: LiveBoard(model: "m"), port: 0, names: ["pose.lan"])
+        defer { view.stop() }
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-rebind-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        func dom(_ name: String) throws -> String {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: chromium)
+            p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)",
+                           "--host-resolver-rules=MAP 127.0.0.1.attacker.example 127.0.0.1, MAP pose.lan 127.0.0.1",
+                           "--virtual-time-budget=2000", "--dump-dom", "http://\(name):\(view.port)/"]
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let rebound = try dom("127.0.0.1.attacker.example")
+        XCTAssertTrue(rebound.contains("unknown host name"), rebound)
+        XCTAssertFalse(rebound.contains("id=\"label\""), rebound)
+        for name in ["localhost", "pose.lan"] {
+            XCTAssertTrue(try dom(name).contains("id=\"label\""), "\(name): the live page")
         }
     }
 
