@@ -79,7 +79,7 @@ public final class LiveBoard: @unchecked Sendable {
     private var encoded: (sequence: Int, jpeg: Data)?
     private let encoder = JPEGEncoder()
     private let json = JSONEncoder()
-    /// Viewers waiting for something newer (`update(after:) async`), resumed by every change.
+    /// Viewers waiting for something newer (`nextUpdate`), resumed by every change.
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
 

@@ -23,13 +23,6 @@ enum OutputPaths {
     /// none of them may be an input either.
     static func check(_ output: String, flag: String, kind: Kind = .file, writes: [String] = [],
                       inputs: [(flag: String, path: String)] = []) throws {
-        let written = [output] + (kind == .folder ? writes.map { output + "/" + $0 } : [])
-        for path in written {
-            for input in inputs where sameFile(path, input.path) {
-                let what = path == output ? "\(flag) \(output)" : "\(path) (written in \(flag))"
-                throw PathError("\(what) is also \(input.flag) (\(input.path)): writing it would destroy the input; give another path")
-            }
-        }
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) {
             if kind == .file && isFolder.boolValue {
@@ -37,6 +30,13 @@ enum OutputPaths {
             }
             if kind == .folder && !isFolder.boolValue {
                 throw PathError("\(flag) \(output) is a file; give a folder path")
+            }
+        }
+        let written = [output] + (kind == .folder ? writes.map { output + "/" + $0 } : [])
+        for path in written {
+            for input in inputs where sameFile(path, input.path) {
+                let what = path == output ? "\(flag) \(output)" : "\(path) (written in \(flag))"
+                throw PathError("\(what) is also \(input.flag) (\(input.path)): writing it would destroy the input; give another path")
             }
         }
         let parent = URL(fileURLWithPath: output).deletingLastPathComponent().path
