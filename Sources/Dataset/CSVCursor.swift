@@ -94,7 +94,8 @@ struct CSVCursor {
 
     /// The field's bytes equal `other`.
     func equals(_ f: CSVField, _ other: [UInt8]) -> Bool {
-        guard f.end - f.start == other.count, !f.escaped else { return false }
+        if f.escaped { return bytes(f) == other }   // (its `""` stand for one quote each)
+        guard f.end - f.start == other.count else { return false }
         return other.withUnsafeBufferPointer { o in
             o.count == 0 || memcmp(b.baseAddress! + f.start, o.baseAddress!, o.count) == 0
         }

@@ -11,10 +11,14 @@ import Glibc
 public final class FileLock {
     public let path: String
     private var fd: Int32
+    private let removeWhenDone: Bool
 
     /// Takes the lock at `path` (created if missing) or throws, naming the process that holds it.
-    public init(_ path: String, what: String) throws {
+    /// `removeWhenDone`: the lock file goes when the lock is released (for a lock beside an
+    /// output file, where a lasting file would be litter).
+    public init(_ path: String, what: String, removeWhenDone: Bool = false) throws {
         self.path = path
+        self.removeWhenDone = removeWhenDone
         // Never through a link: the pid written below would land in whatever file it names.
         fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -33,10 +37,20 @@ public final class FileLock {
             close(fd); fd = -1
             throw DatasetError("\(what) is in use by another poseact (pid \(holder)); wait for it to end, or stop it")
         }
+        // A file removed by its last holder after this one opened it is no lock any more.
+        var opened = stat(), named = stat()
+        if removeWhenDone && (fstat(fd, &opened) != 0 || stat(path, &named) != 0 || opened.st_ino != named.st_ino || opened.st_dev != named.st_dev) {
+            close(fd); fd = -1
+            throw DatasetError("\(what) is in use by another poseact, just ending; try again")
+        }
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)
         _ = pwrite(fd, pid, pid.count, 0)
     }
 
-    deinit { if fd >= 0 { close(fd) } }   // closing releases the lock; the file stays (harmless)
+    deinit {
+        guard fd >= 0 else { return }
+        if removeWhenDone { unlink(path) }   // before the lock is released: a newcomer makes a new file
+        close(fd)   // releases the lock; without removeWhenDone the file stays (harmless)
+    }
 }

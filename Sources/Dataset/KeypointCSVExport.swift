@@ -19,7 +19,7 @@ extension KeypointCSV {
                 throw DatasetError("cannot write \(path)")
             }
             defer { try? out.close() }
-            var text = "clip,label,split,frame,width,height,time," + joints.map { "\($0)_x,\($0)_y,\($0)_c" }.joined(separator: ",") + "\n"
+            var text = CSV.row(["clip", "label", "split", "frame", "width", "height", "time"] + joints.flatMap { ["\($0)_x", "\($0)_y", "\($0)_c"] })
             func flush() throws { try out.write(contentsOf: Data(text.utf8)); text = "" }
             for (n, entry) in store.entries.enumerated() {
                 let clip = try store.read(entry.id)
@@ -27,18 +27,14 @@ extension KeypointCSV {
                     throw DatasetError("\(store.path): clip \(entry.id) has other joints (\(clip.jointNames.count)) than clip \(first.id) (\(joints.count)); a CSV holds one skeleton: export them apart")
                 }
                 let w = Float(clip.width), h = Float(clip.height), j = joints.count
-                let head = [field(clip.id), field(clip.label), field(clip.split ?? "")].joined(separator: ",")
+                let head = [clip.id, clip.label, clip.split ?? ""]
                 for f in 0..<clip.frameCount {
-                    text += "\(head),\(f),\(clip.width),\(clip.height),\(format(clip.times[f] + (clip.start ?? 0)))"
+                    var fields = head + ["\(f)", "\(clip.width)", "\(clip.height)", format(clip.times[f] + (clip.start ?? 0))]
                     for k in 0..<j {
                         let x = clip.keypoints[(f * j + k) * 3], y = clip.keypoints[(f * j + k) * 3 + 1], c = clip.keypoints[(f * j + k) * 3 + 2]
-                        if x.isFinite && y.isFinite {
-                            text += ",\(format(Double(x * w))),\(format(Double(y * h))),\(format(Double(c)))"
-                        } else {
-                            text += ",,,0"
-                        }
+                        fields += x.isFinite && y.isFinite ? [format(Double(x * w)), format(Double(y * h)), format(Double(c))] : ["", "", "0"]
                     }
-                    text += "\n"
+                    text += CSV.row(fields)
                     rows += 1
                 }
                 if text.utf8.count > 1 << 20 { try flush() }
@@ -47,12 +43,6 @@ extension KeypointCSV {
             try flush()
         }
         return (store.entries.count, rows)
-    }
-
-    /// A CSV field: quoted when it holds a comma, a quote or a line break.
-    public static func field(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// Up to 4 decimals, trailing zeros dropped.

@@ -1,5 +1,6 @@
 import Errors
 import Foundation
+import Media
 
 /// One training epoch's numbers.
 public struct EpochRecord: Codable, Equatable, Sendable {
@@ -34,14 +35,10 @@ public enum LearningCurves {
     /// CSV with `csvHeader`, one row an epoch, empty cells for nil. Numbers are written in
     /// Swift's shortest round-trip form, so `records(fromCSV:)` gives back the same values.
     public static func csv(_ history: [EpochRecord]) -> String {
-        var lines = [csvHeader]
-        for r in history {
-            let cells: [String] = [String(r.epoch), "\(r.trainLoss)", "\(r.trainAccuracy)",
-                                   r.validationLoss.map { "\($0)" } ?? "", r.validationAccuracy.map { "\($0)" } ?? "",
-                                   "\(r.learningRate)", "\(r.seconds)"]
-            lines.append(cells.joined(separator: ","))
-        }
-        return lines.joined(separator: "\n") + "\n"
+        CSV.text(header: csvHeader.components(separatedBy: ","), rows: history.map { r in
+            [String(r.epoch), "\(r.trainLoss)", "\(r.trainAccuracy)", r.validationLoss.map { "\($0)" } ?? "",
+             r.validationAccuracy.map { "\($0)" } ?? "", "\(r.learningRate)", "\(r.seconds)"]
+        })
     }
 
     public enum CSVFailure {}

@@ -2,6 +2,7 @@ import Classifier
 import Dataset
 import Evaluation
 import Foundation
+import Media
 import Pose
 
 /// What the recognizer says about the prominent person, as Apple's sample says it.
@@ -247,8 +248,8 @@ public struct TimelineRange: Codable, Equatable, Sendable {
 
     /// CSV with header start,end,label,confidence.
     public static func csv(_ ranges: [TimelineRange]) -> String {
-        "start,end,label,confidence\n" + ranges.map {
-            String(format: "%.3f,%.3f,%@,%@", $0.start, $0.end, $0.label, $0.confidence.map { String(format: "%.3f", $0) } ?? "")
-        }.joined(separator: "\n") + "\n"
+        CSV.text(header: ["start", "end", "label", "confidence"], rows: ranges.map {
+            [String(format: "%.3f", $0.start), String(format: "%.3f", $0.end), $0.label, $0.confidence.map { String(format: "%.3f", $0) } ?? ""]
+        })
     }
 }

@@ -37,18 +37,24 @@ public final class BrowserView: @unchecked Sendable {
     public let url: String
     public let port: Int
     public let access: PageAccess
+    /// The WebSockets being fed (each closed page's feed ends with it).
+    public let feeds: FeedCount
     private let group: ServiceGroup
     private let task: Task<Void, Never>
     private let loop: MultiThreadedEventLoopGroup
 
     /// Starts serving at once; throws one clear line when the address cannot be used.
-    public init(board: LiveBoard, host: String = "127.0.0.1", port: Int, limits: PageLimits = PageLimits()) throws {
+    /// `names`: host names besides the loopback ones under which the page is reached on
+    /// loopback (`--serve-name`, e.g. a name in /etc/hosts).
+    public init(board: LiveBoard, host: String = "127.0.0.1", port: Int, names: [String] = [], limits: PageLimits = PageLimits()) throws {
         guard (0...65535).contains(port) else { throw ViewError("--serve \(port): a port is 0 to 65535 (0: any free port)") }
         var probe = in_addr()
         guard inet_pton(AF_INET, host, &probe) == 1 else {
             throw ViewError("--serve-host \(host): not an IPv4 address (127.0.0.1 for this machine only, 0.0.0.0 for every network)")
         }
-        let access = PageAccess(host: host)
+        let access = PageAccess(host: host, names: names)
+        let feeds = FeedCount()
+        self.feeds = feeds
         self.access = access
         let maxConnections = limits.connections(descriptors: PageLimits.raiseDescriptorLimit())
 
@@ -104,9 +110,9 @@ public final class BrowserView: @unchecked Sendable {
                           access.refusal(host: request.authority, origin: request.headerFields[.origin],
                                          token: PageAccess.token(inPath: request.path)) == nil else { return .dontUpgrade }
                     return .upgrade([:]) { inbound, outbound, _ in
-                        try await BoardFeed(board: board).serve(inbound.messages(maxSize: limits.webSocketMessageBytes), outbound)
+                        try await BoardFeed(board: board, feeds: feeds).serve(inbound.messages(maxSize: limits.webSocketMessageBytes), outbound)
                     }
-                }, readTimeout: .seconds(Int64(limits.idleSeconds)))
+                }, readTimeout: .seconds(Int64(limits.idleSeconds)), headTimeout: .seconds(Int64(limits.headSeconds)))
             },
             configuration: .init(address: .hostname(host, port: port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(maxConnections, logger: logger)),
@@ -151,15 +157,19 @@ public final class BrowserView: @unchecked Sendable {
 /// that sends nothing for `readTimeout` is closed, from its first byte on (Hummingbird's
 /// idle timeout starts only once a request head has been parsed, so a connection that
 /// never finishes one would stay open for good), and any error (a request head over the
-/// limit, a frame too large) closes it at once instead of leaving it to read on.
+/// limit, a frame too large) closes it at once instead of leaving it to read on. A request
+/// must also be whole within `headTimeout` of its first byte (`HeadDeadline`): one that
+/// trickles in a byte at a time is never idle, and would hold its connection for good.
 struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
     let inner: Inner
     let readTimeout: TimeAmount
+    let headTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandlers([IdleStateHandler(readTimeout: readTimeout), CloseWhenIdle()])
+            try channel.pipeline.syncOperations.addHandlers([IdleStateHandler(readTimeout: readTimeout), CloseWhenIdle(),
+                                                             HeadDeadline(timeout: headTimeout)])
         }.flatMap {
             inner.setup(channel: channel, logger: logger)
         }.flatMapThrowing { value in
@@ -175,6 +185,45 @@ struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
             if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read { context.close(promise: nil) }
             context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    /// Next to the socket, so it sees bytes: the first byte of a request starts the clock, the
+    /// server's answer stops it (every route answers at once), and a connection still
+    /// without an answer when it runs out is closed. After the answer that switches to
+    /// WebSocket (101) there are no requests any more: the WebSocket's pings and the idle
+    /// time watch the connection from there.
+    final class HeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundIn = IOData
+        let timeout: TimeAmount
+        private var deadline: Scheduled<Void>?
+
+        init(timeout: TimeAmount) { self.timeout = timeout }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            if deadline == nil {
+                let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                deadline = context.eventLoop.scheduleTask(in: timeout) { loopBound.value.close(promise: nil) }
+            }
+            context.fireChannelRead(data)
+        }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            deadline?.cancel()
+            deadline = nil
+            if case .byteBuffer(let bytes) = unwrapOutboundIn(data), bytes.readableBytesView.starts(with: "HTTP/1.1 101".utf8) {
+                context.write(data, promise: promise)
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+                return
+            }
+            context.write(data, promise: promise)
+        }
+
+        func handlerRemoved(context: ChannelHandlerContext) { deadline?.cancel(); deadline = nil }
+        func channelInactive(context: ChannelHandlerContext) {
+            deadline?.cancel(); deadline = nil
+            context.fireChannelInactive()
         }
     }
 
@@ -205,6 +254,9 @@ public struct PageLimits: Sendable {
     public var headBytes = 16 * 1024
     /// A connection that sends nothing for this long is closed (a half-sent request too).
     public var idleSeconds = 10
+    /// A request must be whole (and answered) within this long of its first byte, however
+    /// slowly its bytes keep coming.
+    public var headSeconds = 10
     /// A WebSocket frame, and a message from the page ("next" is 4 bytes).
     public var webSocketFrameBytes = 64 * 1024
     public var webSocketMessageBytes = 1024
@@ -235,17 +287,21 @@ public struct PageLimits: Sendable {
 /// Who may use the page. A request is refused (403) when
 /// - it comes from another web page: its `Origin` is not this server's own (browsers send
 ///   `Origin` with every WebSocket and cross-site request; scripts like curl send none);
-/// - on loopback, its `Host` is not a loopback name: a page whose own name resolves to
-///   127.0.0.1 (DNS rebinding) is same-origin with itself, but not with 127.0.0.1;
+/// - on loopback, its `Host` is not a loopback name (an IP literal of 127/8, [::1],
+///   localhost) nor one the user declared: a page whose own name resolves to 127.0.0.1 (DNS
+///   rebinding, e.g. 127.0.0.1.attacker.example) is same-origin with itself, not with us;
 /// - beyond loopback, it lacks the token printed with the URL (`?token=`), compared in
 ///   constant time.
 public struct PageAccess: Sendable {
     /// nil on loopback: only this machine's users can connect.
     public let token: String?
     let loopback: Bool
+    /// Declared names (lowercased) accepted as Host on loopback.
+    let names: Set<String>
 
-    public init(host: String) {
+    public init(host: String, names: [String] = []) {
         loopback = Self.isLoopback(host)
+        self.names = Set(names.map { $0.lowercased() })
         var rng = SystemRandomNumberGenerator()
         token = loopback ? nil : (0..<4).map { _ in String(format: "%016llx", rng.next() as UInt64) }.joined()
     }
@@ -253,7 +309,29 @@ public struct PageAccess: Sendable {
     /// The query that carries the token ("" on loopback), for the URL and the page's requests.
     public var query: String { token.map { "?token=\($0)" } ?? "" }
 
-    static func isLoopback(_ name: String) -> Bool { name.hasPrefix("127.") || name == "::1" || name == "localhost" }
+    /// This machine by any name a resolver cannot be told to give another meaning: an address
+    /// that parses as an IPv4 literal in 127/8, ::1, or localhost. (A prefix test would let
+    /// in 127.0.0.1.attacker.example.)
+    static func isLoopback(_ name: String) -> Bool {
+        if name == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr(), loop6 = in6_addr()
+        _ = inet_pton(AF_INET6, "::1", &loop6)
+        return inet_pton(AF_INET6, name, &v6) == 1 && withUnsafeBytes(of: &v6, { Array($0) }) == withUnsafeBytes(of: &loop6, { Array($0) })
+    }
+
+    /// A name `--serve-name` accepts: a DNS name (letters, digits, hyphens, dots; no port) or
+    /// an IP literal.
+    public static func isValidName(_ name: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 || inet_pton(AF_INET6, name, &v6) == 1 { return true }
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        return name.utf8.count <= 253 && labels.allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                && label.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-") }
+        }
+    }
 
     /// Why a request is refused, or nil when it may go on.
     public func refusal(host: String?, origin: String?, token given: String?) -> String? {
@@ -265,7 +343,7 @@ public struct PageAccess: Sendable {
             var name = host.lowercased()
             if name.hasPrefix("[") { name = String(name.dropFirst().prefix { $0 != "]" }) }
             else if let colon = name.lastIndex(of: ":") { name = String(name[..<colon]) }
-            guard Self.isLoopback(name) else { return "unknown host name \(host)" }
+            guard Self.isLoopback(name) || names.contains(name) else { return "unknown host name \(host)" }
         }
         if let token {
             guard let given, Self.equalInConstantTime(Array(given.utf8), Array(token.utf8)) else { return "missing or wrong token" }
@@ -298,25 +376,43 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// The page's WebSocket: one update per "next" the page sends.
+/// The page's WebSocket: one update per "next" the page sends. Reading the page's messages
+/// and waiting for the board are two tasks, so that a page that closes while its update is
+/// awaited (the input has ended: none will come) ends both at once, leaving nothing behind.
 struct BoardFeed {
     let board: LiveBoard
+    let feeds: FeedCount
 
     func serve(_ messages: WebSocketInboundMessageStream, _ outbound: WebSocketOutboundWriter) async throws {
-        var seen = -1
-        for try await message in messages {
-            guard case .text = message else { continue }
-            // Waits for something new: a frame, a prediction or the end of the input.
-            while !Task.isCancelled {
-                if let update = board.update(after: seen) {
+        feeds.add(1)
+        defer { feeds.add(-1) }
+        let (asked, ask) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { ask.finish() }
+                for try await message in messages { if case .text = message { ask.yield() } }
+            }
+            group.addTask {
+                var seen = -1
+                for await _ in asked {
+                    guard let update = await board.nextUpdate(after: seen) else { return }
                     seen = update.sequence
                     try await outbound.writeBinaryMessage(ByteBuffer(bytes: update.payload))
-                    break
                 }
-                try await Task.sleep(nanoseconds: 10_000_000)
             }
+            // Either ends the connection's feed: the page closed, or writing to it failed.
+            defer { group.cancelAll() }
+            try await group.next()
         }
     }
+}
+
+/// The page's WebSocket feeds under way.
+public final class FeedCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    public var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func add(_ n: Int) { lock.lock(); count += n; lock.unlock() }
 }
 
 final class Box<T>: @unchecked Sendable {

@@ -79,6 +79,9 @@ public final class LiveBoard: @unchecked Sendable {
     private var encoded: (sequence: Int, jpeg: Data)?
     private let encoder = JPEGEncoder()
     private let json = JSONEncoder()
+    /// Viewers waiting for something newer (`nextUpdate`), resumed by every change.
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
 
     public init(model: String) {
         state.model = model
@@ -115,7 +118,15 @@ public final class LiveBoard: @unchecked Sendable {
         case .stateChange, .occurrence, .repetition, .angles:
             return
         }
+        changed()
+    }
+
+    /// A new `sequence` (under `lock`): the waiting viewers go on.
+    private func changed() {
         sequence += 1
+        let woken = waiters.values
+        waiters.removeAll()
+        for waiter in woken { waiter.resume() }
     }
 
     /// The end of the input: the final seconds per action and why it ended.
@@ -124,7 +135,7 @@ public final class LiveBoard: @unchecked Sendable {
         defer { lock.unlock() }
         state.summary = BoardState.rows(final)
         state.message = message
-        sequence += 1
+        changed()
     }
 
     public var current: BoardState { lock.lock(); defer { lock.unlock() }; return state }
@@ -152,6 +163,39 @@ public final class LiveBoard: @unchecked Sendable {
         payload.append(stateJSON)
         if let picture, let jpeg = encode(picture.0, sequence: picture.1) { payload.append(jpeg) }
         return (current, payload)
+    }
+
+    /// The next update newer than `seen`, waiting for it without polling; nil once the task
+    /// is cancelled (the page's connection closed).
+    public func nextUpdate(after seen: Int) async -> (sequence: Int, payload: Data)? {
+        while !Task.isCancelled {
+            if let update = update(after: seen) { return update }
+            await change(after: seen)
+        }
+        return nil
+    }
+
+    /// Returns once `sequence` is past `seen`, or the task is cancelled.
+    private func change(after seen: Int) async {
+        let id = lock.withLock {
+            nextWaiter += 1
+            return nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                lock.lock()
+                // (Checked under the lock that `onCancel` takes: a cancellation is either seen
+                // here or finds the waiter registered.)
+                if sequence > seen || Task.isCancelled { lock.unlock(); waiter.resume(); return }
+                waiters[id] = waiter
+                lock.unlock()
+            }
+        } onCancel: {
+            lock.lock()
+            let waiter = waiters.removeValue(forKey: id)
+            lock.unlock()
+            waiter?.resume()
+        }
     }
 
     public func stateJSON() -> Data {

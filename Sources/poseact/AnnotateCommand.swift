@@ -43,6 +43,7 @@ struct Annotate: ParsableCommand {
             throw PathError("--compare \(compare): no such annotation file")
         }
         var inputs: [(flag: String, path: String)] = [("the video", input), ("--model", modelPath(options.model))]
+            + options.pose.inference.models.inputs
         if let compare { inputs.append(("--compare", compare)) }
         if let output { try OutputPaths.check(output, flag: "--output", inputs: inputs) }
         if let timeline {
@@ -95,7 +96,7 @@ struct Annotate: ParsableCommand {
         let seconds = Date().timeIntervalSince(started)
         let occurrences = result.occurrences.map(OccurrenceLine.init)
         if let timeline {
-            let text = timeline.hasSuffix(".csv") ? ([OccurrenceLine.csvHeader] + occurrences.map(\.csv)).joined(separator: "\n") + "\n"
+            let text = timeline.hasSuffix(".csv") ? CSV.text(header: OccurrenceLine.csvHeader, rows: occurrences.map(\.csvFields))
                                                   : JSONLines.encode(occurrences) + "\n"
             try AtomicFile.write(text, to: timeline)
         }

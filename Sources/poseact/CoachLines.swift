@@ -2,6 +2,7 @@ import Coach
 import Foundation
 import JSONLines
 import Live
+import Media
 
 // What `live` and `annotate` print about occurrences, repetitions, angles and people, as
 // JSON Lines (`--json`) and as text.
@@ -34,9 +35,9 @@ struct OccurrenceLine: Encodable {
                peakConfidence * 100, meanConfidence * 100, repetitions, repetitions == 1 ? "" : "s")
     }
 
-    static let csvHeader = "person,label,start,end,peak_confidence,mean_confidence,repetitions"
-    var csv: String {
-        String(format: "%d,%@,%.3f,%.3f,%.3f,%.3f,%d", person, label, start, end, peakConfidence, meanConfidence, repetitions)
+    static let csvHeader = ["person", "label", "start", "end", "peak_confidence", "mean_confidence", "repetitions"]
+    var csvFields: [String] {
+        [String(person), label] + [start, end, peakConfidence, meanConfidence].map { String(format: "%.3f", $0) } + [String(repetitions)]
     }
 }
 

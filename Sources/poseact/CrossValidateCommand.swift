@@ -37,7 +37,8 @@ struct CrossValidate: ParsableCommand {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard options.fold == nil else { throw ValidationError("--fold is chosen by crossval itself: leave it out") }
         guard options.seed == nil else { throw ValidationError("give seeds with --seeds, not --seed") }
-        try OutputPaths.check(output, flag: "--output", kind: .folder)
+        try OutputPaths.check(output, flag: "--output", kind: .folder, writes: ["config.yaml", "crossval.json"],
+                              inputs: options.data.map { [("--data", $0)] } ?? [])
     }
 
     func run() throws {
@@ -55,15 +56,20 @@ struct CrossValidate: ParsableCommand {
         let tally = Tally()
         let queue = DispatchQueue(label: "crossval", attributes: .concurrent)
         let slots = DispatchSemaphore(value: jobs), group = DispatchGroup()
+        // Ctrl-C or SIGTERM: the runs under way are stopped with it, no other starts, and the
+        // same command resumes them later.
+        ChildProcess.forwardSignals()
         progress.update(done: 0)
         for (index, run) in runs.enumerated() {
             slots.wait()
+            if ChildProcess.stoppedBy != nil { slots.signal(); break }
             group.enter()
             queue.async {
                 defer { slots.signal(); group.leave() }
                 let folder = "\(output)/seed-\(run.seed)/fold-\(run.fold)"
                 let outcome = Self.train(executable: executable, config: configPath, data: data, seed: run.seed,
                                          fold: "\(run.fold)/\(folds)", folder: folder)
+                if case .failure = outcome, ChildProcess.stoppedBy != nil { return }   // stopped on purpose: said once, at the end
                 tally.lock.lock(); defer { tally.lock.unlock() }
                 tally.done += 1
                 switch outcome {
@@ -78,6 +84,10 @@ struct CrossValidate: ParsableCommand {
             }
         }
         group.wait()
+        if let signal = ChildProcess.stoppedBy {
+            note("crossval: stopped (signal \(signal)) with \(tally.results.count) of \(runs.count) runs done; the same command resumes")
+            throw ExitCode(128 + signal)
+        }
         if let first = tally.failures.first {
             throw ConfigError("\(tally.failures.count) of \(runs.count) runs failed; first: \(first) (see its train.log; the same command resumes)")
         }
@@ -115,15 +125,13 @@ struct CrossValidate: ParsableCommand {
             _ = FileManager.default.createFile(atPath: log, contents: nil)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             defer { try? handle.close() }
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: executable)
-            p.arguments = ["train", "--config", config, "--data", data, "--seed", String(seed), "--fold", fold, "--output", folder]
-            p.standardOutput = handle; p.standardError = handle; p.standardInput = FileHandle.nullDevice
-            try p.run()
-            p.waitUntilExit()
-            guard p.terminationStatus == 0 else {
+            guard let status = try ChildProcess.run(executable, ["train", "--config", config, "--data", data, "--seed", String(seed),
+                                                                 "--fold", fold, "--output", folder], output: handle.fileDescriptor) else {
+                return .failure(Failure(message: "not started: crossval is stopping"))
+            }
+            guard status == 0 else {
                 let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                let last = text.split(separator: "\n").last(where: { $0.hasPrefix("Error") }).map(String.init) ?? "exit \(p.terminationStatus)"
+                let last = text.split(separator: "\n").last(where: { $0.hasPrefix("Error") }).map(String.init) ?? "exit \(status)"
                 return .failure(Failure(message: last))
             }
             let text = try String(contentsOfFile: folder + "/evaluation.json", encoding: .utf8)

@@ -24,6 +24,8 @@ extension DatasetCommand {
         struct Summary: Encodable { var csv: String; var clips: Int; var rows: Int }
 
         func run() throws {
+            let lock = try OutputPaths.lock(csv)
+            defer { withExtendedLifetime(lock) {} }
             let keypoints = try KeypointStore(path: store)
             var bar: ProgressDisplay?
             if keypoints.entries.count > 50 { bar = ProgressDisplay(title: "export", total: keypoints.entries.count, unit: "clips") }

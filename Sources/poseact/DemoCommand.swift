@@ -41,7 +41,7 @@ struct Demo: ParsableCommand {
 
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1 (got \(runs))") }
-        if let overlay { try OutputPaths.check(overlay, flag: "--overlay") }
+        if let overlay { try OutputPaths.check(overlay, flag: "--overlay", inputs: inference.models.inputs) }
         if let keep { try OutputPaths.check(keep, flag: "--keep", kind: .folder) }
     }
 

@@ -33,8 +33,13 @@ struct Evaluate: ParsableCommand {
 
     func validate() throws {
         guard threads >= 0 else { throw ValidationError("--threads must be 0 (all cores) or more (got \(threads))") }
-        if let report { try OutputPaths.check(report, flag: "--report", kind: .folder) }
-        if let probabilities { try OutputPaths.check(probabilities, flag: "--probabilities", inputs: [("--data", data)]) }
+        let inputs: [(flag: String, path: String)] = [("the model", modelPath(model)), ("--data", data)]
+        let reportFiles = ["index.html", "evaluation.json", "evaluation.md", "evaluation-confusion.png"]
+        if let report { try OutputPaths.check(report, flag: "--report", kind: .folder, writes: reportFiles, inputs: inputs) }
+        if let probabilities {
+            try OutputPaths.check(probabilities, flag: "--probabilities",
+                                  inputs: inputs + (report.map { r in reportFiles.map { ("--report", r + "/" + $0) } } ?? []))
+        }
     }
 
     func run() throws {
@@ -54,11 +59,9 @@ struct Evaluate: ParsableCommand {
         result.unscoredClips = unscored.count
         if let probabilities {
             let probs = classifier.probabilities(windows)
-            var text = "clip,start,label," + classifier.labels.map { "p_\($0)" }.joined(separator: ",") + "\n"
-            for (w, p) in zip(windows, probs) {
-                text += "\(KeypointCSV.field(w.clipID)),\(w.start),\(KeypointCSV.field(w.label)),"
-                    + p.map { String(format: "%.9g", $0) }.joined(separator: ",") + "\n"
-            }
+            let text = CSV.text(header: ["clip", "start", "label"] + classifier.labels.map { "p_\($0)" }, rows: zip(windows, probs).map { w, p in
+                [w.clipID, String(w.start), w.label] + p.map { String(format: "%.9g", $0) }
+            })
             try AtomicFile.write(text, to: probabilities)
         }
         if let report {

@@ -37,7 +37,8 @@ struct Extract: ParsableCommand {
         try validateFPS(fps)
         guard jobs >= 1, threads >= 1, maxPeople >= 1 else { throw ValidationError("--jobs, --threads and --max-people must be at least 1") }
         guard output.hasSuffix(".h5") || output.hasSuffix(".hdf5") else { throw ValidationError("--output should be an .h5 file (got '\(output)')") }
-        try OutputPaths.check(output, flag: "--output", inputs: [("the dataset folder", source)] + (annotations.map { [("--annotations", $0)] } ?? []))
+        try OutputPaths.check(output, flag: "--output", inputs: [("the dataset folder", source)] + (annotations.map { [("--annotations", $0)] } ?? [])
+                              + models.inputs)
     }
 
     /// `extract --json`.

@@ -61,6 +61,8 @@ struct Import: ParsableCommand {
     }
 
     func run() throws {
+        let lock = try OutputPaths.lock(output)
+        defer { withExtendedLifetime(lock) {} }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else { throw DatasetError("\(input): no such file or folder") }
         // A folder of clips is read clip by clip, each in the format it is in.

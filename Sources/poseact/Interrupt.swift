@@ -2,7 +2,8 @@ import Foundation
 import Live
 
 /// Ctrl-C and SIGTERM, taken on a dispatch queue (not in a signal handler): they stop the
-/// live pipeline (whose summary is still printed) and end the wait after the input.
+/// live pipeline (whose summary is still printed) and end the wait after the input, or
+/// stop crossval's runs (`ChildProcess.forwardSignals`).
 enum Interrupt {
     nonisolated(unsafe) static var pipeline: LivePipeline?
     private static let lock = NSLock()
@@ -13,12 +14,18 @@ enum Interrupt {
 
     static func install(stopping live: LivePipeline) {
         pipeline = live
+        install { _ in pipeline?.stop() }
+    }
+
+    /// From now on SIGINT and SIGTERM no longer end poseact: each sets `happened` and calls
+    /// `action` with the signal.
+    static func install(_ action: @escaping @Sendable (Int32) -> Void) {
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 lock.lock(); received = true; lock.unlock()
-                pipeline?.stop()
+                action(sig)
             }
             source.resume()
             sources.append(source)

@@ -51,6 +51,9 @@ struct LiveCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Serve a live page on this port (0: any free port).", valueName: "port")) var serve: Int?
     @Option(help: ArgumentHelp("The address --serve listens on (0.0.0.0: every network).", valueName: "address"))
     var serveHost = "127.0.0.1"
+    @Option(help: ArgumentHelp("A host name the page is also reached by on loopback (e.g. one of /etc/hosts); repeat for several. "
+                               + "Without it only 127.x.y.z, [::1] and localhost are accepted.", valueName: "name"))
+    var serveName: [String] = []
     @Flag(help: "Show the video with the overlay in a window (needs a desktop: $DISPLAY).") var window = false
     @Flag(help: "Print events as JSON Lines on stdout.") var json = false
 
@@ -100,9 +103,14 @@ struct LiveCommand: ParsableCommand {
         if camera != nil && input != nil { throw ValidationError("--camera and --input are two sources: give one") }
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds (got \(timeout))") }
         if let serve, !(0...65535).contains(serve) { throw ValidationError("--serve takes a port 0…65535 (got \(serve))") }
+        if !serveName.isEmpty && serve == nil { throw ValidationError("--serve-name is for the page: add --serve PORT") }
+        for name in serveName where !PageAccess.isValidName(name) {
+            throw ValidationError("--serve-name \(name): not a host name (letters, digits, hyphens and dots, no port) nor an IP address")
+        }
         if let record {
             try OutputPaths.check(record, flag: "--record", inputs: [("--model", modelPath(options.model))]
-                                  + (input.map { [("--input", $0)] } ?? []) + (camera.map { [("--camera", $0)] } ?? []))
+                                  + (input.map { [("--input", $0)] } ?? []) + (camera.map { [("--camera", $0)] } ?? [])
+                                  + options.pose.inference.models.inputs)
         }
     }
 
@@ -117,7 +125,7 @@ struct LiveCommand: ParsableCommand {
         // said at once.
         let name = URL(fileURLWithPath: options.model).deletingPathExtension().deletingPathExtension().lastPathComponent
         let board = LiveBoard(model: name)
-        let page = try serve.map { try BrowserView(board: board, host: serveHost, port: $0) }
+        let page = try serve.map { try BrowserView(board: board, host: serveHost, port: $0, names: serveName) }
         if let page { note("live page: \(page.url)") }
         var shown: LiveWindow?
         if window {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dataset
 import Errors
 import Foundation
 #if canImport(Glibc)
@@ -16,12 +17,12 @@ typealias PathError = OneLineError<PathFailure>
 enum OutputPaths {
     enum Kind { case file, folder }
 
-    /// `output` (given as `flag`) must not be any of `inputs`, must be of `kind` if it
-    /// exists, and its folder must exist and be writable.
-    static func check(_ output: String, flag: String, kind: Kind = .file, inputs: [(flag: String, path: String)] = []) throws {
-        for input in inputs where sameFile(output, input.path) {
-            throw PathError("\(flag) \(output) is also \(input.flag) (\(input.path)): writing it would destroy the input; give another path")
-        }
+    /// `output` (given as `flag`) must not be any of `inputs` (every file the command reads,
+    /// and its other outputs), must be of `kind` if it exists, and its folder must exist and
+    /// be writable. A folder output names in `writes` the files the command writes in it:
+    /// none of them may be an input either.
+    static func check(_ output: String, flag: String, kind: Kind = .file, writes: [String] = [],
+                      inputs: [(flag: String, path: String)] = []) throws {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) {
             if kind == .file && isFolder.boolValue {
@@ -29,6 +30,13 @@ enum OutputPaths {
             }
             if kind == .folder && !isFolder.boolValue {
                 throw PathError("\(flag) \(output) is a file; give a folder path")
+            }
+        }
+        let written = [output] + (kind == .folder ? writes.map { output + "/" + $0 } : [])
+        for path in written {
+            for input in inputs where sameFile(path, input.path) {
+                let what = path == output ? "\(flag) \(output)" : "\(path) (written in \(flag))"
+                throw PathError("\(what) is also \(input.flag) (\(input.path)): writing it would destroy the input; give another path")
             }
         }
         let parent = URL(fileURLWithPath: output).deletingLastPathComponent().path
@@ -47,10 +55,19 @@ enum OutputPaths {
         }
     }
 
-    /// True when both paths name one existing file (same device and inode), however named.
+    /// True when both paths name one file: for existing files the same device and inode,
+    /// however named (a symlink, a hard link, another spelling); else the same path.
     static func sameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()
-        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else {
+            return URL(fileURLWithPath: a).standardizedFileURL.path == URL(fileURLWithPath: b).standardizedFileURL.path
+        }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+
+    /// The lock of a file output for the length of the command: a second run writing the same
+    /// file is refused with one line instead of the two replacing each other's file.
+    static func lock(_ output: String) throws -> FileLock {
+        try FileLock(output + ".lock", what: output, removeWhenDone: true)
     }
 }

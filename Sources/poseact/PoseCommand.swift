@@ -41,7 +41,7 @@ struct PoseCommand: ParsableCommand {
         if overlay != nil && inputs.count != 1 { throw ValidationError("--overlay takes one input") }
         if let fps { try validateFPS(fps) }
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds (got \(timeout))") }
-        if let overlay { try OutputPaths.check(overlay, flag: "--overlay", inputs: inputs.map { ("an input", $0) }) }
+        if let overlay { try OutputPaths.check(overlay, flag: "--overlay", inputs: inputs.map { ("an input", $0) } + pose.inference.models.inputs) }
     }
 
     func run() throws {

@@ -13,4 +13,9 @@ struct Poseact: ParsableCommand {
             """,
         subcommands: [Demo.self, PoseCommand.self, Extract.self, Import.self, Merge.self, DatasetCommand.self, WindowsCommand.self, Train.self, CrossValidate.self, Evaluate.self, Export.self, Annotate.self, LiveCommand.self, ModelCommand.self, Bench.self]
     )
+
+    static func main() {
+        ChildProcess.dieWithParent()
+        main(nil)
+    }
 }

@@ -15,6 +15,12 @@ struct PoseModelsOption: ParsableArguments {
         return (dir.appendingPathComponent(PoseModels.detector).path, dir.appendingPathComponent(PoseModels.landmark).path)
     }
 
+    /// The model files as inputs for `OutputPaths.check` (none when they are not found: said later).
+    var inputs: [(flag: String, path: String)] {
+        guard let (detector, landmark) = try? paths() else { return [] }
+        return [("the pose detector model", detector), ("the pose landmark model", landmark)]
+    }
+
     func pipeline(_ options: PipelineOptions) throws -> PosePipeline {
         let (detector, landmark) = try paths()
         return try PosePipeline(detectorPath: detector, landmarkPath: landmark, options: options)

@@ -45,8 +45,15 @@ struct Train: ParsableCommand {
     @Flag(help: "Ignore a checkpoint in the run folder and train from scratch.") var restart = false
     @Flag(help: "Print each epoch, then the test evaluation, as one JSON object per line on stdout.") var json = false
 
+    /// What a run folder holds (TrainingRun).
+    static let runFiles = ["config.yaml", "checkpoint.h5", "model.poseact.h5", "metrics.csv", "metrics.json", "learning-curves.svg",
+                           "evaluation.json", "evaluation.md", "evaluation-confusion.png"]
+
     func validate() throws {
-        if let output { try OutputPaths.check(output, flag: "--output", kind: .folder) }
+        // (Not --config: a run's own config.yaml given again is read before it is rewritten, with the flags applied.)
+        if let output {
+            try OutputPaths.check(output, flag: "--output", kind: .folder, writes: Self.runFiles, inputs: options.data.map { [("--data", $0)] } ?? [])
+        }
     }
 
     func run() throws {

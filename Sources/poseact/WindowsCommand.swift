@@ -38,7 +38,8 @@ struct WindowsCommand: ParsableCommand {
         }
         if let fps { try validateFPS(fps) }
         guard (0...1).contains(minPoseShare ?? 0) else { throw ValidationError("--min-pose-share must be in 0…1") }
-        try OutputPaths.check(output, flag: "--output", inputs: [("the store", store)] + (config.map { [("--config", $0)] } ?? []))
+        try OutputPaths.check(output, flag: "--output", inputs: [("the store", store)] + (config.map { [("--config", $0)] } ?? [])
+                              + (model.map { [("--model", modelPath($0))] } ?? []))
     }
 
     /// `windows --json`.

@@ -1,0 +1,93 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one way poseact starts another process (crossval's `train` runs). A child must be
+/// stoppable like poseact itself, so:
+/// - it starts with an empty signal mask and every signal at its default action: the thread
+///   that spawns it may be a dispatch worker (which blocks signals), and poseact ignores
+///   SIGINT and SIGTERM once it takes them on a dispatch source, and both would be inherited;
+/// - it stays in poseact's process group, so Ctrl-C in a terminal reaches it too;
+/// - SIGINT and SIGTERM sent to poseact are sent on to it (`forwardSignals`);
+/// - it dies with poseact, however poseact ends (kill -9 included): it is told its parent's
+///   pid and asks the kernel for SIGKILL when that parent goes (`dieWithParent`).
+enum ChildProcess {
+    static let parentVariable = "POSEACT_PARENT_PID"
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var running: Set<pid_t> = []
+    nonisolated(unsafe) private static var stopSignal: Int32?
+
+    /// The signal that stopped poseact's children, once one came (no child starts after it).
+    static var stoppedBy: Int32? { lock.lock(); defer { lock.unlock() }; return stopSignal }
+
+    /// First thing in `main`: a poseact started by poseact dies with its parent.
+    static func dieWithParent() {
+        guard let value = getenv(parentVariable), let parent = pid_t(String(cString: value)) else { return }
+        unsetenv(parentVariable)
+        // prctl is variadic, so Swift does not import it; its integer arguments are passed alike
+        // either way on Linux's ABIs.
+        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") {   // RTLD_DEFAULT
+            _ = unsafeBitCast(symbol, to: Prctl.self)(1 /* PR_SET_PDEATHSIG, <linux/prctl.h> */, UInt(SIGKILL), 0, 0, 0)
+        }
+        // The parent may have ended before the request: then nobody would send the signal.
+        if getppid() != parent { _exit(128 + SIGKILL) }
+    }
+
+    /// From now on SIGINT and SIGTERM sent to poseact go to every running child, and no new
+    /// child starts; `Interrupt.happened` says one came.
+    static func forwardSignals() {
+        Interrupt.install { signal in
+            lock.lock(); defer { lock.unlock() }
+            if stopSignal == nil { stopSignal = signal }
+            for pid in running { kill(pid, signal) }
+        }
+    }
+
+    /// Runs `executable` with `arguments`, stdin from /dev/null, stdout and stderr to
+    /// `output` (a file descriptor), and waits for it: its exit status, or 128 + the signal
+    /// that ended it, or nil when it did not start because poseact is stopping.
+    static func run(_ executable: String, _ arguments: [String], output: Int32) throws -> Int32? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, output, 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t(), all = sigset_t()
+        sigemptyset(&empty)
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL); sigdelset(&all, SIGSTOP)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var environment = ProcessInfo.processInfo.environment
+        environment[parentVariable] = String(getpid())
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+
+        var pid = pid_t()
+        lock.lock()
+        if stopSignal != nil { lock.unlock(); return nil }
+        let failed = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        if failed == 0 { running.insert(pid) }
+        lock.unlock()
+        guard failed == 0 else { throw POSIXError(POSIXErrorCode(rawValue: failed) ?? .EIO) }
+
+        // Waited for on the thread that spawned it: the kernel's parent-death signal follows
+        // that thread, which must not end before the child.
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        lock.lock(); running.remove(pid); lock.unlock()
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+}

@@ -1,0 +1,72 @@
+import Dataset
+import Foundation
+import XCTest
+
+/// No output of a command is one of its inputs, by any name (a hard link included), and two
+/// runs writing one file do not both go on.
+final class OutputPathTests: PennSliceTestCase {
+    func size(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? -1 }
+
+    func testAnOutputThatIsAnInputIsRefusedByAnyName() throws {
+        let store = try store(), run = try trainedRun()
+        let model = run + "/model.poseact.h5"
+        let link = Self.dir.appendingPathComponent("model-hardlink.poseact.h5").path
+        unlink(link)
+        XCTAssertEqual(Foundation.link(model, link), 0)
+        defer { unlink(link) }
+        let before = size(model)
+        // The model as --probabilities: by its name, through a hard link, and the run folder's model.
+        try assertOneLineError(["evaluate", run, "--data", store, "--probabilities", model], mentions: ["--probabilities", "the model"])
+        try assertOneLineError(["evaluate", link, "--data", store, "--probabilities", model], mentions: ["--probabilities", "the model"])
+        try assertOneLineError(["evaluate", model, "--data", store, "--probabilities", link], mentions: ["--probabilities", "the model"])
+        XCTAssertEqual(size(model), before, "the model is untouched")
+        XCTAssertNoThrow(try KeypointStore(path: store))
+        // The store through a hard link inside a --report folder.
+        let report = Self.dir.appendingPathComponent("report-links").path
+        try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: true)
+        unlink(report + "/evaluation.json")
+        XCTAssertEqual(Foundation.link(store, report + "/evaluation.json"), 0)
+        try assertOneLineError(["evaluate", run, "--data", store, "--report", report], mentions: ["evaluation.json", "--data"])
+        // The windows file over the model it takes its preprocessing from.
+        try assertOneLineError(["windows", store, "--model", run, "--output", link], mentions: ["--output", "--model"])
+        XCTAssertEqual(size(model), before)
+    }
+
+    /// A second `import` or `dataset export` to a file another one is writing is refused in
+    /// one line (here the other one is this test, holding the same lock), and the lock goes
+    /// with the run that held it.
+    func testImportAndExportLockTheirOutput() throws {
+        let store = try store()
+        let csv = Self.dir.appendingPathComponent("slice.csv").path
+        let imported = Self.dir.appendingPathComponent("locked-import.h5").path
+        let exported = Self.dir.appendingPathComponent("locked-export.csv").path
+        do {
+            let held = try FileLock(imported + ".lock", what: imported)
+            try assertOneLineError(["import", csv, "--output", imported], mentions: ["in use by another poseact"])
+            withExtendedLifetime(held) {}
+        }
+        do {
+            let held = try FileLock(exported + ".lock", what: exported)
+            try assertOneLineError(["dataset", "export", store, "--csv", exported], mentions: ["in use by another poseact"])
+            withExtendedLifetime(held) {}
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: imported), "nothing written by the refused import")
+        let ran = try poseact(["import", csv, "--output", imported])
+        XCTAssertEqual(ran.status, 0, ran.stderr)
+        let again = try poseact(["dataset", "export", store, "--csv", exported])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: imported + ".lock"), "no lock file left behind")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: exported + ".lock"), "no lock file left behind")
+    }
+
+    /// `--serve-name` is checked before any work (a usage mistake: its line comes first).
+    func testServeNameIsValidated() throws {
+        for (arguments, words) in [(["--serve", "0", "--serve-name", "pose.lan:80"], ["--serve-name pose.lan:80: not a host name"]),
+                                   (["--serve-name", "pose.lan"], ["--serve-name is for the page"])] {
+            let result = try poseact(["live", "--model", "m.h5"] + arguments)
+            XCTAssertNotEqual(result.status, 0)
+            let first = String(result.stderr.split(separator: "\n").first ?? "")
+            for word in words { XCTAssertTrue(first.contains(word), "'\(word)' not in: \(result.stderr)") }
+        }
+    }
+}
