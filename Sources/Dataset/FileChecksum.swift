@@ -8,7 +8,7 @@ import Glibc
 /// them). libhdf5 trusts the sizes and offsets it reads and can crash on a damaged file;
 /// checked before the library opens it, a changed or cut file is one line instead. Files
 /// other tools wrote have no checksum and are opened as they are.
-enum FileChecksum {
+public enum FileChecksum {
     static let userBlock = 512
     static let marker = Array("poseact-checksum-v1 ".utf8)
 
@@ -45,7 +45,7 @@ enum FileChecksum {
 
     /// Writes the checksum of the closed file at `path` into its user block, or clears a
     /// stale one when `valid` is false (the file may still change: HDF5 kept it open).
-    static func write(_ path: String, valid: Bool = true) throws {
+    public static func write(_ path: String, valid: Bool = true) throws {
         guard let data = contents(path), data.count >= userBlock else { return }
         let hasBlock = data.prefix(8).elementsEqual([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]) == false
         // No user block (another tool wrote the file), or one holding another tool's bytes:

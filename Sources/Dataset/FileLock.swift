@@ -26,9 +26,18 @@ public final class FileLock {
             throw DatasetError("\(path): cannot create the lock file (\(reason))")
         }
         var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 else {
             close(fd); fd = -1
-            throw DatasetError("\(path): the lock file is not a regular file; remove it")
+            throw DatasetError("\(path): the lock file is not a regular file of its own (a link?); remove it")
+        }
+        // A file already there is ours only if it holds a pid (or nothing): the lock writes
+        // into it and may remove it, and a user's own OUT.lock is not poseact's to destroy.
+        var existing = [UInt8](repeating: 0, count: 33)
+        let read = pread(fd, &existing, existing.count, 0)
+        let text = read > 0 ? String(decoding: existing[0..<read], as: UTF8.self) : ""
+        guard read <= 32, text.isEmpty || text.trimmingCharacters(in: .whitespacesAndNewlines).allSatisfy(\.isNumber) else {
+            close(fd); fd = -1
+            throw DatasetError("\(path): exists and is not a poseact lock file; poseact will not overwrite it: move it, or choose another output name")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)

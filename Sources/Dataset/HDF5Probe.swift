@@ -5,11 +5,13 @@ import Glibc
 
 /// libhdf5 trusts the sizes and offsets in a file's metadata: a few changed bytes can make
 /// it read or write at a wild address, inside the library, where no check of ours can stop
-/// it. A file without poseact's checksum (written by h5py or MATLAB, or changed and its
-/// checksum wiped) is therefore read whole first in a forked child: every group, dataset and
-/// attribute, through the same wrapper the readers use. If the child dies (a signal, or
-/// AddressSanitizer's report) or hangs, the file is refused in one line and poseact lives on;
-/// if it finishes, libhdf5 has read every byte the readers will ask for without harm.
+/// it. Every HDF5 file this process did not write itself (from h5py, MATLAB, or a stranger,
+/// whatever checksum it carries) is therefore read whole first in a forked child: every
+/// group, dataset and attribute, through the same wrapper the readers use. If the child dies
+/// (a signal, or AddressSanitizer's report) or hangs, the file is refused in one line and
+/// poseact lives on; if it finishes, libhdf5 has read every byte the readers will ask for
+/// without harm. (A file changed between the check and the reading, by someone who can
+/// write it while poseact runs, is not covered.)
 enum HDF5Probe {
     /// Objects visited at most: links can make a group its own descendant.
     static let maxObjects = 200_000
@@ -29,9 +31,24 @@ enum HDF5Probe {
     static func check(_ path: String) throws {
         let key = identity(path)
         if let key, passedLock.withLock({ passed.contains(key) }) { return }
-        try probe(path)
+        do {
+            try probe(path)
+        } catch ProbeOutcome.timedOut {
+            // Once more before calling the file hostile: a child forked while another thread
+            // held a lock of the runtime can wait forever through no fault of the file's.
+            do { try probe(path) } catch ProbeOutcome.timedOut {
+                throw HDF5Error("\(path): damaged or hostile HDF5: libhdf5 did not finish reading it, twice; it was not opened")
+            }
+        }
         if let key { passedLock.withLock { _ = passed.insert(key) } }
     }
+
+    /// A file this process has just written and closed needs no check.
+    static func wroteItself(_ path: String) {
+        if let key = identity(path) { passedLock.withLock { _ = passed.insert(key) } }
+    }
+
+    enum ProbeOutcome: Error { case timedOut }
 
     private static func probe(_ path: String) throws {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
@@ -41,7 +58,9 @@ enum HDF5Probe {
         let pid = fork()
         if pid < 0 { throw HDF5Error("\(path): cannot check the file (fork failed: \(String(cString: strerror(errno))))") }
         if pid == 0 {
-            // The child: its own output is not the user's, and it never returns to the caller.
+            // The child: its own output is not the user's, it never returns to the caller, and
+            // it cannot outlive its deadline (a parent killed meanwhile does not wait for it).
+            alarm(UInt32(seconds + 5))
             let devNull = open("/dev/null", O_WRONLY)
             if devNull >= 0 { dup2(devNull, 1); dup2(devNull, 2) }
             if let file = try? HDF5File.openTrusted(path, writable: false), let root = try? file.root() {
@@ -59,7 +78,7 @@ enum HDF5Probe {
             if Date() > deadline {
                 kill(pid, SIGKILL)
                 waitpid(pid, &status, 0)
-                throw HDF5Error("\(path): damaged or hostile HDF5: libhdf5 did not finish reading it in \(seconds) s; it was not opened")
+                throw ProbeOutcome.timedOut
             }
             usleep(2_000)
         }

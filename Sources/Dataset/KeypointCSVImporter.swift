@@ -195,8 +195,8 @@ struct KeypointCSVImporter {
         let label = cursor.string(fields[columns.label]).trimmingCharacters(in: .whitespaces)
         // A store cannot hold a clip without a label (it would refuse to open): the row waits
         // for one of the clip's rows that gives it.
-        if KeypointChecks.labelProblem(label) != nil {
-            log.add("row", row, "clip \(id) has an empty label: row skipped", summary: "rows skipped")
+        if let problem = KeypointChecks.labelProblem(label) {
+            log.add("row", row, "clip \(KeypointChecks.excerpt(id)) has \(problem): row skipped", summary: "rows skipped")
             return nil
         }
         let split = columns.split.map { cursor.string(fields[$0]).trimmingCharacters(in: .whitespaces) }

@@ -69,8 +69,16 @@ public enum KeypointChecks {
     }
 
     /// Why a label cannot be a clip's (a store refuses a clip without one), or nil.
-    static func labelProblem(_ label: String) -> String? {
-        label.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "the label is empty" : nil
+    /// Labels appear in tables, pages, file names and every message: printable, and short.
+    public static let maxLabelLength = 200
+
+    public static func labelProblem(_ label: String) -> String? {
+        if label.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return "an empty label" }
+        if label.unicodeScalars.contains(where: { $0.properties.generalCategory.isControlOrUnassigned }) {
+            return "a label with control characters (line breaks, escapes): '\(excerpt(label))'"
+        }
+        if label.count > maxLabelLength { return "a label of \(label.count) characters (at most \(maxLabelLength)): '\(excerpt(label))'" }
+        return nil
     }
 
     /// Why a clip of another tool's format is left out, or nil: no frame has a person, not

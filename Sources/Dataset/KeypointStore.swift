@@ -111,6 +111,9 @@ public final class KeypointStoreWriter {
         guard let clips, !finished else { throw StoreError("\(path): the store is already finished or abandoned") }
         let where_ = "\(path): clip '\(clip.id)'"
         guard !clip.id.isEmpty else { throw StoreError("\(path): a clip has an empty id") }
+        // Every way into a store passes here (extract, import, merge): a label from a folder
+        // name or an annotation file is checked as an importer's is.
+        if let problem = KeypointChecks.labelProblem(clip.label) { throw StoreError("\(where_) has \(problem)") }
         if ids[clip.id] != nil { throw StoreError("\(where_) is already in the store (ids must be unique)") }
         let frames = clip.times.count, joints = clip.jointNames.count
         guard clip.keypoints.count == frames * joints * 3 else {

@@ -40,6 +40,9 @@ public final class AtomicFile: @unchecked Sendable {
             let candidate = (folder as NSString).appendingPathComponent(url.lastPathComponent + "." + tag + ".tmp")
             let fd = open(candidate, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
             if fd >= 0 {
+                // A replaced file keeps its permissions (a private file stays private).
+                var old = stat()
+                if lstat(path, &old) == 0 && old.st_mode & S_IFMT == S_IFREG { fchmod(fd, old.st_mode & 0o7777) }
                 var status = stat()
                 fstat(fd, &status)
                 temporaryPath = candidate

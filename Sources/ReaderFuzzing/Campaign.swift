@@ -1,3 +1,4 @@
+import Dataset
 import Foundation
 import Tensor
 
@@ -9,8 +10,9 @@ public struct FuzzedReader: Sendable {
         case binary
         /// Text: numbers, lines and separators are what to change.
         case text
-        /// HDF5: bytes changed with poseact's checksum wiped (so libhdf5 parses them: the
-        /// child-process check is what stands), and rewrites through libhdf5.
+        /// HDF5: bytes changed, with poseact's checksum wiped or computed anew (a checksum is
+        /// no seal: libhdf5 parses such bytes, and the child-process check is what stands),
+        /// and rewrites through libhdf5.
         case hdf5
     }
     public let name: String
@@ -78,7 +80,9 @@ public enum Campaign {
                     wipeChecksum(&b)
                     // After the user block: HDF5's own metadata (superblock, object headers, B-trees).
                     let m = Mutation.bytes(Array(b.dropFirst(512)), rng: &rng)
-                    try Data(Array(b.prefix(512)) + m.bytes).write(to: URL(fileURLWithPath: target)); what = "checksum wiped, " + m.what
+                    try Data(Array(b.prefix(512)) + m.bytes).write(to: URL(fileURLWithPath: target))
+                    if rng.below(2) == 0 { try FileChecksum.write(target); what = "checksum computed anew, " + m.what }
+                    else { what = "checksum wiped, " + m.what }
                 } else {
                     what = try HDF5Rewrite.damage(target, rng: &rng)
                 }

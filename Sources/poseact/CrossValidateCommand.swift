@@ -122,8 +122,9 @@ struct CrossValidate: ParsableCommand {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let log = folder + "/train.log"
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            let fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw ConfigError("\(log): cannot write (\(String(cString: strerror(errno)))); is it a link?") }
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             defer { try? handle.close() }
             guard let status = try ChildProcess.run(executable, ["train", "--config", config, "--data", data, "--seed", String(seed),
                                                                  "--fold", fold, "--output", folder], output: handle.fileDescriptor) else {

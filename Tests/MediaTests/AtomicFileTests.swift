@@ -123,6 +123,15 @@ final class AtomicFileTests: XCTestCase {
         XCTAssertTrue(left.allSatisfy { !$0.hasSuffix(".tmp") }, "no temporary file left: \(left)")
     }
 
+    /// A replaced file keeps its permissions: a private file does not become readable to all.
+    func testAReplacedFileKeepsItsPermissions() throws {
+        let p = path("private.csv")
+        try AtomicFile.write("old", to: p)
+        XCTAssertEqual(chmod(p, 0o600), 0)
+        try AtomicFile.write("new", to: p)
+        XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: p)[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+    }
+
     /// A temporary file swapped for a link while it is written is not given the output's
     /// name, and the link's target is not moved.
     func testASwappedTemporaryFileIsNotRenamed() throws {

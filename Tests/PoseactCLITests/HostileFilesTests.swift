@@ -1,3 +1,4 @@
+import Dataset
 import Foundation
 import Tensor
 import TestData
@@ -7,8 +8,9 @@ import XCTest
 /// itself cannot survive them, outputs that are links, FIFOs or devices, a full disk. Each
 /// ends in one line and a non-zero exit, never a crash, and nothing else is touched.
 final class HostileFilesTests: PennSliceTestCase {
-    /// `good` with poseact's checksum wiped (as another tool's file has none) and 1 to 4
-    /// bytes changed in the first 8 kB of HDF5 metadata after the user block.
+    /// `good` with 1 to 4 bytes changed in the first 8 kB of HDF5 metadata after the user
+    /// block, and poseact's checksum wiped (as another tool's file has none) or, every other
+    /// case, computed anew over the changed bytes (as anyone can: it is no seal).
     func crafted(_ good: String, count: Int, seed: UInt64) throws -> [String] {
         let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: good)))
         var rng = SplitMix64(seed: seed)
@@ -21,6 +23,7 @@ final class HostileFilesTests: PennSliceTestCase {
             for _ in 0..<(1 + rng.below(4)) { bytes[512 + rng.below(8192)] = UInt8(rng.below(256)) }
             let path = folder.appendingPathComponent("case\(i)-" + URL(fileURLWithPath: good).lastPathComponent).path
             try Data(bytes).write(to: URL(fileURLWithPath: path))
+            if i % 2 == 1 { try FileChecksum.write(path) }
             return path
         }
     }
@@ -80,6 +83,51 @@ final class HostileFilesTests: PennSliceTestCase {
             XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: output)[.type] as? FileAttributeType, type, "\(output) is what it was")
         }
         XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "precious")
+    }
+
+    /// A lock beside an output (`OUT.lock`) that is not poseact's: the user's own file of that
+    /// name, or a hard link to another file. Before, the lock wrote its pid into it and then
+    /// removed it; now the run is refused and the file keeps its bytes.
+    func testALockFileThatIsNotPoseactsIsLeftAlone() throws {
+        let folder = Self.dir.appendingPathComponent("locks-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
+        _ = try store()
+        let csv = Self.dir.appendingPathComponent("slice.csv").path
+        try Data("precious\n".utf8).write(to: URL(fileURLWithPath: folder + "/yarn.lock"))
+        try assertOneLineError(["import", csv, "--output", folder + "/yarn"], mentions: ["yarn.lock", "not a poseact lock file"])
+        XCTAssertEqual(try String(contentsOfFile: folder + "/yarn.lock", encoding: .utf8), "precious\n")
+        let victim = folder + "/victim.txt"
+        try Data("precious\n".utf8).write(to: URL(fileURLWithPath: victim))
+        try FileManager.default.linkItem(atPath: victim, toPath: folder + "/out.csv.lock")
+        try assertOneLineError(["dataset", "export", try store(), "--csv", folder + "/out.csv"], mentions: ["out.csv.lock", "remove it"])
+        XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "precious\n")
+    }
+
+    /// A label with terminal escapes and a line break, from a file: before, it was imported
+    /// and `dataset inspect` printed the escapes to the terminal; now its rows are skipped
+    /// with a data problem that shows it in printable form.
+    func testALabelWithControlCharactersIsNotImported() throws {
+        let folder = Self.dir.appendingPathComponent("labels-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
+        _ = try store()   // writes slice.csv
+        let lines = try String(contentsOf: Self.dir.appendingPathComponent("slice.csv"), encoding: .utf8).split(separator: "\n")
+        let header = lines[0], evil = "\"evil\u{1b}]0;PWNED\u{07}\u{1b}[31mRED\nline2\""
+        // The slice's first clip under the hostile label, the rest as they are.
+        let first = lines[1].split(separator: ",", maxSplits: 1)[0]
+        let rows = lines.dropFirst().map { line -> String in
+            var f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            if f[0] == first { f[1] = evil }
+            return f.joined(separator: ",")
+        }
+        try Data(([String(header)] + rows).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: folder + "/k.csv"))
+        let imported = try poseact(["import", folder + "/k.csv", "--output", folder + "/k.h5"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertTrue(imported.stdout.contains("control characters") || imported.stderr.contains("control characters"), imported.stdout + imported.stderr)
+        let inspected = try poseact(["dataset", "inspect", folder + "/k.h5"])
+        XCTAssertEqual(inspected.status, 0, inspected.stderr)
+        XCTAssertFalse((inspected.stdout + inspected.stderr + imported.stdout + imported.stderr).contains("\u{1b}"), "no escape reaches the terminal")
     }
 
     /// A disk that fills up while a store, windows, a CSV or a model is written: one line
