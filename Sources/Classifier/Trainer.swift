@@ -280,6 +280,12 @@ public final class Trainer {
         guard classifier.labels == data.labels else {
             throw ConfigError("\(path): the checkpoint's labels (\(classifier.labels.joined(separator: ", "))) are not the data's (\(data.labels.joined(separator: ", ")))")
         }
+        // The net stored and the config stored are two parts of one file: a damaged or
+        // hand-made checkpoint may disagree with itself.
+        guard classifier.architecture == Architecture(config: config, classes: data.labels.count),
+              classifier.model.maxBatch == batchSize(config: config, data: data) else {
+            throw ModelFileError("\(path): a damaged checkpoint: its net is not the one its config describes; start the run again without it")
+        }
         let t = Trainer(config: config, data: data, classifier: classifier)
         let file = try HDF5File.open(path)
         defer { try? file.close() }

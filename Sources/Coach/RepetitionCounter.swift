@@ -44,7 +44,7 @@ public final class RepetitionCounter {
     private var frames: [[Float]] = []      // normalised joint coordinates, oldest first
     private var times: [Double] = []
     private var direction: [Float] = []
-    private var sinceRefresh = Int.max
+    private var sinceRefresh = 0   // frames since the direction was found; an empty direction is found at once
     /// Which side the signal rests on between repetitions (+1 or −1), once it has left the
     /// band for the first time; `away` is true while it is on the other side.
     private var restingSide: Float = 0
@@ -115,7 +115,7 @@ public final class RepetitionCounter {
     /// Forgets the poses and the side (a new occurrence, or another person); keeps nothing
     /// of the count either.
     public func reset() {
-        frames = []; times = []; direction = []; sinceRefresh = .max
+        frames = []; times = []; direction = []; sinceRefresh = 0
         restingSide = 0; away = false; lastEnd = nil; startOfRepetition = nil; farthest = nil
         count = 0; repetitions = []
     }

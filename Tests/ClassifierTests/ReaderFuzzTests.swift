@@ -76,4 +76,23 @@ final class ReaderFuzzTests: XCTestCase {
         }
         print("stores: \(counts.read) damaged stores read, \(counts.refused) refused with one line")
     }
+
+    /// A checkpoint whose stored net is not the one its stored config describes (found by
+    /// the fuzzing: a precondition trapped inside `Trainer`): refused in one line.
+    func testACheckpointThatDisagreesWithItselfIsRefused() throws {
+        let store = dir.appendingPathComponent("slice.h5").path
+        try PennSlice.store(at: store)
+        let config = PennSlice.config(epochs: 1)
+        let data = try TrainingData.load(path: store, config: config)
+        let trainer = Trainer(config: config, data: data)
+        trainer.runEpoch()
+        let checkpoint = dir.appendingPathComponent("checkpoint.h5").path
+        try trainer.saveCheckpoint(to: checkpoint)
+        var other = config
+        other.model.channels = 24
+        XCTAssertThrowsError(try Trainer.resume(from: checkpoint, config: other, data: data)) { error in
+            XCTAssertTrue("\(error)".contains("a damaged checkpoint"), "\(error)")
+        }
+        XCTAssertNoThrow(try Trainer.resume(from: checkpoint, config: config, data: data))
+    }
 }

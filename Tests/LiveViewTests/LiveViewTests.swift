@@ -32,8 +32,8 @@ private func picture(width: Int, height: Int) -> RGBImage {
     return image
 }
 
-/// A socket connected to 127.0.0.1:`port`, with a 5 s receive timeout.
-private func loopbackConnection(_ port: Int, file: StaticString = #filePath, line: UInt = #line) -> Int32 {
+/// A socket connected to 127.0.0.1:`port`, with a 5 s receive timeout (the page tests' one client socket).
+func loopbackConnection(_ port: Int, file: StaticString = #filePath, line: UInt = #line) -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)

@@ -5,22 +5,6 @@ import Media
 import TestData
 import XCTest
 
-/// A socket connected to 127.0.0.1:`port`, with a receive timeout.
-private func connection(_ port: Int, timeout seconds: Int = 5) -> Int32 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = UInt16(port).bigEndian
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    XCTAssertEqual(connected, 0, "connect to 127.0.0.1:\(port)")
-    var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    return fd
-}
-
 private func send(_ fd: Int32, _ text: String) {
     let bytes = Array(text.utf8)
     _ = bytes.withUnsafeBytes { Foundation.send(fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
@@ -28,7 +12,7 @@ private func send(_ fd: Int32, _ text: String) {
 
 /// The status line of the answer to `head`, sent on a new connection.
 private func status(_ port: Int, _ head: String) -> String {
-    let fd = connection(port)
+    let fd = loopbackConnection(port)
     defer { close(fd) }
     send(fd, head)
     var out: [UInt8] = [], byte: UInt8 = 0
@@ -137,7 +121,7 @@ final class PageHostileClientTests: XCTestCase {
         let next = [0x81, 0x80 | 4] + mask + Array("next".utf8).enumerated().map { $0.element ^ mask[$0.offset % 4] }
         var sockets: [Int32] = []
         for _ in 0..<200 {
-            let fd = connection(view.port)
+            let fd = loopbackConnection(view.port)
             send(fd, "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(view.port)\r\n\(upgrade)\r\n")
             // The head, then the one update there is (its first bytes suffice).
             var head: [UInt8] = [], byte: UInt8 = 0
@@ -170,7 +154,7 @@ final class PageHostileClientTests: XCTestCase {
         limits.headSeconds = 2
         let view = try BrowserView(board: LiveBoard(model: "m"), port: 0, limits: limits)
         defer { view.stop() }
-        let slow = connection(view.port)
+        let slow = loopbackConnection(view.port)
         defer { close(slow) }
         let request = Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: \(String(repeating: "a", count: 100))\r\n\r\n".utf8)
         let start = Date()
