@@ -9,11 +9,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 store="$(realpath "$1")"; video="$(realpath "$2")"; rounds="${3:-5}"
 if ! command -v swift >/dev/null 2>&1; then export PATH="/opt/swift/usr/bin:$PATH"; fi
 work="$(mktemp -d)"; trap 'git -C "$ROOT" worktree remove --force "$work/unchecked" 2>/dev/null; rm -rf "$work"' EXIT
-git -C "$ROOT" worktree add --detach "$work/unchecked" HEAD >/dev/null
+git -C "$ROOT" worktree add --detach "$work/unchecked" HEAD >/dev/null 2>&1
 sed -i 's/.unsafeFlags(\["-O"\])/.unsafeFlags(["-Ounchecked"])/' "$work/unchecked/Package.swift"
 grep -q 'unsafeFlags(\["-Ounchecked"\])' "$work/unchecked/Package.swift"
-(cd "$ROOT" && swift build -c release --product poseact --scratch-path "$ROOT/.build-checked" >/dev/null)
-(cd "$work/unchecked" && swift build -c release --product poseact --scratch-path "$ROOT/.build-unchecked" >/dev/null)
+build() { (cd "$1" && swift build -c release --product poseact --scratch-path "$2" >"$work/build.log" 2>&1) || { cat "$work/build.log"; exit 1; }; }
+build "$ROOT" "$ROOT/.build-checked"
+build "$work/unchecked" "$ROOT/.build-unchecked"
 C="$ROOT/.build-checked/release/poseact"; U="$ROOT/.build-unchecked/release/poseact"
 models=(--models "${POSEACT_MODELS_DIR:-$ROOT/models}")
 out="$work/bench.out"
