@@ -1,4 +1,5 @@
 import Classifier
+import Extraction
 import Foundation
 import Keypoints
 import Pose
