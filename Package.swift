@@ -16,6 +16,11 @@ let optimisedSettings: [SwiftSetting] = [
 ]
 let cliSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 let commonSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+// A web page's files (Resources/NAME.html, .css, .js; see PageTemplate), compiled into
+// the target as byte arrays (`PackageResources.NAME_html`, ...).
+func pageResources(_ name: String) -> [Resource] {
+    ["html", "css", "js"].map { .embedInCode("Resources/\(name).\($0)") }
+}
 
 let package = Package(
     name: "poseact",
@@ -80,7 +85,10 @@ let package = Package(
         // What a coach watches beyond the label: repetitions counted from the poses alone.
         .target(name: "Coach", swiftSettings: optimisedSettings),
         // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
-        .target(name: "Evaluation", dependencies: ["Errors", "Media", "JSONLines"], swiftSettings: commonSettings),
+        // The report's page is a resource (HTML, CSS, JavaScript) embedded in the code, as
+        // the live page's is: the binary needs no resource bundle beside it.
+        .target(name: "Evaluation", dependencies: ["Errors", "Media", "JSONLines"],
+                resources: pageResources("report"), swiftSettings: commonSettings),
 
         // The real-time pipeline and its offline twin (annotate): poses → window → model →
         // states, overlays, timelines, summaries.
@@ -97,7 +105,7 @@ let package = Package(
                                                  .product(name: "NIOWebSocket", package: "swift-nio"),
                                                  .product(name: "Logging", package: "swift-log"),
                                                  .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
-                swiftSettings: commonSettings),
+                resources: pageResources("live"), swiftSettings: commonSettings),
 
         // Fuzzing of every reader of files from strangers: the mutations, the readers as the
         // commands run them, and the seeds; `poseact-fuzz` runs them, built with
@@ -128,7 +136,7 @@ let package = Package(
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Live", "Coach", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "LiveView", "Live", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "CoachTests", dependencies: ["Coach", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "JSONLines", "Media"], swiftSettings: commonSettings),
+        .testTarget(name: "EvaluationTests", dependencies: ["TestData", "Evaluation", "JSONLines", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "poseact", "TFLite", "Media", "Dataset", "Coach"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
                     swiftSettings: commonSettings),
