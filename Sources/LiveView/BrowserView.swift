@@ -1,5 +1,4 @@
-import Errors
-import JSONLines
+import Basics
 import Foundation
 import Hummingbird
 import HummingbirdCore
