@@ -1,6 +1,6 @@
 /// A web page poseact writes or serves (the evaluation report, the live page), kept as an
 /// HTML file beside its CSS and JavaScript in its target's Resources/, so that each can be
-/// linted as what it is (notebooks-free-scripts/lint-page.py). The files are embedded in
+/// linted as what it is (notebooks-free-scripts/lint_page.py). The files are embedded in
 /// the binary at build time (`.embedInCode` in Package.swift: a byte array each, no
 /// resource bundle to install beside it).
 ///

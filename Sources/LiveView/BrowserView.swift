@@ -135,10 +135,12 @@ public final class BrowserView: @unchecked Sendable {
         url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)/" + access.query
     }
 
-    /// The page (Resources/live.html, .css, .js): it arrives with the state of the moment
-    /// (`{{state}}`) and the newest frame (/frame.jpg, with `{{query}}`'s token, if any), so
-    /// it shows them at once; then every update comes over the WebSocket, and the page asks
-    /// for the next one when it has shown the last.
+    /// The page (Resources/live.html, .css, .js): the video with its overlay on the left;
+    /// the action, its confidence, everyone's label and repetitions, the rates and the
+    /// seconds per action on the right. It arrives with the state of the moment (`{{state}}`)
+    /// and the newest frame (/frame.jpg, with `{{query}}`'s token, if any), so it shows them
+    /// at once; then every update comes over the WebSocket, and the page asks for the next
+    /// one when it has shown the last.
     static let page = PageTemplate(html: PackageResources.live_html, style: PackageResources.live_css,
                                    script: PackageResources.live_js)
 
