@@ -16,6 +16,11 @@ let optimisedSettings: [SwiftSetting] = [
 ]
 let cliSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 let commonSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+// A web page's files (Resources/NAME.html, .css, .js; see PageTemplate), compiled into
+// the target as byte arrays (`PackageResources.NAME_html`, ...).
+func pageResources(_ name: String) -> [Resource] {
+    ["html", "css", "js"].map { .embedInCode("Resources/\(name).\($0)") }
+}
 
 let package = Package(
     name: "poseact",
@@ -80,7 +85,10 @@ let package = Package(
                                                   .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: optimisedSettings),
         // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
-        .target(name: "Evaluation", dependencies: ["Basics", "Images"], swiftSettings: commonSettings),
+        // The report's page is a resource (HTML, CSS, JavaScript) embedded in the code, as
+        // the live page's is: the binary needs no resource bundle beside it.
+        .target(name: "Evaluation", dependencies: ["Basics", "Images"], resources: pageResources("report"),
+                swiftSettings: commonSettings),
         // Layers with explicit forward/backward over BLAS, models, losses, optimisers, the
         // training loop, its YAML config and the weights file.
         .target(name: "Classifier", dependencies: ["Basics", "CBLAS", "Evaluation", "Images", "Keypoints", "Tensor",
@@ -110,7 +118,7 @@ let package = Package(
                                                  .product(name: "NIOWebSocket", package: "swift-nio"),
                                                  .product(name: "Logging", package: "swift-log"),
                                                  .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
-                swiftSettings: commonSettings),
+                resources: pageResources("live"), swiftSettings: commonSettings),
 
         // Fuzzing of every reader of files from strangers: the mutations, the readers as the
         // commands run them, and the seeds; `poseact-fuzz` runs them, built with
@@ -147,7 +155,7 @@ let package = Package(
                                                            .product(name: "Crypto", package: "swift-crypto")],
                     exclude: ["Samples"], swiftSettings: commonSettings),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction"], swiftSettings: commonSettings),
-        .testTarget(name: "EvaluationTests", dependencies: ["Basics", "Evaluation", "Images"], swiftSettings: commonSettings),
+        .testTarget(name: "EvaluationTests", dependencies: ["TestData", "Basics", "Evaluation", "Images"], swiftSettings: commonSettings),
         .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Basics", "Classifier", "Evaluation", "Keypoints", "Tensor", "TrainingFixtures"],
                     swiftSettings: commonSettings),
         .testTarget(name: "ReaderFuzzingTests", dependencies: ["TestData", "Classifier", "Keypoints", "ReaderFuzzing", "Tensor", "TrainingFixtures"],
