@@ -1,4 +1,3 @@
-import CBLAS
 import Dataset
 import Evaluation
 import Foundation
