@@ -29,3 +29,17 @@ public final class FrameMask {
         for t in 0..<frames where w[t] > 0 { body(t, w[t]) }
     }
 }
+
+/// A pooling over time, (B,T,C) → (B,C), that reads a `FrameMask`'s valid frames: the mean
+/// and the max pools.
+public protocol MaskedTimePooling: Layer {
+    var frames: Int { get }
+    var channels: Int { get }
+    var mask: FrameMask { get }
+}
+
+extension MaskedTimePooling {
+    public var inputShape: [Int] { [frames, channels] }
+    public var outputShape: [Int] { [channels] }
+    public var parameters: [Parameter] { [] }
+}

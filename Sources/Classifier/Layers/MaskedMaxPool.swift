@@ -5,17 +5,13 @@ import Tensor
 /// `forward`; a sample with no valid frame pools to zeros (and passes no gradient).
 ///
 /// Shapes: inp is (B,T,C), mask is (B,T) (see `FrameMask`), out is (B,C).
-public final class MaskedMaxPool: Layer {
+public final class MaskedMaxPool: MaskedTimePooling {
     public let frames: Int, channels: Int, maxBatch: Int
     public let output: FloatBuffer
     public let inputGrad: FloatBuffer
     public let mask: FrameMask
     /// The frame that won, per (b, c) of the last forward; −1 when the sample had none.
     var winner: [Int]
-
-    public var inputShape: [Int] { [frames, channels] }
-    public var outputShape: [Int] { [channels] }
-    public var parameters: [Parameter] { [] }
 
     public init(frames: Int, channels: Int, maxBatch: Int) {
         self.frames = frames; self.channels = channels; self.maxBatch = maxBatch

@@ -5,17 +5,13 @@ import Tensor
 ///
 /// Shapes: inp is (B,T,C), mask is (B,T) (see `FrameMask`; any non-negative weight works:
 /// the result is the weighted mean), out is (B,C).
-public final class MaskedMeanPool: Layer {
+public final class MaskedMeanPool: MaskedTimePooling {
     public let frames: Int, channels: Int, maxBatch: Int
     public let output: FloatBuffer
     public let inputGrad: FloatBuffer
     public let mask: FrameMask
     /// 1 / Σ_t mask[b,t] per sample (0 when the sum is 0), from the last forward.
     let invCount: FloatBuffer
-
-    public var inputShape: [Int] { [frames, channels] }
-    public var outputShape: [Int] { [channels] }
-    public var parameters: [Parameter] { [] }
 
     public init(frames: Int, channels: Int, maxBatch: Int) {
         self.frames = frames; self.channels = channels; self.maxBatch = maxBatch
