@@ -1,7 +1,7 @@
-import Dataset
+import Basics
 import Evaluation
 import Foundation
-import JSONLines
+import Keypoints
 import Tensor
 
 /// The training loop: mini-batches of augmented windows through the net, softmax

@@ -1,4 +1,4 @@
-import Media
+import Images
 
 /// A confusion matrix as a picture: the layout of a `ConfusionTable` (which holds the
 /// shares, colours and cell texts).

@@ -1,4 +1,4 @@
-import Media
+import Images
 
 /// The one description of a confusion matrix that every report draws: the picture
 /// (`ConfusionPicture`), the HTML report's table and the Markdown table. Rows are the true

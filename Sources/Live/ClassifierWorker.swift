@@ -1,5 +1,5 @@
 import Foundation
-import Media
+import Basics
 
 /// Runs a classification on a thread of its own, one window at a time and in order, so
 /// that live's frame thread never waits for the model: a four-stream graph-net ensemble

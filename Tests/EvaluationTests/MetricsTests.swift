@@ -1,4 +1,4 @@
-import Media
+import Images
 import XCTest
 @testable import Evaluation
 
