@@ -42,4 +42,12 @@ extension MaskedTimePooling {
     public var inputShape: [Int] { [frames, channels] }
     public var outputShape: [Int] { [channels] }
     public var parameters: [Parameter] { [] }
+
+    /// Sample `b`'s output row, zeroed: what a sample without a valid frame pools to.
+    @inline(__always)
+    func zeroedOutputRow(_ b: Int) -> UnsafeMutablePointer<Float> {
+        let out = output.pointer + b * channels
+        out.update(repeating: 0, count: channels)
+        return out
+    }
 }

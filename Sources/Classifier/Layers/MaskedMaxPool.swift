@@ -26,8 +26,7 @@ public final class MaskedMaxPool: MaskedTimePooling {
         precondition(B <= maxBatch)
         let T = frames, C = channels
         for b in 0..<B {
-            let out = output.pointer + b * C
-            out.update(repeating: 0, count: C)
+            let out = zeroedOutputRow(b)
             for c in 0..<C { winner[b * C + c] = -1 }
             mask.forEachValidFrame(of: b) { t, _ in
                 let row = x + (b * T + t) * C

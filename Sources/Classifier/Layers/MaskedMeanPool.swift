@@ -26,8 +26,7 @@ public final class MaskedMeanPool: MaskedTimePooling {
         precondition(B <= maxBatch)
         let T = frames, C = channels
         for b in 0..<B {
-            let out = output.pointer + b * C
-            out.update(repeating: 0, count: C)
+            let out = zeroedOutputRow(b)
             var total: Float = 0
             mask.forEachValidFrame(of: b) { t, w in
                 total += w
