@@ -60,7 +60,8 @@ let package = Package(
 
         // ---- The foundation both wings stand on.
         // The error users see (one line), JSON lines, files replaced atomically, the CSV
-        // writer, the YAML config machinery and its key spelling.
+        // writer, the YAML config machinery and its key spelling, the newest-wins mailbox
+        // between two threads (live capture, the classifier worker).
         .target(name: "Basics", swiftSettings: optimisedSettings),
         // Dense float buffers, BLAS wrappers and the two-core parallel-for.
         .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: optimisedSettings),
@@ -91,7 +92,7 @@ let package = Package(
                 swiftSettings: commonSettings),
         // Layers with explicit forward/backward over BLAS, models, losses, optimisers, the
         // training loop, its YAML config and the weights file.
-        .target(name: "Classifier", dependencies: ["Basics", "CBLAS", "Evaluation", "Images", "Keypoints", "Tensor",
+        .target(name: "Classifier", dependencies: ["Basics", "Evaluation", "Images", "Keypoints", "Tensor",
                                                    .product(name: "Yams", package: "Yams")],
                 swiftSettings: optimisedSettings),
 
@@ -132,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "poseact",
             dependencies: [
-                "Basics", "CBLAS", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Live", "LiveView",
+                "Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Live", "LiveView",
                 "Media", "Movement", "Pose", "Tensor", "TFLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

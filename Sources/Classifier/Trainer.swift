@@ -1,5 +1,4 @@
 import Basics
-import CBLAS
 import Evaluation
 import Foundation
 import Keypoints

@@ -72,17 +72,15 @@ public struct HTMLReport: Sendable {
                 + "<td>\(String(format: "%.3f", m.f1))</td><td>\(m.support)</td></tr>\n"
         }
         var confusion = "<tr><th>true \\ predicted</th>" + labels.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
-        let most = max(1, report.clips.confusion.flatMap { $0 }.max() ?? 1)
-        for (i, truth) in labels.enumerated() {
+        for row in ConfusionTable(report.clips).rows {
+            let truth = row.label
             confusion += "<tr><th>\(escape(truth))</th>"
-            for (j, predicted) in labels.enumerated() {
-                let n = report.clips.confusion[i][j]
+            for (predicted, c) in zip(labels, row.cells) {
                 let clips = cells["\(truth)\u{1}\(predicted)"] ?? []
-                let shade = Double(n) / Double(most)
-                let colour = i == j ? "rgba(60,160,90,\(String(format: "%.2f", 0.15 + 0.85 * shade)))"
-                                    : (n > 0 ? "rgba(210,80,60,\(String(format: "%.2f", 0.25 + 0.75 * shade)))" : "transparent")
                 let list = clips.isEmpty ? "" : "<div class=\"clips\">" + clips.map(escape).joined(separator: "<br>") + "</div>"
-                confusion += "<td class=\"cell\(n > 0 ? " some" : "")\" style=\"background:\(colour)\"><b>\(n)</b>\(list)</td>"
+                let share = c.shareText.map { " \($0)" } ?? ""
+                confusion += "<td class=\"cell\(c.count > 0 ? " some" : "")\" style=\"background:\(c.colour.hex);color:\(c.textColour.hex)\">"
+                    + "<b>\(c.countText)</b>\(share)\(list)</td>"
             }
             confusion += "</tr>\n"
         }

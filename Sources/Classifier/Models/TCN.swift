@@ -179,17 +179,17 @@ public final class TCN: ClassifierNet {
         let C = config.channels
         switch config.pooling {
         case .mean:
-            pool.setMask(mask, batch: B)
+            pool.mask.set(mask, batch: B)
             pool.forward(h, batch: B, training: training)
             pooled.pointer.update(from: pool.output.pointer, count: B * C)
         case .max:
-            maxPool.setMask(mask, batch: B)
+            maxPool.mask.set(mask, batch: B)
             maxPool.forward(h, batch: B, training: training)
             pooled.pointer.update(from: maxPool.output.pointer, count: B * C)
         case .meanMax:
-            pool.setMask(mask, batch: B)
+            pool.mask.set(mask, batch: B)
             pool.forward(h, batch: B, training: training)
-            maxPool.setMask(mask, batch: B)
+            maxPool.mask.set(mask, batch: B)
             maxPool.forward(h, batch: B, training: training)
             for b in 0..<B {
                 (pooled.pointer + b * 2 * C).update(from: pool.output.pointer + b * C, count: C)
