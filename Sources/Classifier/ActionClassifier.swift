@@ -1,7 +1,6 @@
-import Dataset
-import Errors
+import Basics
 import Foundation
-import JSONLines
+import Keypoints
 import Tensor
 
 /// One net of a classifier: its architecture, the features it reads (a stream's, or all of

@@ -1,8 +1,9 @@
 import Foundation
+import Images
 import Media
 import Pose
-import TFLite
 import TestData
+import TFLite
 import XCTest
 
 /// The BlazePose pipeline against `shared/fixtures/blazepose`: the crops against the exact

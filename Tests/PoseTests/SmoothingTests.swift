@@ -1,6 +1,7 @@
+import Media
+import PoseFixtures
 import Tensor
 import XCTest
-import Media
 @testable import Pose
 
 /// Reproducible Gaussian noise.
