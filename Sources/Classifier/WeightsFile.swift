@@ -1,8 +1,7 @@
-import Dataset
-import Errors
+import Basics
 import Evaluation
 import Foundation
-import JSONLines
+import Keypoints
 import Tensor
 
 /// The weights file (HDF5, `*.poseact.h5`), readable with h5py or h5dump: an

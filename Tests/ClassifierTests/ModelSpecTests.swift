@@ -1,6 +1,6 @@
-import Dataset
+import Basics
 import Foundation
-import JSONLines
+import Keypoints
 import TestData
 import XCTest
 @testable import Classifier

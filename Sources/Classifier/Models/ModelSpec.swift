@@ -1,4 +1,4 @@
-import Dataset
+import Basics
 import Foundation
 
 /// The kinds of net poseact trains and runs, by the names config files and weights files use.
