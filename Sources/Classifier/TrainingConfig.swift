@@ -215,7 +215,10 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         if names.dropLast().contains(names.last!) {
             throw file.error(baseNode, "base: '\(base)' makes a cycle (\((chain + [path, basePath]).joined(separator: " → "))); remove one base")
         }
-        guard FileManager.default.isReadableFile(atPath: basePath) else {
+        // A regular file only: a device or a FIFO named as a base would never end.
+        let real = URL(fileURLWithPath: basePath).resolvingSymlinksInPath().path
+        let type = (try? FileManager.default.attributesOfItem(atPath: real))?[.type] as? FileAttributeType
+        guard type == .typeRegular, FileManager.default.isReadableFile(atPath: basePath) else {
             throw file.error(baseNode, "base: cannot read '\(basePath)' (the path is relative to this file's folder)")
         }
         let (below, _) = try inherited(path: basePath, chain: chain + [path])

@@ -155,6 +155,10 @@ final class ModelSpecTests: XCTestCase {
         XCTAssertThrowsError(try TrainingConfig.load(path: missing)) {
             XCTAssertEqual("\($0)", "\(missing):3: base: cannot read '\(dir.path)/nowhere.yaml' (the path is relative to this file's folder)")
         }
+        let device = try write("base: /dev/zero\n", "device.yaml", in: dir)
+        XCTAssertThrowsError(try TrainingConfig.load(path: device)) {
+            XCTAssertEqual("\($0)", "\(device):1: base: cannot read '/dev/zero' (the path is relative to this file's folder)")
+        }
         let list = try write("base: [a.yaml]\n", "list.yaml", in: dir)
         XCTAssertThrowsError(try TrainingConfig.load(path: list)) {
             XCTAssertEqual("\($0)", "\(list):1: base must be the path of a config file, not a list")
