@@ -132,12 +132,6 @@ public enum HDF5 {
         return fapl
     }
 
-    /// The version of the library linked, e.g. "1.10.8".
-    public static var libraryVersion: String {
-        var major: UInt32 = 0, minor: UInt32 = 0, release: UInt32 = 0
-        H5get_libversion(&major, &minor, &release)
-        return "\(major).\(minor).\(release)"
-    }
 
     /// Whether `path` is an HDF5 file (false for a missing or unreadable file too).
     public static func isHDF5(_ path: String) -> Bool {
@@ -458,8 +452,6 @@ public final class HDF5File {
             if alone { HDF5Probe.wroteItself(location) }
         }
     }
-
-    var isOpen: Bool { id >= 0 }
 
     func ensureOpen() throws { if id < 0 { throw HDF5Error("\(path): file already closed") } }
 

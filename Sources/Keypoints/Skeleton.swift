@@ -65,17 +65,6 @@ public enum Skeleton {
     /// The parts of `head`: the joints averaged when visible enough.
     public static let headParts: [String] = ["nose", "left_eye", "right_eye", "left_ear", "right_ear"]
 
-    private static let nameToIndex: [String: Int] = {
-        var d: [String: Int] = [:]
-        for (i, n) in blazePoseNames.enumerated() { d[n] = i }
-        return d
-    }()
-
-    /// Index of a BlazePose name (after `canonicalName`) in the landmark model's output.
-    public static func blazePoseIndex(of name: String) -> Int? {
-        nameToIndex[canonicalName(name)]
-    }
-
     /// A name in poseact's spelling: lower-case snake case. Apple Vision's joint names
     /// (`leftShoulder`, `rightEar`, `root`, …) and spellings with spaces or hyphens
     /// (`Left Shoulder`, `left-shoulder`) become `left_shoulder` etc.; poseact's own names

@@ -64,7 +64,7 @@ final class PreprocessingTests: XCTestCase {
         XCTAssertEqual(w.values.count, 4 * 18 * 3)
         XCTAssertEqual(w.mask, [1, 1, 1, 1])
         let raw = Self.pose(Skeleton.blazePoseNames, t: 0)
-        func src(_ n: String) -> [Float] { let i = Skeleton.blazePoseIndex(of: n)!; return Array(raw[(i * 3)..<(i * 3 + 3)]) }
+        func src(_ n: String) -> [Float] { let i = Skeleton.index(of: n, in: Skeleton.blazePoseNames)!; return Array(raw[(i * 3)..<(i * 3 + 3)]) }
         let ls = src("left_shoulder"), rs = src("right_shoulder")
         let neck = joint(w, "neck", t: 0, spec: spec)
         XCTAssertEqual(neck[0], (ls[0] + rs[0]) / 2, accuracy: 1e-6)

@@ -61,7 +61,7 @@ final class SkeletonTests: XCTestCase {
         XCTAssertNil(Skeleton.index(of: "nose", in: penn))
         XCTAssertEqual(Skeleton.canonicalName("leftShoulder"), "left_shoulder")
         XCTAssertEqual(Skeleton.canonicalName("root"), "root")
-        XCTAssertEqual(Skeleton.blazePoseIndex(of: "right_heel"), 30)
+        XCTAssertEqual(Skeleton.index(of: "right_heel", in: Skeleton.blazePoseNames), 30)
     }
 }
 
