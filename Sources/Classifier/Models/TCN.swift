@@ -92,9 +92,11 @@ public final class TCN: ClassifierNet {
         public var maxBatch: Int
         public var seed: UInt64
 
-        public init(inputChannels: Int, frames: Int, classes: Int, channels: Int = 64,
-                    dilations: [Int] = [1, 2, 4], kernel: Int = 5, dropout: Float = 0.1, pooling: Pooling = .mean,
-                    inputNorm: Bool = false, maxBatch: Int = 32, seed: UInt64 = 1) {
+        /// The model's keys have no defaults here: a net is built from a `ModelSpec`
+        /// (`Architecture.net`), where each has its one default.
+        public init(inputChannels: Int, frames: Int, classes: Int, channels: Int,
+                    dilations: [Int], kernel: Int, dropout: Float, pooling: Pooling,
+                    inputNorm: Bool, maxBatch: Int = 32, seed: UInt64 = 1) {
             self.inputChannels = inputChannels; self.frames = frames; self.classes = classes
             self.channels = channels; self.dilations = dilations; self.kernel = kernel
             self.dropout = dropout; self.pooling = pooling; self.inputNorm = inputNorm
