@@ -7,17 +7,6 @@ import XCTest
 
 private extension RGBImage {
     func rgb(_ x: Int, _ y: Int) -> RGB { let p = pixel(x, y); return RGB(p.r, p.g, p.b) }
-    /// Pixels differing from black.
-    var paintedCount: Int {
-        var n = 0
-        for i in stride(from: 0, to: pixels.count, by: 3) where pixels[i] != 0 || pixels[i + 1] != 0 || pixels[i + 2] != 0 { n += 1 }
-        return n
-    }
-    func writePPM(_ path: String) throws {
-        var data = Data("P6\n\(width) \(height)\n255\n".utf8)
-        data.append(contentsOf: pixels)
-        try data.write(to: URL(fileURLWithPath: path))
-    }
 }
 
 final class WireframeTests: XCTestCase {
@@ -59,7 +48,7 @@ final class WireframeTests: XCTestCase {
     }
 
     /// Four skeletons on a 640×480 frame, timed; and one picture for a human to look at.
-    func testWireframeSpeedAndPicture() throws {
+    func testWireframeOfFourPeopleWithHiddenLimbs() throws {
         var persons: [Person] = []
         for k in 0..<4 {
             var pose = makeStandingPose(offsetX: 20 + Float(k) * 150, offsetY: 40 + Float(k % 2) * 30, scale: 1.2 - Float(k) * 0.1)
@@ -70,20 +59,10 @@ final class WireframeTests: XCTestCase {
         var px = [UInt8](repeating: 60, count: 640 * 480 * 3)
         for y in 0..<480 { for x in 0..<640 { px[(y * 640 + x) * 3] = UInt8(30 + y / 12); px[(y * 640 + x) * 3 + 1] = UInt8(30 + x / 24) } }
         let background = RGBImage(width: 640, height: 480, pixels: px)
-        var times: [Double] = []
+        // Speed is `poseact bench live`'s to measure, not a test's.
         var img = background
-        for _ in 0..<50 {
-            img = background
-            let t0 = DispatchTime.now().uptimeNanoseconds
-            img.drawWireframe(persons, label: { p in p.isProminent ? "id \(p.id) walking 93%" : nil })
-            times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
-        }
-        times.sort()
-        let median = times[times.count / 2]
-        print(String(format: "drawWireframe, 4 people on 640x480: median %.3f ms, min %.3f ms", median, times[0]))
-        XCTAssertLessThan(median, 1.0)
+        img.drawWireframe(persons, label: { p in p.isProminent ? "id \(p.id) walking 93%" : nil })
         img.drawText("POSEACT 0.1 - ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789 %.:-_!?()/", at: (6, 462), color: .white, scale: 1, background: .black)
-        try img.writePPM("/tmp/poseact-wireframe.ppm")
         XCTAssertNotEqual(img, background)
     }
 }

@@ -68,18 +68,9 @@ final class PageHostileClientTests: XCTestCase {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-rebind-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: profile) }
         func dom(_ name: String) throws -> String {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: chromium)
-            p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)",
-                           "--host-resolver-rules=MAP 127.0.0.1.attacker.example 127.0.0.1, MAP pose.lan 127.0.0.1",
-                           "--virtual-time-budget=2000", "--dump-dom", "http://\(name):\(view.port)/"]
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+            try TestData.run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)",
+                                        "--host-resolver-rules=MAP 127.0.0.1.attacker.example 127.0.0.1, MAP pose.lan 127.0.0.1",
+                                        "--virtual-time-budget=2000", "--dump-dom", "http://\(name):\(view.port)/"]).stdout
         }
         let rebound = try dom("127.0.0.1.attacker.example")
         XCTAssertTrue(rebound.contains("unknown host name"), rebound)

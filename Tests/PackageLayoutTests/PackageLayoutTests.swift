@@ -12,20 +12,12 @@ final class PackageLayoutTests: XCTestCase {
                                       "Glibc", "Darwin", "Dispatch", "XCTest", "Synchronization"]
 
     static func package() throws -> [Target] {
-        let swift = Process()
-        swift.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // A scratch folder of its own: `swift test` holds the lock of the package's .build.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-dump-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        swift.arguments = ["swift", "package", "--package-path", TestData.packageRoot.path, "--scratch-path", scratch, "dump-package"]
-        let out = Pipe()
-        swift.standardOutput = out
-        swift.standardError = FileHandle.nullDevice
-        try swift.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        swift.waitUntilExit()
-        guard swift.terminationStatus == 0 else { throw TestData.missing("`swift package dump-package` failed: is swift on PATH?") }
-        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let dump = try TestData.run("/usr/bin/env", ["swift", "package", "--package-path", TestData.packageRoot.path, "--scratch-path", scratch, "dump-package"])
+        guard dump.status == 0 else { throw TestData.missing("`swift package dump-package` failed: is swift on PATH?") }
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
         return try XCTUnwrap(json["targets"] as? [[String: Any]]).map { t in
             let deps = (t["dependencies"] as? [[String: Any]] ?? []).compactMap { d -> String? in
                 ((d["byName"] ?? d["target"] ?? d["product"]) as? [Any])?.first as? String

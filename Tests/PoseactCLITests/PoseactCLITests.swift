@@ -20,16 +20,7 @@ class PoseactCLITestCase: XCTestCase {
 
     /// Runs a program that is not poseact; its exit status and stdout (stderr dropped).
     func external(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        try TestData.run(executable, arguments)
     }
 
     /// Headless chromium on `url` with `flags` (a fresh profile in `profile`); its stdout

@@ -12,20 +12,27 @@ extension TestData {
         throw missing("\(names[0]) not found: apt-get install \(install)")
     }
 
+    /// Runs a program that is not poseact: its exit status and stdout (stderr dropped).
+    public static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// What notebooks-free-scripts/lint_page.py finds wrong in the web pages `files` (HTML
     /// closed in order, scripts that parse, CSS braces), one line each; "" when nothing.
     public static func pageLintFaults(_ files: [String]) throws -> String {
         let python = try tool(["python3"], install: "python3")
         _ = try tool(["node"], install: "nodejs")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [packageRoot.appendingPathComponent("notebooks-free-scripts/lint_page.py").path] + files
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let faults = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return p.terminationStatus == 0 ? "" : faults.isEmpty ? "lint_page.py failed (status \(p.terminationStatus))" : faults
+        let (status, faults) = try run(python, [packageRoot.appendingPathComponent("notebooks-free-scripts/lint_page.py").path] + files)
+        return status == 0 ? "" : faults.isEmpty ? "lint_page.py failed (status \(status))" : faults
     }
 
     /// The page templates of a target: Sources/TARGET/Resources/*.{html,css,js}.
