@@ -51,43 +51,56 @@ let package = Package(
                                          "libswscale-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CX11", path: "Sources/CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev"])]),
 
-        // How every record, report and --json line is written: one JSON object a line.
-        .target(name: "JSONLines", swiftSettings: commonSettings),
-        // The one error type users see: a line that says what is wrong and what to do.
-        .target(name: "Errors", swiftSettings: commonSettings),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+        // ---- The foundation both wings stand on.
+        // The error users see (one line), JSON lines, files replaced atomically, the CSV
+        // writer, the YAML config machinery and its key spelling.
+        .target(name: "Basics", dependencies: [.product(name: "Yams", package: "Yams")], swiftSettings: optimisedSettings),
+        // Dense float buffers, BLAS wrappers and the two-core parallel-for.
+        .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: optimisedSettings),
+        // RGB pictures: drawing, text, PNG (zlib); no codec library.
+        .target(name: "Images", dependencies: ["Basics", "CZlib"], swiftSettings: optimisedSettings),
+
+        // ---- Wing 1, video → poses.
         // The engine's hot loops in C, one copy per instruction set (AVX-512, AVX2, portable),
         // chosen at run time; always optimised, as the Swift kernels are.
         .target(name: "CPUKernels", cSettings: [.unsafeFlags(["-O3"])]),
-        // Dense float buffers, BLAS wrappers and the two-core parallel-for.
-        .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: optimisedSettings),
         // .tflite reader, execution plan and CPU kernels.
-        .target(name: "TFLite", dependencies: ["CPUKernels", "Errors", "Tensor", "CBLAS"], swiftSettings: optimisedSettings),
+        .target(name: "TFLite", dependencies: ["Basics", "CBLAS", "CPUKernels", "Tensor"], swiftSettings: optimisedSettings),
+        // Video and image input/output on FFmpeg: files, cameras, streams, JPEG, shot changes.
+        .target(name: "Media", dependencies: ["Basics", "CFFmpeg", "Images"], swiftSettings: optimisedSettings),
+        // The BlazePose pipeline: detection, ROI, landmarks, tracking, smoothing.
+        .target(name: "Pose", dependencies: ["Images", "Media", "Tensor", "TFLite"], swiftSettings: optimisedSettings),
 
-        // Video and image input/output on FFmpeg, RGB images, drawing.
-        .target(name: "Media", dependencies: ["CFFmpeg", "Errors"], swiftSettings: optimisedSettings),
-        // The BlazePose pipeline: detection, ROI, landmarks, tracking, skeletons.
-        .target(name: "Pose", dependencies: ["TFLite", "Media", "Tensor"], swiftSettings: optimisedSettings),
-
-        // Dataset sources, annotation files, keypoint CSV, the HDF5 keypoint store, extraction.
-        .target(name: "Dataset", dependencies: ["CHDF5", "Errors", "Pose", "Media", "Tensor",
-                                                .product(name: "Crypto", package: "swift-crypto")],
+        // ---- Wing 2, keypoints → model.
+        // The joint vocabulary, the HDF5 keypoint store, the keypoint formats and imports,
+        // annotation files, preprocessing into windows.
+        .target(name: "Keypoints", dependencies: ["Basics", "CHDF5", "Tensor",
+                                                  .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: optimisedSettings),
+        // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
+        .target(name: "Evaluation", dependencies: ["Basics", "Images"], swiftSettings: commonSettings),
         // Layers with explicit forward/backward over BLAS, models, losses, optimisers, the
         // training loop, its YAML config and the weights file.
-        .target(name: "Classifier", dependencies: ["Errors", "Tensor", "CBLAS", "Dataset", "Evaluation", "JSONLines", "Media", "Pose",
+        .target(name: "Classifier", dependencies: ["Basics", "CBLAS", "Evaluation", "Images", "Keypoints", "Tensor",
                                                    .product(name: "Yams", package: "Yams")],
                 swiftSettings: optimisedSettings),
-        // What a coach watches beyond the label: repetitions counted from the poses alone.
-        .target(name: "Coach", swiftSettings: optimisedSettings),
-        // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
-        .target(name: "Evaluation", dependencies: ["Errors", "Media", "JSONLines"], swiftSettings: commonSettings),
 
+        // ---- Where the wings meet.
+        // The one bridge from poses into the store: videos → keypoint clips.
+        .target(name: "Extraction", dependencies: ["Basics", "Keypoints", "Media", "Pose",
+                                                   .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: optimisedSettings),
+        // What a coach measures beyond the label: repetitions, occurrences, joint angles.
+        .target(name: "Movement", swiftSettings: optimisedSettings),
         // The real-time pipeline and its offline twin (annotate): poses → window → model →
         // states, overlays, timelines, summaries.
-        .target(name: "Live", dependencies: ["Classifier", "Coach", "Dataset", "Evaluation", "Pose", "Media"], swiftSettings: commonSettings),
+        .target(name: "Live", dependencies: ["Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Media", "Movement", "Pose"],
+                swiftSettings: commonSettings),
         // Where a person watches a live run: the browser page (Hummingbird HTTP + WebSocket,
         // JPEG frames) and the native window (Xlib).
-        .target(name: "LiveView", dependencies: ["Errors", "Live", "Media", "CX11",
+        .target(name: "LiveView", dependencies: ["Basics", "CX11", "Images", "Live", "Media",
                                                  .product(name: "Hummingbird", package: "hummingbird"),
                                                  .product(name: "HummingbirdCore", package: "hummingbird"),
                                                  .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -102,35 +115,50 @@ let package = Package(
         // Fuzzing of every reader of files from strangers: the mutations, the readers as the
         // commands run them, and the seeds; `poseact-fuzz` runs them, built with
         // AddressSanitizer by notebooks-free-scripts/fuzz.sh.
-        .target(name: "ReaderFuzzing", dependencies: ["Classifier", "Dataset", "TFLite", "Tensor"], swiftSettings: commonSettings),
+        .target(name: "ReaderFuzzing", dependencies: ["Basics", "Classifier", "Keypoints", "Tensor", "TFLite"], swiftSettings: commonSettings),
         .executableTarget(name: "poseact-fuzz", dependencies: ["ReaderFuzzing",
                                                                .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: cliSettings),
 
+        // The command line: one command a file, validation before work, no work of its own.
         .executableTarget(
             name: "poseact",
             dependencies: [
-                "CPUKernels", "Errors", "TFLite", "Tensor", "Media", "Pose", "Dataset", "Classifier", "Evaluation", "JSONLines", "Live", "LiveView", "CBLAS",
+                "Basics", "CBLAS", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Live", "LiveView",
+                "Media", "Movement", "Pose", "Tensor", "TFLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: cliSettings),
 
         // Where the tests find the shared folder and the pose models (one lookup for every test target).
         .target(name: "TestData", path: "Tests/TestData", swiftSettings: commonSettings),
-        .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"], swiftSettings: commonSettings),
+        // A hand-made BlazePose person, for the tests of what draws and smooths poses.
+        // A slice of Penn Action and a small, quick training config, for the tests that train.
+        .target(name: "TrainingFixtures", dependencies: ["Classifier", "Keypoints", "TestData"], path: "Tests/TrainingFixtures",
+                swiftSettings: commonSettings),
+        .target(name: "PoseFixtures", dependencies: ["Pose"], path: "Tests/PoseFixtures", swiftSettings: commonSettings),
+        .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: commonSettings),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "TFLiteTests", dependencies: ["TestData", "TFLite", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "MediaTests", dependencies: ["TestData", "Media"], swiftSettings: commonSettings),
-        .testTarget(name: "PoseTests", dependencies: ["TestData", "Pose", "Media", "TFLite", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "DatasetTests", dependencies: ["TestData", "Dataset", "JSONLines", "Pose", "Media", "Tensor", "CHDF5",
-                                                    .product(name: "Crypto", package: "swift-crypto")], swiftSettings: commonSettings),
-        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Classifier", "ReaderFuzzing", "Tensor", "Dataset", "Pose", "Evaluation", "JSONLines"], swiftSettings: commonSettings),
-        .testTarget(name: "LiveTests", dependencies: ["TestData", "Live", "Coach", "Classifier", "Dataset", "Pose", "Media"], swiftSettings: commonSettings),
-        .testTarget(name: "LiveViewTests", dependencies: ["TestData", "LiveView", "Live", "Media"], swiftSettings: commonSettings),
-        .testTarget(name: "CoachTests", dependencies: ["Coach", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "JSONLines", "Media"], swiftSettings: commonSettings),
-        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "poseact", "TFLite", "Media", "Dataset", "Coach"], swiftSettings: commonSettings),
-        .testTarget(name: "SystemLibrariesTests", dependencies: ["CLapacke", "CHDF5", "CFFmpeg", "CBLAS"],
+        .testTarget(name: "ImagesTests", dependencies: ["Images"], swiftSettings: commonSettings),
+        .testTarget(name: "MediaTests", dependencies: ["TestData", "Images", "Media"], swiftSettings: commonSettings),
+        .testTarget(name: "PoseTests", dependencies: ["TestData", "Images", "Media", "Pose", "PoseFixtures", "TFLite", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "KeypointsTests", dependencies: ["TestData", "Basics", "CHDF5", "Keypoints", "Tensor",
+                                                           .product(name: "Crypto", package: "swift-crypto")],
+                    exclude: ["Samples"], swiftSettings: commonSettings),
+        .testTarget(name: "ExtractionTests", dependencies: ["TestData", "Basics", "Extraction", "Keypoints", "Media", "Pose"], swiftSettings: commonSettings),
+        .testTarget(name: "EvaluationTests", dependencies: ["Basics", "Evaluation", "Images"], swiftSettings: commonSettings),
+        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Basics", "Classifier", "Evaluation", "Keypoints", "Tensor", "TrainingFixtures"],
+                    swiftSettings: commonSettings),
+        .testTarget(name: "ReaderFuzzingTests", dependencies: ["TestData", "Classifier", "Keypoints", "ReaderFuzzing", "Tensor", "TrainingFixtures"],
+                    swiftSettings: commonSettings),
+        .testTarget(name: "MovementTests", dependencies: ["Movement", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "Live", "Media", "Movement", "Pose", "PoseFixtures"],
+                    swiftSettings: commonSettings),
+        .testTarget(name: "LiveViewTests", dependencies: ["TestData", "Images", "Live", "LiveView", "Media"], swiftSettings: commonSettings),
+        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "poseact", "Images", "Keypoints", "Media", "Movement", "Tensor", "TFLite"],
+                    swiftSettings: commonSettings),
+        .testTarget(name: "SystemLibrariesTests", dependencies: ["CBLAS", "CFFmpeg", "CHDF5", "CLapacke"],
                     swiftSettings: commonSettings),
     ]
 )

@@ -26,5 +26,5 @@ trap 'rm -rf "$seeds"' EXIT
 export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:${ASAN_OPTIONS:-}"
 models=(); [[ -f "$MODELS/pose_landmark_full.tflite" ]] && models=(--models "$MODELS")
 "$bin" seeds --out "$seeds" --keypoints "$SHARED/data/penn-action/keypoints.csv" \
-    --samples "$ROOT/Tests/DatasetTests/Samples" --config "$ROOT/configs/penn-action.yaml" "${models[@]}"
+    --samples "$ROOT/Tests/KeypointsTests/Samples" --config "$ROOT/configs/penn-action.yaml" "${models[@]}"
 "$bin" run --seeds "$seeds" "$@"

@@ -2,7 +2,7 @@
 
 A reference for app developers who run poseact's exported models elsewhere (ONNX) and must
 make the model's input themselves. It reads a keypoint CSV as `poseact import` does and cuts
-it as `poseact windows STORE --model M` does (Sources/Dataset/Preprocessing.swift), for the
+it as `poseact windows STORE --model M` does (Sources/Keypoints/Preprocessing.swift), for the
 model's preprocessing spec: the JSON in an ONNX model's metadata key `preprocessing`, in a
 weights file's root attribute `preprocessing`, or in a windows file's attribute `spec`.
 
@@ -31,7 +31,7 @@ import numpy as np
 
 F32 = np.float32
 
-# --- Skeleton (Sources/Pose/Skeleton.swift) ---------------------------------------------
+# --- Skeleton (Sources/Keypoints/Skeleton.swift) ---------------------------------------------
 
 BLAZEPOSE = ["nose", "left_eye_inner", "left_eye", "left_eye_outer", "right_eye_inner", "right_eye",
              "right_eye_outer", "left_ear", "right_ear", "mouth_left", "mouth_right", "left_shoulder",

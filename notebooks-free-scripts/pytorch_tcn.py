@@ -321,7 +321,7 @@ def parent_positions(layout):
     return out
 
 
-# Per-joint channels, as Sources/Dataset/Preprocessing.swift's Feature.width. bone_velocity:
+# Per-joint channels, as Sources/Keypoints/Preprocessing.swift's Feature.width. bone_velocity:
 # dx, dy of the bone (joint minus parent) from the previous frame, per second.
 FEATURE_WIDTH = {"position": 2, "confidence": 1, "presence": 1, "velocity": 2, "bone": 2, "bone_velocity": 2,
                  "world": 3}
@@ -520,7 +520,7 @@ class TCN(nn.Module):
         self.head.bias.zero_()
 
 
-# ---- augmentation, as Sources/Dataset/Augmentation.swift -------------------------------
+# ---- augmentation, as Sources/Keypoints/Augmentation.swift -------------------------------
 def occlusion_parts(layout):
     """AugmentationSpec.occlusionParts: the feet, the legs (feet and knees), the head, as
     joint indices of the layout; a part the layout has none of is left out."""

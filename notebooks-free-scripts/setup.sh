@@ -15,7 +15,7 @@ say() { echo "setup: $*"; }
 
 # ---- 1. Debian packages -----------------------------------------------------
 pkgs=(libopenblas-dev liblapacke-dev libhdf5-dev libavformat-dev libavcodec-dev
-      libavdevice-dev libswscale-dev libavutil-dev libx11-dev pkg-config)
+      libavdevice-dev libswscale-dev libavutil-dev libx11-dev zlib1g-dev pkg-config)
 if ! python3 -m pip --version >/dev/null 2>&1; then pkgs+=(python3 python3-pip); fi
 
 missing=()

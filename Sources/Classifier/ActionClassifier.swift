@@ -1,7 +1,6 @@
-import Dataset
-import Errors
+import Basics
 import Foundation
-import JSONLines
+import Keypoints
 import Tensor
 
 /// The architecture of a net, as stored in its weights file.

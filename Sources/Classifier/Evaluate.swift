@@ -1,8 +1,8 @@
-import Dataset
+import Basics
 import Evaluation
 import Foundation
-import Media
-import Pose
+import Images
+import Keypoints
 
 extension ActionClassifier {
     /// Window- and clip-level metrics of the model on `windows` (a clip's label is the

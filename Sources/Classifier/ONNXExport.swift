@@ -1,6 +1,6 @@
-import Dataset
+import Basics
 import Foundation
-import JSONLines
+import Keypoints
 import Tensor
 
 /// A model that ONNX export cannot write (yet), with the reason.

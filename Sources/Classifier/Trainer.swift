@@ -1,8 +1,8 @@
+import Basics
 import CBLAS
-import Dataset
 import Evaluation
 import Foundation
-import JSONLines
+import Keypoints
 import Tensor
 
 /// The training loop: mini-batches of augmented windows through the net, softmax

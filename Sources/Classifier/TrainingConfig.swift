@@ -1,7 +1,6 @@
-import Dataset
-import Errors
+import Basics
 import Foundation
-import Pose
+import Keypoints
 import Yams
 
 /// Everything `poseact train` needs to know, read from a YAML file (configs/penn-action.yaml

@@ -1,5 +1,5 @@
-import Dataset
 import Foundation
+import Keypoints
 import Tensor
 
 /// The windows a run trains, validates and tests on, split by clip (or by source video),

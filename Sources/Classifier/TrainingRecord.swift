@@ -1,6 +1,6 @@
+import Basics
 import Evaluation
 import Foundation
-import JSONLines
 
 /// The record of the run that made a model, kept in its weights file (the `training`
 /// attribute, JSON): the config, the data, the epochs, the validation figures of the kept

@@ -1,8 +1,7 @@
-import Dataset
+import Basics
 import Evaluation
 import Foundation
-import JSONLines
-import Media
+import Keypoints
 import Tensor
 
 /// A training run in a folder, resumable:

@@ -1,4 +1,4 @@
-import Media
+import Images
 
 /// A confusion matrix as a picture.
 public enum ConfusionPicture {

@@ -1,5 +1,5 @@
+import Basics
 import Foundation
-import JSONLines
 
 /// The result of evaluating a model on a data set, at window and at clip level.
 ///

@@ -1,6 +1,5 @@
-import Errors
+import Basics
 import Foundation
-import Media
 
 /// One training epoch's numbers.
 public struct EpochRecord: Codable, Equatable, Sendable {

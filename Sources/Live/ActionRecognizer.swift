@@ -1,7 +1,9 @@
+import Basics
 import Classifier
-import Dataset
 import Evaluation
+import Extraction
 import Foundation
+import Keypoints
 import Media
 import Pose
 

@@ -1,5 +1,6 @@
 import Classifier
 import Foundation
+import Images
 import Media
 import Pose
 

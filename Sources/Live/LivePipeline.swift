@@ -1,8 +1,9 @@
 import Classifier
-import Dataset
 import Foundation
-import Coach
+import Images
+import Keypoints
 import Media
+import Movement
 import Pose
 
 /// What `live` reports as it goes.

@@ -1,7 +1,7 @@
 import Classifier
-import Coach
-import Dataset
 import Foundation
+import Keypoints
+import Movement
 import Pose
 
 /// Whom `live` and `annotate` classify.

@@ -1,4 +1,4 @@
-import Errors
+import Basics
 import Foundation
 import Hummingbird
 import HummingbirdCore

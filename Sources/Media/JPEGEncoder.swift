@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Images
 
 /// Encodes RGB images to JPEG bytes with FFmpeg's mjpeg encoder (4:2:0, full range, as
 /// browsers expect), for the live page. The encoder and its scaler are kept between

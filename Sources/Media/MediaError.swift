@@ -1,5 +1,5 @@
+import Basics
 import CFFmpeg
-import Errors
 
 /// A media input/output failure, as one line a user can act on: which file, URL or device,
 /// what is wrong, and what to do where that is useful, e.g.

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Images
 
 /// Converts decoded frames to RGB24 with a cached SwsContext. The colour matrix and range come
 /// from the frame (BT.709 for a frame tagged so, BT.601 when untagged), as the ffmpeg command

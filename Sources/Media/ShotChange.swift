@@ -1,3 +1,5 @@
+import Images
+
 /// Finds hard cuts in a video: the frames where the picture changes all at once (an edited
 /// video, a montage of clips, a stream that switches camera).
 ///

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Images
 
 // Video and image input on FFmpeg: files, V4L2 cameras, network streams and still images,
 // decoded to RGB24 frames with presentation times.

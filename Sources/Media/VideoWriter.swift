@@ -1,5 +1,7 @@
+import Basics
 import CFFmpeg
 import Foundation
+import Images
 
 // Video and PNG output on FFmpeg, each written as an `AtomicFile`: an interrupted run never
 // leaves a half-written file under the real name.
@@ -215,45 +217,4 @@ public final class VideoWriter {
         if sws != nil { sws_freeContext(sws); sws = nil }
         if removeTemporary { file.discard() }
     }
-}
-
-/// Writes an RGB image as a PNG (FFmpeg's png encoder), as an `AtomicFile`.
-public func writePNG(_ image: RGBImage, to path: String) throws {
-    _ = ffmpegSetUp
-    guard image.width > 0, image.height > 0 else { throw MediaError("\(path): cannot write an empty image") }
-    guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG) else { throw MediaError("\(path): this FFmpeg has no PNG encoder") }
-    var enc = avcodec_alloc_context3(codec)
-    var frame = av_frame_alloc()
-    var pkt = av_packet_alloc()
-    defer { avcodec_free_context(&enc); av_frame_free(&frame); av_packet_free(&pkt) }
-    guard let e = enc, let f = frame, let p = pkt else { throw MediaError("\(path): out of memory") }
-    e.pointee.width = Int32(image.width)
-    e.pointee.height = Int32(image.height)
-    e.pointee.pix_fmt = AV_PIX_FMT_RGB24
-    e.pointee.time_base = AVRational(num: 1, den: 1)
-    let o = avcodec_open2(e, codec, nil)
-    if o < 0 { throw MediaError("\(path): cannot start the PNG encoder (\(ffErrorString(o)))") }
-    f.pointee.format = AV_PIX_FMT_RGB24.rawValue
-    f.pointee.width = Int32(image.width)
-    f.pointee.height = Int32(image.height)
-    if av_frame_get_buffer(f, 0) < 0 { throw MediaError("\(path): out of memory") }
-    let rowBytes = image.width * 3
-    let stride = Int(f.pointee.linesize.0)
-    image.pixels.withUnsafeBufferPointer { s in
-        let d = f.pointee.data.0!
-        for y in 0..<image.height { memcpy(d + y * stride, s.baseAddress! + y * rowBytes, rowBytes) }
-    }
-    f.pointee.pts = 0
-    var r = avcodec_send_frame(e, f)
-    if r >= 0 { r = avcodec_send_frame(e, nil) }
-    if r < 0 { throw MediaError("\(path): PNG encoding failed (\(ffErrorString(r)))") }
-    var bytes = Data()
-    while true {
-        let q = avcodec_receive_packet(e, p)
-        if q == averrorEOF || q == averrorEAGAIN { break }
-        if q < 0 { throw MediaError("\(path): PNG encoding failed (\(ffErrorString(q)))") }
-        bytes.append(p.pointee.data, count: Int(p.pointee.size))
-        av_packet_unref(p)
-    }
-    try AtomicFile.write(bytes, to: path)
 }

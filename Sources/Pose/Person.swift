@@ -14,12 +14,6 @@ public struct Landmark: Sendable, Equatable {
     public init(x: Float, y: Float, z: Float = 0, visibility: Float = 1, presence: Float = 1) {
         self.x = x; self.y = y; self.z = z; self.visibility = visibility; self.presence = presence
     }
-
-    /// The same landmark normalised to a frame of the given size (x, y in 0–1, z on x's
-    /// scale), as MediaPipe and Vision report them.
-    public func normalized(width: Int, height: Int) -> Landmark {
-        Landmark(x: x / Float(width), y: y / Float(height), z: z / Float(width), visibility: visibility, presence: presence)
-    }
 }
 
 /// An axis-aligned box in pixels.
@@ -62,11 +56,6 @@ public struct Person: Sendable {
     public var presence: Float
     /// The person an action classifier should watch (largest, kept stable over time).
     public var isProminent: Bool
-
-    /// The 33 landmarks normalised to the frame (x, y in 0–1).
-    public func normalizedLandmarks(width: Int, height: Int) -> [Landmark] {
-        landmarks.map { $0.normalized(width: width, height: height) }
-    }
 
     public init(id: Int, box: Box, landmarks: [Landmark], worldLandmarks: [SIMD3<Float>], presence: Float, isProminent: Bool = false) {
         self.id = id; self.box = box; self.landmarks = landmarks; self.worldLandmarks = worldLandmarks

@@ -121,11 +121,4 @@ public final class PersonTracker {
         }
         return prominentID
     }
-
-    /// `persons` with `isProminent` set on the one `prominent(_:)` chooses (and cleared on
-    /// the others). Counts as that frame's call of `prominent(_:)`.
-    public func markProminent(_ persons: [Person]) -> [Person] {
-        let id = prominent(persons)
-        return persons.map { var p = $0; p.isProminent = (p.id == id); return p }
-    }
 }

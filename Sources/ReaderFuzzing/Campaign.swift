@@ -1,5 +1,5 @@
-import Dataset
 import Foundation
+import Keypoints
 import Tensor
 
 /// A reader of files from strangers, as fuzzing sees it: how its input is changed, and

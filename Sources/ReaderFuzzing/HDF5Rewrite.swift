@@ -1,5 +1,5 @@
-import Dataset
 import Foundation
+import Keypoints
 import Tensor
 
 /// A change made through libhdf5 itself: a dataset given another shape or values, or an

@@ -1,8 +1,8 @@
 import Classifier
-import Dataset
 import Foundation
-import TFLite
+import Keypoints
 import Tensor
+import TFLite
 
 /// Every reader of a file poseact may be handed by a stranger, each as the command that
 /// reads such a file runs it, with the good files its fuzzing starts from.
@@ -84,7 +84,7 @@ public enum Seeds {
     }
 
     /// Writes the seeds into `folder` from a keypoint CSV (Penn Action's), the foreign
-    /// samples folder (Tests/DatasetTests/Samples), a training config and, if given, the
+    /// samples folder (Tests/KeypointsTests/Samples), a training config and, if given, the
     /// folder of the pose models.
     public static func make(in folder: String, keypointCSV: String, samples: String, configYAML: String, models: String?) throws {
         let fm = FileManager.default

@@ -242,9 +242,6 @@ public final class FlatBuffer {
         public func uint8s() -> [UInt8] { Array(buffer.bytes[byteRange]) }
         public func uint16s() -> [UInt16] { (0..<count).map { buffer.loadU16(start + 2 * $0) } }
         public func int32s() -> [Int32] { (0..<count).map { Int32(bitPattern: buffer.loadU32(start + 4 * $0)) } }
-        public func uint32s() -> [UInt32] { (0..<count).map { buffer.loadU32(start + 4 * $0) } }
-        public func int64s() -> [Int64] { (0..<count).map { Int64(bitPattern: buffer.loadU64(start + 8 * $0)) } }
-        public func float32s() -> [Float] { (0..<count).map { Float(bitPattern: buffer.loadU32(start + 4 * $0)) } }
 
         /// Element `index` of a vector of tables (elementSize must be 4).
         public func table(_ index: Int, path elementPath: String) throws -> Table {

@@ -6,7 +6,7 @@
 // Field numbers below are vtable slots in the schema's field order (a union takes two).
 
 #if canImport(Glibc)
-import Errors
+import Basics
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

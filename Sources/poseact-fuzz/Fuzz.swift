@@ -17,7 +17,7 @@ struct MakeSeeds: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "seeds", abstract: "Write the good files fuzzing starts from.")
     @Option(help: "Folder to write the seeds into.") var out: String
     @Option(help: "A keypoint CSV (Penn Action's) to cut the store from.") var keypoints: String
-    @Option(help: "The foreign-format samples (Tests/DatasetTests/Samples).") var samples: String
+    @Option(help: "The foreign-format samples (Tests/KeypointsTests/Samples).") var samples: String
     @Option(help: "A training config (configs/penn-action.yaml).") var config: String
     @Option(help: "The pose models' folder (the TFLite seeds).") var models: String?
 

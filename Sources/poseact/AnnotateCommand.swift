@@ -1,8 +1,8 @@
 import ArgumentParser
+import Basics
 import Classifier
-import Dataset
 import Foundation
-import JSONLines
+import Keypoints
 import Live
 import Media
 import Pose

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Classifier
 import Foundation
+import Keypoints
 import Pose
 import TFLite
 

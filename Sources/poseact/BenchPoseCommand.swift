@@ -1,6 +1,6 @@
 import ArgumentParser
+import Basics
 import Foundation
-import JSONLines
 import Pose
 import TFLite
 

@@ -1,6 +1,7 @@
 import ArgumentParser
+import Basics
 import Foundation
-import JSONLines
+import Images
 import Media
 import Pose
 

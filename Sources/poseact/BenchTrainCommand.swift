@@ -1,7 +1,7 @@
 import ArgumentParser
+import Basics
 import Classifier
 import Foundation
-import JSONLines
 import Media
 import Tensor
 

@@ -1,8 +1,8 @@
-import Coach
+import Basics
 import Foundation
-import JSONLines
 import Live
 import Media
+import Movement
 
 // What `live` and `annotate` print about occurrences, repetitions, angles and people, as
 // JSON Lines (`--json`) and as text.

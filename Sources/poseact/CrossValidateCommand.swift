@@ -1,8 +1,8 @@
 import ArgumentParser
+import Basics
 import Classifier
 import Evaluation
 import Foundation
-import JSONLines
 import Media
 
 struct CrossValidate: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
-import Dataset
+import Basics
 import Foundation
-import JSONLines
+import Keypoints
 
 extension DatasetCommand {
     struct Export: ParsableCommand {

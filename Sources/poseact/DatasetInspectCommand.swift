@@ -1,6 +1,6 @@
 import ArgumentParser
-import Dataset
-import JSONLines
+import Basics
+import Keypoints
 
 extension DatasetCommand {
     struct Inspect: ParsableCommand {

@@ -1,15 +1,16 @@
 import ArgumentParser
 import CBLAS
 import Classifier
-import Coach
-import Dataset
 import Evaluation
+import Extraction
 import Foundation
+import Keypoints
 import Live
 import Media
+import Movement
 import Pose
-import TFLite
 import Tensor
+import TFLite
 
 /// The main job on an embedded default. It grows with the product: it generates a picture
 /// and a short video of a person-like figure and runs the whole pose pipeline on them, then

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import Classifier
 import Foundation
 import Media

@@ -1,7 +1,8 @@
 import ArgumentParser
-import Dataset
+import Basics
+import Extraction
 import Foundation
-import JSONLines
+import Keypoints
 
 struct Extract: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
-import Dataset
+import Basics
 import Foundation
-import JSONLines
+import Keypoints
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Classifier
-import Coach
+import Keypoints
 import Live
+import Movement
 import Pose
 
 extension PeopleChoice: ExpressibleByArgument {}

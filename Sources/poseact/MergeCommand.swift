@@ -1,6 +1,6 @@
 import ArgumentParser
-import Dataset
 import Foundation
+import Keypoints
 
 struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
-import Dataset
-import Errors
+import Basics
 import Foundation
+import Keypoints
 #if canImport(Glibc)
 import Glibc
 #endif

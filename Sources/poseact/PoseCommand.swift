@@ -1,7 +1,8 @@
 import ArgumentParser
+import Basics
 import Foundation
-import JSONLines
-import Dataset
+import Images
+import Keypoints
 import Media
 import Pose
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Dataset
+import Keypoints
 import Pose
 
 // Flags several commands take, declared once.

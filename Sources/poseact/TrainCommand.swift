@@ -1,9 +1,9 @@
 import ArgumentParser
+import Basics
 import Classifier
-import Dataset
 import Evaluation
 import Foundation
-import JSONLines
+import Keypoints
 
 struct Train: ParsableCommand {
     /// "tcn, 128 channels, dilations [1, 2, 4, 8], kernel 5" or "stgcn, blocks [64, 64, 128, 128]", with the streams.

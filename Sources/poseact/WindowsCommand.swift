@@ -1,8 +1,8 @@
 import ArgumentParser
+import Basics
 import Classifier
-import Dataset
 import Foundation
-import JSONLines
+import Keypoints
 import Pose
 
 /// `poseact windows`: the training windows of a keypoint store, through the one

@@ -1,6 +1,5 @@
-import Dataset
-import Pose
 import Foundation
+import Keypoints
 import TestData
 import XCTest
 @testable import Classifier

@@ -1,7 +1,7 @@
-@testable import Classifier
-import Pose
+import Keypoints
 import Tensor
 import XCTest
+@testable import Classifier
 
 /// The layers' loops split over two threads (`LayerThreads`, a training run's
 /// `training.threads: 2`) give the one-thread results, and the same bits every time.

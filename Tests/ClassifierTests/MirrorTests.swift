@@ -1,8 +1,8 @@
 import Foundation
 import TestData
 import XCTest
-@testable import Pose
 @testable import Classifier
+@testable import Keypoints
 
 /// notebooks-free-scripts/pytorch_tcn.py mirrors poseact's trainer (the TCN, and with
 /// pytorch_stgcn.py the graph nets) in PyTorch and reads the same training config. Its

@@ -1,7 +1,6 @@
-import Dataset
 import Foundation
+import Keypoints
 import Tensor
-import Pose
 import XCTest
 @testable import Classifier
 

@@ -1,7 +1,7 @@
-@testable import Classifier
-import Pose
+import Keypoints
 import Tensor
 import XCTest
+@testable import Classifier
 
 /// The graph models' layers and the whole ST-GCN / ST-GCN++ against finite differences
 /// (GradientCheck's method and tolerances), and the skeleton graph they convolve over.

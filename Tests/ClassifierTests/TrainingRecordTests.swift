@@ -1,8 +1,8 @@
+import Basics
 import Classifier
-import Dataset
 import Evaluation
 import Foundation
-import JSONLines
+import Keypoints
 import XCTest
 
 /// The run's record in a weights file: typed, written with the keys it always had, and read

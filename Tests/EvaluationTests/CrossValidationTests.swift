@@ -1,6 +1,6 @@
+import Basics
 import Evaluation
 import Foundation
-import JSONLines
 import XCTest
 
 final class CrossValidationTests: XCTestCase {

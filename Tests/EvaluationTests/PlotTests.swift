@@ -1,9 +1,9 @@
-import XCTest
 import Foundation
+import Images
+import XCTest
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Media
 @testable import Evaluation
 
 final class ConfusionPictureTests: XCTestCase {

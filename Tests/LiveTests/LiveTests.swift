@@ -1,8 +1,9 @@
 import Classifier
-import Coach
-import Dataset
 import Foundation
+import Images
+import Keypoints
 import Media
+import Movement
 import Pose
 import TestData
 import XCTest

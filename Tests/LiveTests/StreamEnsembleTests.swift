@@ -1,6 +1,6 @@
 import Classifier
-import Dataset
 import Foundation
+import Keypoints
 import Pose
 import TestData
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import Images
 import Live
 import LiveView
 import Media

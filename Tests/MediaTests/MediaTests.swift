@@ -1,4 +1,5 @@
 import Foundation
+import Images
 import Media
 import TestData
 import XCTest

@@ -1,6 +1,7 @@
+import Media
+import PoseFixtures
 import Tensor
 import XCTest
-import Media
 @testable import Pose
 
 /// Reproducible Gaussian noise.
@@ -144,26 +145,5 @@ final class SmoothingTests: XCTestCase {
         let rmsOut = (errOut.map { $0 * $0 }.reduce(0, +) / Double(errOut.count)).squareRoot()
         print(String(format: "walk 60px/s, jitter 1.5px: RMS error raw %.2f px, smoothed %.2f px", rmsRaw, rmsOut))
         XCTAssertLessThan(rmsOut, rmsRaw)
-    }
-
-    func testPersonSmootherKeepsOneFilterPerId() {
-        let ps = PersonSmoother()
-        func p(_ id: Int, _ dx: Float) -> Person {
-            Person(id: id, box: Box(x: 0, y: 0, width: 1, height: 1), landmarks: makeStandingPose(offsetX: dx),
-                   worldLandmarks: Array(repeating: SIMD3(0.1, 0.2, 0.3), count: 33), presence: 1)
-        }
-        let first = ps.smooth([p(1, 0), p(2, 300)], time: 0)
-        XCTAssertEqual(first[0].landmarks, p(1, 0).landmarks)
-        XCTAssertEqual(first[1].landmarks, p(2, 300).landmarks)
-        // Person 2 jumps 40 px in one frame: smoothed (not equal), person 1 untouched by it.
-        let second = ps.smooth([p(1, 0), p(2, 340)], time: 1 / fps)
-        XCTAssertEqual(second[0].landmarks[0].x, 100, accuracy: 1e-4)
-        XCTAssertLessThan(second[1].landmarks[0].x, 440)
-        XCTAssertGreaterThan(second[1].landmarks[0].x, 400)
-        XCTAssertEqual(second[1].worldLandmarks[5].y, 0.2, accuracy: 1e-6)
-        // Person 2 absent for a frame: forgotten; back again it passes through.
-        _ = ps.smooth([p(1, 0)], time: 2 / fps)
-        let back = ps.smooth([p(1, 0), p(2, 500)], time: 3 / fps)
-        XCTAssertEqual(back[1].landmarks, p(2, 500).landmarks)
     }
 }

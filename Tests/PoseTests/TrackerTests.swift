@@ -86,8 +86,5 @@ final class TrackerTests: XCTestCase {
         // Prominent person leaves: the largest present takes over at once.
         XCTAssertEqual(tracker.prominent([person(1, small), person(3, box(0, 0, 10, 10))]), 1)
         XCTAssertNil(tracker.prominent([]))
-        // markProminent sets the flag on exactly one.
-        let marked = tracker.markProminent([person(1, small), person(3, similar)])
-        XCTAssertEqual(marked.filter(\.isProminent).map(\.id), [1])
     }
 }

@@ -1,7 +1,8 @@
-import Dataset
 import Foundation
+import Keypoints
 import Tensor
 import TestData
+import TrainingFixtures
 import XCTest
 
 /// Files and output paths from strangers (issue 34): HDF5 files damaged where libhdf5

@@ -1,9 +1,9 @@
-import Dataset
 import Foundation
+import Keypoints
 import TestData
 import XCTest
 
-/// `poseact import` on the other tools' formats (the samples of `Tests/DatasetTests/Samples`),
+/// `poseact import` on the other tools' formats (the samples of `Tests/KeypointsTests/Samples`),
 /// all of them at once from one labeled folder, then `dataset export --csv` and `import`
 /// of that CSV: the same keypoints. Broken inputs: one line each.
 final class ImportFormatsTests: PoseactCLITestCase {
@@ -13,7 +13,7 @@ final class ImportFormatsTests: PoseactCLITestCase {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
     }
 
-    var samples: URL { TestData.packageRoot.appendingPathComponent("Tests/DatasetTests/Samples") }
+    var samples: URL { TestData.packageRoot.appendingPathComponent("Tests/KeypointsTests/Samples") }
 
     func testEveryFormatIntoAStoreAndBackOutAsCSV() throws {
         // One dataset of the four formats: <label>/<clip> with the samples linked in.

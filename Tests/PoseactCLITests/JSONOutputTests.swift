@@ -1,5 +1,6 @@
 import Foundation
 import TestData
+import TrainingFixtures
 import XCTest
 
 /// Every `--json` (and every benchmark, which always prints JSON): each line of stdout is one

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Media
 import TestData
+import TrainingFixtures
 import XCTest
 
 /// `poseact annotate`, `live` (its JSON events, the browser page, a stream that stops) and

@@ -1,5 +1,6 @@
 import Foundation
 import TestData
+import TrainingFixtures
 import XCTest
 
 /// `poseact export … --output M.onnx`: onnxruntime (in the venv `.ci/run` makes,

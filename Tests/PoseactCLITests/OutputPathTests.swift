@@ -1,5 +1,6 @@
-import Dataset
 import Foundation
+import Keypoints
+import TrainingFixtures
 import XCTest
 
 /// No output of a command is one of its inputs, by any name (a hard link included), and two

@@ -1,5 +1,6 @@
-import Dataset
 import Foundation
+import Images
+import Keypoints
 import Media
 import TestData
 import TFLite

@@ -1,5 +1,6 @@
 import Foundation
 import TestData
+import TrainingFixtures
 import XCTest
 
 /// `notebooks-free-scripts/preprocess_reference.py`, the numpy-only preprocessing for apps

@@ -1,5 +1,6 @@
-import Dataset
 import Foundation
+import Keypoints
+import TrainingFixtures
 import XCTest
 
 /// Careless and hostile input, as issue 16 found it: outputs that are inputs, sizes without

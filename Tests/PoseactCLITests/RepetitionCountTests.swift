@@ -1,6 +1,6 @@
-import Coach
-import Dataset
 import Foundation
+import Keypoints
+import Movement
 import TestData
 import XCTest
 

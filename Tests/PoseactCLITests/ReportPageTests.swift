@@ -1,6 +1,7 @@
 import Foundation
 import Media
 import TestData
+import TrainingFixtures
 import XCTest
 
 /// `evaluate --report`'s `index.html`, opened in headless chromium: the per-class table, the

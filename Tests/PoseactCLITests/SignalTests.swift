@@ -1,4 +1,5 @@
 import Foundation
+import TrainingFixtures
 import XCTest
 
 /// Signals reach every process poseact starts: crossval's `train` runs stop with it, and a

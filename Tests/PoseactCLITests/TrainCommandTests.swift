@@ -1,6 +1,7 @@
 import Foundation
 import Media
 import TestData
+import TrainingFixtures
 import XCTest
 
 /// Tests on a slice of Penn Action (real keypoints): 3 labels, 12 training and 6 test clips

@@ -1,4 +1,4 @@
-import Pose
+import Keypoints
 
 /// The graph an ST-GCN convolves over, made from the model's joint layout (any layout:
 /// Vision's 18, BlazePose's 33, Penn Action's 13, an imported one), with ST-GCN's

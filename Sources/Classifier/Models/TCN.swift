@@ -1,4 +1,5 @@
-import Dataset
+import Basics
+import Keypoints
 import Tensor
 
 /// One temporal block: Conv1D → BatchNorm → ReLU → Dropout, plus the input when the

@@ -1,0 +1,257 @@
+import Basics
+import Crypto
+import Foundation
+import Keypoints
+import Media
+import Pose
+
+/// Settings of an extraction run. Stored beside an unfinished run, so a resumed run can
+/// refuse to mix keypoints made two different ways.
+public struct ExtractOptions: Sendable, Codable, Equatable {
+    /// Every clip is resampled to this rate: the model's frame rate.
+    public var fps: Double = 30
+    /// People the pose pipeline tracks; the prominent one's keypoints are stored.
+    public var maxPeople: Int = 2
+    /// Clips extracted at once, each with its own pipeline.
+    public var jobs: Int = 2
+    /// Threads per model inference (within a job).
+    public var threads: Int = 1
+    /// Extract only clips whose index (sorted by id) ≡ shard.index (mod shard.count).
+    public var shardIndex: Int = 0
+    public var shardCount: Int = 1
+
+    public init() {}
+}
+
+/// How a run went.
+public struct ExtractSummary: Sendable {
+    public var clips = 0                 // in this run's shard
+    public var extracted = 0             // newly extracted now
+    public var resumed = 0               // finished by an earlier, interrupted run
+    public var skipped: [SkippedClip] = []
+    public var warnings: [ClipWarning] = []
+    public var frames = 0                // in the clips that went in
+    public var framesWithPerson = 0
+    public var seconds = 0.0
+    public var stored = 0                // clips in the final store
+}
+
+/// One update for a progress display.
+public struct ExtractProgress: Sendable {
+    public var done: Int, total: Int, frames: Int, elapsed: Double
+    public var lastClip: String
+}
+
+public enum ExtractFailure {}
+public typealias ExtractError = OneLineError<ExtractFailure>
+
+/// Labeled clips → keypoint store, with BlazePose.
+///
+/// Resumable by construction: each finished clip is written to `<store>.partial/` as a
+/// small store of its own (temp file + rename), and skipped clips as a note with the
+/// reason. A run killed at any point (even `kill -9`) leaves only whole files there; the
+/// next run with the same options skips what is done. When every clip is accounted for,
+/// the parts are merged into `<store>` (again temp file + rename) and the folder removed.
+public final class Extractor {
+    public let detectorPath: String, landmarkPath: String
+    public let options: ExtractOptions
+    public let modelHash: String
+    public static let estimator = "blazepose-full mediapipe-0.10.14 (poseact)"
+
+    public init(detectorPath: String, landmarkPath: String, options: ExtractOptions) throws {
+        self.detectorPath = detectorPath; self.landmarkPath = landmarkPath; self.options = options
+        modelHash = try SHA256.hex(file: detectorPath) + "+" + SHA256.hex(file: landmarkPath)
+    }
+
+    /// The clips of this run's shard, in id order.
+    public func shard(_ clips: [ClipSource]) -> [ClipSource] {
+        clips.sorted { $0.id < $1.id }.enumerated()
+            .filter { $0.offset % options.shardCount == options.shardIndex }.map(\.element)
+    }
+
+    public func run(_ all: [ClipSource], output: String, progress: @escaping (ExtractProgress) -> Void = { _ in }) throws -> ExtractSummary {
+        let start = Date()
+        let clips = shard(all)
+        var summary = ExtractSummary()
+        summary.clips = clips.count
+        let journal = output + ".partial"
+        // The lock lives in the journal, so it goes with it when the store is finished.
+        try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: true)
+        let lock = try FileLock(journal + "/.lock", what: output)
+        defer { withExtendedLifetime(lock) {} }
+        try openJournal(journal)
+
+        // What an earlier run finished.
+        var todo: [ClipSource] = []
+        for clip in clips {
+            let base = journal + "/" + Self.fileKey(clip.id)
+            if FileManager.default.fileExists(atPath: base + ".h5") { summary.resumed += 1; continue }
+            if let note = try? String(contentsOfFile: base + ".skip", encoding: .utf8) {
+                summary.resumed += 1; summary.skipped.append(SkippedClip(id: clip.id, reason: note)); continue
+            }
+            todo.append(clip)
+        }
+
+        // Workers take clips from a shared queue; results are files, counts in `state`.
+        let state = RunState(queue: todo, done: summary.resumed)
+        let worker = { [self] in
+            let pipeline: PosePipeline
+            do {
+                pipeline = try PosePipeline(detectorPath: detectorPath, landmarkPath: landmarkPath,
+                                            options: PipelineOptions(maxPeople: options.maxPeople, threads: options.threads))
+            } catch { state.fail(error); return }
+            while let clip = state.take() {
+                do {
+                    var warnings: [ClipWarning] = []
+                    let outcome = try extractOne(clip, pipeline: pipeline, journal: journal, warnings: &warnings)
+                    let update = state.record(clip, outcome, warnings: warnings, total: clips.count, since: start)
+                    progressLock.lock(); progress(update); progressLock.unlock()
+                } catch { state.fail(error); return }
+            }
+        }
+        let jobs = max(1, min(options.jobs, todo.count))
+        if jobs == 1 { worker() } else {
+            let group = DispatchGroup()
+            for _ in 0..<jobs {
+                group.enter()
+                let thread = Thread { worker(); group.leave() }
+                thread.stackSize = 8 << 20
+                thread.start()
+            }
+            group.wait()
+        }
+        if let error = state.error { throw error }
+        summary.extracted = state.extracted
+        summary.skipped += state.skipped
+        summary.warnings = state.warnings
+
+
+        // Everything accounted for: merge the parts into the store, then drop the journal.
+        let parts = clips.map { journal + "/" + Self.fileKey($0.id) + ".h5" }.filter { FileManager.default.fileExists(atPath: $0) }
+        summary.stored = try KeypointStore.merge(parts, into: output)
+        let store = try KeypointStore(path: output)
+        summary.frames = store.entries.reduce(0) { $0 + $1.frames }
+        summary.framesWithPerson = store.entries.reduce(0) { $0 + $1.framesWithPerson }
+        try? FileManager.default.removeItem(atPath: journal)
+        summary.seconds = Date().timeIntervalSince(start)
+        return summary
+    }
+    private let progressLock = NSLock()
+
+    /// What became of one clip.
+    enum Outcome { case stored(frames: Int), skipped(reason: String, frames: Int) }
+
+    /// Extracts one clip into the journal: a one-clip store, or a note saying why not.
+    /// A video that cannot be read is a skipped clip; anything else wrong stops the run.
+    func extractOne(_ clip: ClipSource, pipeline: PosePipeline, journal: String, warnings: inout [ClipWarning]) throws -> Outcome {
+        let base = journal + "/" + Self.fileKey(clip.id)
+        let keypoints: ClipKeypoints
+        do {
+            keypoints = try extract(clip, pipeline: pipeline, warnings: &warnings)
+        } catch let error as MediaError {
+            try AtomicFile.write(error.message, to: base + ".skip")
+            return .skipped(reason: error.message, frames: 0)
+        }
+        let reason = keypoints.frameCount == 0 ? "no frames in the clip's range"
+            : keypoints.framesWithPerson == 0 ? "no person found in any of its \(keypoints.frameCount) frames" : nil
+        if let reason {
+            try AtomicFile.write(reason, to: base + ".skip")
+            return .skipped(reason: reason, frames: keypoints.frameCount)
+        }
+        let writer = try KeypointStoreWriter(path: base + ".h5")
+        try writer.append(keypoints)
+        try writer.finish()
+        return .stored(frames: keypoints.frameCount)
+    }
+
+    /// The journal folder, created or checked against this run's options.
+    private func openJournal(_ journal: String) throws {
+        let manifest = journal + "/options.json"
+        let encoder = JSONEncoder(); encoder.outputFormatting = [.sortedKeys]
+        var recorded = options; recorded.jobs = 0; recorded.threads = 0   // how, not what
+        let mine = try encoder.encode(recorded)
+        if FileManager.default.fileExists(atPath: manifest) {
+            let theirs = try Data(contentsOf: URL(fileURLWithPath: manifest))
+            guard theirs == mine else {
+                throw ExtractError("\(journal) holds an unfinished run made with other options (\(String(decoding: theirs, as: UTF8.self))): rerun with those, or delete the folder to start over")
+            }
+            return
+        }
+        try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: true)
+        try AtomicFile.write(mine, to: manifest)
+    }
+
+    /// One clip: its frames resampled to the model rate, the prominent person's 33 landmarks
+    /// per frame (x, y normalised to the frame, visibility as confidence), missing frames kept.
+    public func extract(_ clip: ClipSource, pipeline: PosePipeline, warnings: inout [ClipWarning]) throws -> ClipKeypoints {
+        pipeline.reset()
+        let reader = try VideoReader(clip.video, options: ReaderOptions(targetFPS: options.fps, threads: 1))
+        defer { reader.close() }
+        let info = reader.info
+        // 29.97 is 30 for this purpose: only a rate more than 1 % lower repeats frames visibly.
+        if info.fps > 0 && info.fps < options.fps * 0.99 {
+            warnings.append(ClipWarning(clip: clip.id, String(format: "%.2f fps, below the %g fps extraction rate: frames are repeated",
+                                                              info.fps, options.fps)))
+        }
+        if let duration = info.duration, let start = clip.start, start >= duration {
+            throw MediaError(String(format: "%@: the range starts at %.2f s, after the video ends (%.2f s)", clip.id, start, duration))
+        }
+        if let duration = info.duration, let end = clip.end, end > duration + 1 / max(info.fps, 1) {
+            warnings.append(ClipWarning(clip: clip.id, String(format: "the range ends at %.2f s, past the video's end (%.2f s): cut there",
+                                                              end, duration)))
+        }
+        let names = Skeleton.blazePoseNames, joints = names.count
+        var keypoints: [Float] = [], times: [Double] = [], world: [Float] = []
+        if let frames = info.frameCount { keypoints.reserveCapacity(frames * joints * 3) }
+        while let frame = try reader.next() {
+            if let start = clip.start, frame.time < start - 1e-6 { continue }
+            if let end = clip.end, frame.time >= end - 1e-6 { break }
+            let persons = pipeline.process(frame: frame)
+            times.append(Double(times.count) / options.fps)
+            let person = persons.first(where: \.isProminent) ?? persons.first
+            keypoints += ClipKeypoints.row(person?.landmarks, width: info.width, height: info.height)
+            world += ClipKeypoints.worldRow(person?.worldLandmarks)
+        }
+        for warning in reader.warnings { warnings.append(ClipWarning(clip: clip.id, warning)) }
+        return ClipKeypoints(id: clip.id, label: clip.label, split: clip.split, source: clip.video, start: clip.start, end: clip.end,
+                             fps: options.fps, width: info.width, height: info.height, jointNames: names, keypoints: keypoints,
+                             times: times, estimator: Self.estimator, modelHash: modelHash, world: world)
+    }
+
+    /// What the workers of one run share, behind one lock.
+    final class RunState: @unchecked Sendable {
+        private let lock = NSLock()
+        private let queue: [ClipSource]
+        private var next = 0, done: Int, frames = 0
+        private(set) var extracted = 0
+        private(set) var skipped: [SkippedClip] = []
+        private(set) var warnings: [ClipWarning] = []
+        private(set) var error: Error?
+
+        init(queue: [ClipSource], done: Int) { self.queue = queue; self.done = done }
+
+        /// The next clip to extract, or nil when none are left or the run failed.
+        func take() -> ClipSource? {
+            lock.lock(); defer { lock.unlock() }
+            guard next < queue.count, error == nil else { return nil }
+            next += 1
+            return queue[next - 1]
+        }
+
+        func fail(_ e: Error) { lock.lock(); error = error ?? e; lock.unlock() }
+
+        func record(_ clip: ClipSource, _ outcome: Outcome, warnings clipWarnings: [ClipWarning], total: Int, since start: Date) -> ExtractProgress {
+            lock.lock(); defer { lock.unlock() }
+            switch outcome {
+            case .stored(let n): extracted += 1; frames += n
+            case .skipped(let reason, let n): skipped.append(SkippedClip(id: clip.id, reason: reason)); frames += n
+            }
+            done += 1
+            warnings += clipWarnings
+            return ExtractProgress(done: done, total: total, frames: frames, elapsed: Date().timeIntervalSince(start), lastClip: clip.id)
+        }
+    }
+
+    /// A file name for a clip id (ids hold '/' and '@').
+    static func fileKey(_ id: String) -> String { String(SHA256.hex(Array(id.utf8)).prefix(24)) }
+}
