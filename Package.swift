@@ -16,6 +16,11 @@ let optimisedSettings: [SwiftSetting] = [
 ]
 let cliSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 let commonSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+// A web page's files (Resources/NAME.html, .css, .js; see PageTemplate), compiled into
+// the target as byte arrays (`PackageResources.NAME_html`, ...).
+func pageResources(_ name: String) -> [Resource] {
+    ["html", "css", "js"].map { .embedInCode("Resources/\(name).\($0)") }
+}
 
 let package = Package(
     name: "poseact",
@@ -55,8 +60,9 @@ let package = Package(
 
         // ---- The foundation both wings stand on.
         // The error users see (one line), JSON lines, files replaced atomically, the CSV
-        // writer, the YAML config machinery and its key spelling.
-        .target(name: "Basics", dependencies: [.product(name: "Yams", package: "Yams")], swiftSettings: optimisedSettings),
+        // writer, the YAML config machinery and its key spelling, the newest-wins mailbox
+        // between two threads (live capture, the classifier worker).
+        .target(name: "Basics", swiftSettings: optimisedSettings),
         // Dense float buffers, BLAS wrappers and the two-core parallel-for.
         .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: optimisedSettings),
         // RGB pictures: drawing, text, PNG (zlib); no codec library.
@@ -67,7 +73,7 @@ let package = Package(
         // chosen at run time; always optimised, as the Swift kernels are.
         .target(name: "CPUKernels", cSettings: [.unsafeFlags(["-O3"])]),
         // .tflite reader, execution plan and CPU kernels.
-        .target(name: "TFLite", dependencies: ["Basics", "CBLAS", "CPUKernels", "Tensor"], swiftSettings: optimisedSettings),
+        .target(name: "TFLite", dependencies: ["Basics", "CPUKernels", "Tensor"], swiftSettings: optimisedSettings),
         // Video and image input/output on FFmpeg: files, cameras, streams, JPEG, shot changes.
         .target(name: "Media", dependencies: ["Basics", "CFFmpeg", "Images"], swiftSettings: optimisedSettings),
         // The BlazePose pipeline: detection, ROI, landmarks, tracking, smoothing.
@@ -80,10 +86,13 @@ let package = Package(
                                                   .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: optimisedSettings),
         // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
-        .target(name: "Evaluation", dependencies: ["Basics", "Images"], swiftSettings: commonSettings),
+        // The report's page is a resource (HTML, CSS, JavaScript) embedded in the code, as
+        // the live page's is: the binary needs no resource bundle beside it.
+        .target(name: "Evaluation", dependencies: ["Basics", "Images"], resources: pageResources("report"),
+                swiftSettings: commonSettings),
         // Layers with explicit forward/backward over BLAS, models, losses, optimisers, the
         // training loop, its YAML config and the weights file.
-        .target(name: "Classifier", dependencies: ["Basics", "CBLAS", "Evaluation", "Images", "Keypoints", "Tensor",
+        .target(name: "Classifier", dependencies: ["Basics", "Evaluation", "Images", "Keypoints", "Tensor",
                                                    .product(name: "Yams", package: "Yams")],
                 swiftSettings: optimisedSettings),
 
@@ -96,7 +105,7 @@ let package = Package(
         .target(name: "Movement", swiftSettings: optimisedSettings),
         // The real-time pipeline and its offline twin (annotate): poses → window → model →
         // states, overlays, timelines, summaries.
-        .target(name: "Live", dependencies: ["Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Media", "Movement", "Pose"],
+        .target(name: "Live", dependencies: ["Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Media", "Movement", "Pose"],
                 swiftSettings: commonSettings),
         // Where a person watches a live run: the browser page (Hummingbird HTTP + WebSocket,
         // JPEG frames) and the native window (Xlib).
@@ -110,12 +119,12 @@ let package = Package(
                                                  .product(name: "NIOWebSocket", package: "swift-nio"),
                                                  .product(name: "Logging", package: "swift-log"),
                                                  .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
-                swiftSettings: commonSettings),
+                resources: pageResources("live"), swiftSettings: commonSettings),
 
         // Fuzzing of every reader of files from strangers: the mutations, the readers as the
         // commands run them, and the seeds; `poseact-fuzz` runs them, built with
         // AddressSanitizer by notebooks-free-scripts/fuzz.sh.
-        .target(name: "ReaderFuzzing", dependencies: ["Basics", "Classifier", "Keypoints", "Tensor", "TFLite"], swiftSettings: commonSettings),
+        .target(name: "ReaderFuzzing", dependencies: ["Classifier", "Keypoints", "Tensor", "TFLite"], swiftSettings: commonSettings),
         .executableTarget(name: "poseact-fuzz", dependencies: ["ReaderFuzzing",
                                                                .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: cliSettings),
@@ -124,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "poseact",
             dependencies: [
-                "Basics", "CBLAS", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Live", "LiveView",
+                "Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Live", "LiveView",
                 "Media", "Movement", "Pose", "Tensor", "TFLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -141,13 +150,13 @@ let package = Package(
         .testTarget(name: "TensorTests", dependencies: ["Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "TFLiteTests", dependencies: ["TestData", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "ImagesTests", dependencies: ["Images"], swiftSettings: commonSettings),
-        .testTarget(name: "MediaTests", dependencies: ["TestData", "Images", "Media"], swiftSettings: commonSettings),
+        .testTarget(name: "MediaTests", dependencies: ["TestData", "Basics", "Images", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseTests", dependencies: ["TestData", "Images", "Media", "Pose", "PoseFixtures", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "KeypointsTests", dependencies: ["TestData", "Basics", "CHDF5", "Keypoints", "Tensor",
                                                            .product(name: "Crypto", package: "swift-crypto")],
                     exclude: ["Samples"], swiftSettings: commonSettings),
-        .testTarget(name: "ExtractionTests", dependencies: ["TestData", "Basics", "Extraction", "Keypoints", "Media", "Pose"], swiftSettings: commonSettings),
-        .testTarget(name: "EvaluationTests", dependencies: ["Basics", "Evaluation", "Images"], swiftSettings: commonSettings),
+        .testTarget(name: "ExtractionTests", dependencies: ["Extraction"], swiftSettings: commonSettings),
+        .testTarget(name: "EvaluationTests", dependencies: ["TestData", "Basics", "Evaluation", "Images"], swiftSettings: commonSettings),
         .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Basics", "Classifier", "Evaluation", "Keypoints", "Tensor", "TrainingFixtures"],
                     swiftSettings: commonSettings),
         .testTarget(name: "ReaderFuzzingTests", dependencies: ["TestData", "Classifier", "Keypoints", "ReaderFuzzing", "Tensor", "TrainingFixtures"],
@@ -156,8 +165,9 @@ let package = Package(
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "Live", "Media", "Movement", "Pose", "PoseFixtures"],
                     swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "Images", "Live", "LiveView", "Media"], swiftSettings: commonSettings),
-        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "poseact", "Images", "Keypoints", "Media", "Movement", "Tensor", "TFLite"],
+        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "Media", "Movement", "Tensor", "TFLite"],
                     swiftSettings: commonSettings),
+        .testTarget(name: "PackageLayoutTests", dependencies: ["TestData"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CBLAS", "CFFmpeg", "CHDF5", "CLapacke"],
                     swiftSettings: commonSettings),
     ]

@@ -210,12 +210,29 @@ CHOICES = {
 }
 
 
+def read_config_file(path, chain=()):
+    """The file's sections over its base's (`base:`, a path relative to the file's folder),
+    key by key, as poseact's TrainingConfig.load reads them."""
+    with open(path) as f:
+        doc = yaml.safe_load(f) or {}
+    if not isinstance(doc, dict) or "base" not in doc:
+        return doc
+    base = doc.pop("base")
+    base_path = base if os.path.isabs(base) else os.path.join(os.path.dirname(path), base)
+    if os.path.realpath(base_path) in [os.path.realpath(p) for p in (*chain, path)]:
+        sys.exit(f"{path}: base: '{base}' makes a cycle ({' → '.join((*chain, path, base_path))}); remove one base")
+    if not os.path.isfile(base_path):
+        sys.exit(f"{path}: base: cannot read '{base_path}' (the path is relative to this file's folder)")
+    merged = read_config_file(base_path, (*chain, path))
+    for section, values in doc.items():
+        both = isinstance(values, dict) and isinstance(merged.get(section), dict)
+        merged[section] = {**merged[section], **values} if both else values
+    return merged
+
+
 def load_config(path):
     cfg = copy.deepcopy(DEFAULTS)
-    doc = {}
-    if path:
-        with open(path) as f:
-            doc = yaml.safe_load(f) or {}
+    doc = read_config_file(path) if path else {}
     for section, values in doc.items():
         if section not in cfg:
             sys.exit(f"{path}: unknown section '{section}' (known: {', '.join(cfg)})")

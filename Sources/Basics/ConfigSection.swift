@@ -83,6 +83,15 @@ public struct ConfigKey<Section> {
         }, encode: { section, mapping in try mapping.encode(section[keyPath: property], forKey: KeyName(name)) })
     }
 
+    /// This key as a key of `Outer`, whose value at `path` holds this key's section: the
+    /// inner section's keys stored flat beside the outer's own.
+    public func lifted<Outer>(_ path: WritableKeyPath<Outer, Section>) -> ConfigKey<Outer> {
+        let (update, encode) = (self.update, self.encode)
+        return ConfigKey<Outer>(name: name, inConfigFiles: inConfigFiles, sectionKeys: sectionKeys,
+                                update: { outer, mapping, isRecord in try update(&outer[keyPath: path], mapping, isRecord) },
+                                encode: { outer, mapping in try encode(outer[keyPath: path], &mapping) })
+    }
+
     /// A key holding a section, whose missing keys keep the values this one gives them.
     public static func section<Value: ConfigSection>(_ name: String, _ property: WritableKeyPath<Section, Value>) -> ConfigKey {
         ConfigKey(name: name, inConfigFiles: true, sectionKeys: Value.configFileKeys, update: { section, mapping, _ in

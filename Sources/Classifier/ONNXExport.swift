@@ -46,7 +46,7 @@ extension ActionClassifier {
             switch member.net {
             case let tcn as TCN: logits = try tcn.onnx(&g, input: h, mask: mask)
             case let stgcn as STGCN: logits = stgcn.onnx(&g, input: h, mask: mask)
-            default: throw ONNXExportError(description: "ONNX export does not write a \(member.architecture.type) net")
+            default: throw ONNXExportError(description: "ONNX export does not write a \(member.architecture.type.rawValue) net")
             }
             let p = g.node("Softmax", [logits], ["axis": .int(1)])
             let scaled = members.count > 1 ? g.node("Mul", [p, g.constant("weight", [Float(member.weight / total)], dims: [1])]) : p

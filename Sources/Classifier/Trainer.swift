@@ -1,5 +1,4 @@
 import Basics
-import CBLAS
 import Evaluation
 import Foundation
 import Keypoints
@@ -30,15 +29,15 @@ public final class Trainer {
     public let average: WeightAverage?
 
     /// Epochs finished so far, their records, and the early-stopping state.
-    public private(set) var history: [EpochRecord] = []
+    public internal(set) var history: [EpochRecord] = []
     /// The epoch with the best validation accuracy (ties: lower loss); the last without validation.
-    public private(set) var bestEpoch = 0
+    public internal(set) var bestEpoch = 0
     /// The epoch that is the model: the last, or `bestEpoch` (training.keep).
     public var keptEpoch: Int {
         config.training.keep == .best && !data.validation.isEmpty ? bestEpoch : epochsDone
     }
-    public private(set) var bestValidationLoss = Double.infinity
-    public private(set) var bestValidationAccuracy = -1.0
+    public internal(set) var bestValidationLoss = Double.infinity
+    public internal(set) var bestValidationAccuracy = -1.0
     public var epochsDone: Int { history.count }
     /// Whether early stopping has ended the run.
     public var stoppedEarly: Bool {
@@ -234,88 +233,10 @@ public final class Trainer {
                               validationLoss: kept?.validationLoss)
     }
 
-    /// Writes the full state (weights, optimiser moments, history) atomically.
-    public func saveCheckpoint(to path: String) throws {
-        classifier.training = record()
-        try classifier.save(to: path) { root in
-            try root.setAttribute("checkpoint_config", self.config.json())
-            try root.setAttribute("checkpoint_step", self.optimizer.step)
-            try root.setAttribute("checkpoint_best_epoch", self.bestEpoch)
-            try root.setAttribute("checkpoint_best_validation_loss", self.bestValidationLoss.isFinite ? self.bestValidationLoss : -1)
-            try root.setAttribute("checkpoint_best_validation_accuracy", self.bestValidationAccuracy)
-            try root.setAttribute("checkpoint_history", JSONLines.encode(self.history))
-            let g = try root.createGroup("optimizer")
-            for (i, p) in self.optimizer.parameters.enumerated() {
-                try g.write("m.\(p.name)", self.optimizer.m[i].array, shape: p.shape).close()
-                try g.write("v.\(p.name)", self.optimizer.v[i].array, shape: p.shape).close()
-            }
-            g.close()
-            if let average = self.average {
-                let a = try root.createGroup("average")
-                for (s, b) in zip(self.model.state, average.buffers) { try a.write(s.name, b.array, shape: [b.count]).close() }
-                a.close()
-            }
-        }
-    }
-
-    /// The config a checkpoint was written with.
-    public static func checkpointConfig(path: String) throws -> TrainingConfig {
-        let file = try HDF5File.open(path)
-        defer { try? file.close() }
-        let root = try file.root()
-        defer { root.close() }
-        return try JSONLines.decode(TrainingConfig.self, from: try root.stringAttribute("checkpoint_config"))
-    }
-
     /// The batch buffers' size: the config's batch, or all the training windows when they
     /// are fewer (the same steps: one batch an epoch), so that a large batch on a small
     /// dataset does not allocate for windows that do not exist.
     static func batchSize(config: TrainingConfig, data: TrainingData) -> Int {
         min(config.optimizer.batchSize, max(2, data.train.count))
-    }
-
-    /// A trainer in the state a checkpoint holds (for the same config and data).
-    public static func resume(from path: String, config: TrainingConfig, data: TrainingData) throws -> Trainer {
-        let classifier = try ActionClassifier.load(path: path, maxBatch: batchSize(config: config, data: data))
-        guard classifier.labels == data.labels else {
-            throw ConfigError("\(path): the checkpoint's labels (\(classifier.labels.joined(separator: ", "))) are not the data's (\(data.labels.joined(separator: ", ")))")
-        }
-        // The net stored and the config stored are two parts of one file: a damaged or
-        // hand-made checkpoint may disagree with itself.
-        guard classifier.architecture == Architecture(config: config, classes: data.labels.count),
-              classifier.model.maxBatch == batchSize(config: config, data: data) else {
-            throw ModelFileError("\(path): a damaged checkpoint: its net is not the one its config describes; start the run again without it")
-        }
-        let t = Trainer(config: config, data: data, classifier: classifier)
-        let file = try HDF5File.open(path)
-        defer { try? file.close() }
-        let root = try file.root()
-        defer { root.close() }
-        t.optimizer.step = try root.intAttribute("checkpoint_step")
-        t.bestEpoch = try root.intAttribute("checkpoint_best_epoch")
-        let best = try root.doubleAttribute("checkpoint_best_validation_loss")
-        t.bestValidationLoss = best < 0 ? .infinity : best
-        t.bestValidationAccuracy = try root.doubleAttribute("checkpoint_best_validation_accuracy")
-        t.history = try JSONLines.decode([EpochRecord].self, from: try root.stringAttribute("checkpoint_history"))
-        let g = try root.group("optimizer")
-        defer { g.close() }
-        for (i, p) in t.optimizer.parameters.enumerated() {
-            let (m, _) = try g.read("m.\(p.name)", as: Float.self)
-            let (v, _) = try g.read("v.\(p.name)", as: Float.self)
-            guard m.count == p.count, v.count == p.count else { throw ModelFileError("\(path): optimizer state of \(p.name) is damaged") }
-            t.optimizer.m[i].pointer.update(from: m, count: m.count)
-            t.optimizer.v[i].pointer.update(from: v, count: v.count)
-        }
-        if let average = t.average {
-            let a = try root.group("average")
-            defer { a.close() }
-            for (s, b) in zip(t.model.state, average.buffers) {
-                let (values, _) = try a.read(s.name, as: Float.self)
-                guard values.count == b.count else { throw ModelFileError("\(path): the averaged weights of \(s.name) are damaged") }
-                b.pointer.update(from: values, count: values.count)
-            }
-            average.steps = t.optimizer.step
-        }
-        return t
     }
 }

@@ -37,41 +37,6 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         case clip
     }
 
-    public struct ModelSection: ConfigSection, Equatable, Sendable {
-        /// The model types this poseact trains and runs.
-        public static let types = ["tcn", "stgcn", "stgcn++"]
-        public var type = "tcn"
-        /// TCN: channels of every block.
-        public var channels = 128
-        public var dilations = [1, 2, 4, 8]
-        public var kernel = 5
-        public var dropout = 0.1
-        public var pooling: TCN.Pooling = .mean
-        /// Predictions average each window with its mirror image (left and right swapped).
-        public var flipAverage = true
-        /// A BatchNorm over the input channels before the first block.
-        public var inputNorm = false
-        /// ST-GCN / ST-GCN++: channels of each graph block.
-        public var blocks = [64, 64, 128, 128]
-        /// One net per stream, each on its stream's features; empty: one net on
-        /// `preprocessing.features`.
-        public var streams: [Stream] = []
-        /// Each stream's weight in the average of probabilities; empty: equal weights.
-        public var streamWeights: [Double] = []
-
-        public init() {}
-
-        public static let keys: [ConfigKey<ModelSection>] = [
-            .value("type", \.type), .value("channels", \.channels), .value("dilations", \.dilations),
-            .value("kernel", \.kernel), .value("dropout", \.dropout), .value("pooling", \.pooling),
-            .value("flip_average", \.flipAverage), .value("input_norm", \.inputNorm), .value("blocks", \.blocks),
-            .value("streams", \.streams), .value("stream_weights", \.streamWeights),
-        ]
-
-        /// Whether the model is a graph net (ST-GCN or ST-GCN++).
-        public var isGraph: Bool { type.hasPrefix("stgcn") }
-    }
-
     public enum OptimizerName: String, ConfigChoice, Sendable { case adamw, adam }
 
     public struct OptimizerSection: ConfigSection, Equatable, Sendable {
@@ -131,7 +96,7 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
     /// quarter of the joints the source provides are seen (PreprocessingSpec's own defaults
     /// are the bare minimum: positions and confidences, half the joints).
     public var preprocessing = PreprocessingSpec(minJointShare: 0.25, features: [.position, .confidence, .velocity])
-    public var model = ModelSection()
+    public var model = ModelSpec()
     public var optimizer = OptimizerSection()
     public var training = TrainingSection()
     public var augmentation = AugmentationSpec(flip: true)
@@ -148,9 +113,9 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         training.threads > 0 ? training.threads : ProcessInfo.processInfo.activeProcessorCount
     }
 
-    /// Bounds far beyond any model this trains well (the default has 128 channels, kernel 5,
-    /// batch 32), low enough that a typo is refused before it asks for gigabytes.
-    public static let maxChannels = 4096, maxKernel = 255, maxBatch = 8192, maxBlocks = 64, maxDilation = 1024
+    /// Far beyond any batch this trains well (the default is 32), low enough that a typo is
+    /// refused before it asks for gigabytes (the model's keys have their bounds in `ModelSpec`).
+    public static let maxBatch = 8192
 
     /// Problems that make the config unusable (empty when it is fine), each naming its key.
     public var problems: [String] {
@@ -159,27 +124,7 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         if !(0..<1).contains(data.validationShare) { p.append("data.validation_share must be in [0, 1)") }
         if data.folds == 1 || data.folds < 0 { p.append("data.folds must be 0 (no cross-validation) or at least 2") }
         if data.folds >= 2 && !(1...data.folds).contains(data.fold) { p.append("data.fold must be in 1…\(data.folds)") }
-        if !ModelSection.types.contains(model.type) {
-            p.append("model.type '\(model.type)' is not known (\(ModelSection.types.joined(separator: ", ")))")
-        }
-        if !(1...Self.maxBlocks).contains(model.blocks.count) || model.blocks.contains(where: { !(1...Self.maxChannels).contains($0) }) {
-            p.append("model.blocks must list 1 to \(Self.maxBlocks) blocks of 1…\(Self.maxChannels) channels")
-        }
-        if model.type == "stgcn++" && model.blocks.contains(where: { $0 < 5 }) {
-            p.append("model.blocks: stgcn++ needs at least 5 channels a block (its temporal convolution has 5 branches)")
-        }
-        if Set(model.streams).count != model.streams.count { p.append("model.streams lists a stream twice") }
-        if !model.streamWeights.isEmpty && model.streamWeights.count != model.streams.count {
-            p.append("model.stream_weights must give one weight per stream (\(model.streams.count)) or none")
-        }
-        if model.streamWeights.contains(where: { !($0 > 0 && $0.isFinite) }) { p.append("model.stream_weights must be positive") }
-        if !(1...Self.maxChannels).contains(model.channels) { p.append("model.channels must be in 1…\(Self.maxChannels) (got \(model.channels))") }
-        if !(1...Self.maxBlocks).contains(model.dilations.count) { p.append("model.dilations must list 1 to \(Self.maxBlocks) blocks") }
-        if model.dilations.contains(where: { !(1...Self.maxDilation).contains($0) }) {
-            p.append("model.dilations must all be in 1…\(Self.maxDilation)")
-        }
-        if !(1...Self.maxKernel).contains(model.kernel) { p.append("model.kernel must be in 1…\(Self.maxKernel) (got \(model.kernel))") }
-        if !(0..<1).contains(model.dropout) { p.append("model.dropout must be in [0, 1)") }
+        p += model.problems(prefix: "model.")
         if !(optimizer.learningRate > 0) { p.append("optimizer.learning_rate must be positive") }
         if optimizer.minLearningRate < 0 || optimizer.minLearningRate > optimizer.learningRate {
             p.append("optimizer.min_learning_rate must be in [0, learning_rate]")
@@ -215,29 +160,80 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
 
     // MARK: YAML
 
-    /// Reads and checks a config file.
+    /// Reads and checks a config file, over the config it names as its `base:` (a path
+    /// relative to the file's folder; MMAction2's `_base_`): the base is read first (and its
+    /// own base before it), then each key of the file replaces the base's, a section's keys
+    /// one by one. Each file is checked on its own, so an error names the file it is in.
     public static func load(path: String) throws -> TrainingConfig {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError("\(path): cannot read the config file (does it exist?)")
-        }
-        return try parse(String(decoding: data, as: UTF8.self), file: path)
+        let (root, file) = try inherited(path: path, chain: [])
+        return try decode(root, file)
     }
 
     /// Parses YAML text (`file` names it in errors). Problems of values (e.g. a negative
-    /// window) are left to `problems`, so flags can still override them.
+    /// window) are left to `problems`, so flags can still override them. A `base:` needs a
+    /// file's folder: `load(path:)`.
     public static func parse(_ text: String, file: String = "config") throws -> TrainingConfig {
+        let (root, checker) = try node(text, file: file)
+        if let base = root["base"] { throw checker.error(base, "base: only a config file read from its path can have a base") }
+        return try decode(root, checker)
+    }
+
+    /// The file's text as a checked node (an empty file: an empty mapping), decoded once to
+    /// find a wrong value while its file is known.
+    static func node(_ text: String, file name: String) throws -> (Node, ConfigFile) {
         let composed: Node?
         do { composed = try Yams.compose(yaml: text) } catch {
-            throw ConfigError("\(file): not valid YAML (\(String(describing: error).split(separator: "\n").first ?? ""))")
+            throw ConfigError("\(name): not valid YAML (\(String(describing: error).split(separator: "\n").first ?? ""))")
         }
-        guard let composed, composed.null == nil else { return TrainingConfig() }   // an empty file: all defaults
-        let file = ConfigFile(name: file)
+        let file = ConfigFile(name: name)
+        guard let composed, composed.null == nil else { return (Node([(Node, Node)]()), file) }
         let root = try file.checked(composed, path: [])
+        _ = try decode(root, file)
+        return (root, file)
+    }
+
+    static func decode(_ root: Node, _ file: ConfigFile) throws -> TrainingConfig {
         do {
             return try YAMLDecoder().decode(TrainingConfig.self, from: root, userInfo: [.configFile: true])
         } catch let error as DecodingError {
             throw file.error(error, in: root)
         }
+    }
+
+    /// The file at `path` merged over its bases; `chain`: the files that inherit from it.
+    static func inherited(path: String, chain: [String]) throws -> (Node, ConfigFile) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError("\(path): cannot read the config file (does it exist?)")
+        }
+        let (root, file) = try node(String(decoding: data, as: UTF8.self), file: path)
+        guard let mapping = root.mapping, let baseNode = root["base"] else { return (root, file) }
+        let own = Node.Mapping(mapping.filter { $0.key.string != "base" }.map { ($0.key, $0.value) }, mapping.tag, mapping.style, mapping.mark)
+        let base = baseNode.string ?? ""
+        let basePath = base.hasPrefix("/") ? base
+            : URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(base).path
+        let names = (chain + [path, basePath]).map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
+        if names.dropLast().contains(names.last!) {
+            throw file.error(baseNode, "base: '\(base)' makes a cycle (\((chain + [path, basePath]).joined(separator: " → "))); remove one base")
+        }
+        // A regular file only: a device or a FIFO named as a base would never end.
+        let real = URL(fileURLWithPath: basePath).resolvingSymlinksInPath().path
+        let type = (try? FileManager.default.attributesOfItem(atPath: real))?[.type] as? FileAttributeType
+        guard type == .typeRegular, FileManager.default.isReadableFile(atPath: basePath) else {
+            throw file.error(baseNode, "base: cannot read '\(basePath)' (the path is relative to this file's folder)")
+        }
+        let (below, _) = try inherited(path: basePath, chain: chain + [path])
+        return (merged(below, over: .mapping(own)), file)
+    }
+
+    /// `top`'s keys over `bottom`'s; two mappings under one key are merged the same way.
+    static func merged(_ bottom: Node, over top: Node) -> Node {
+        guard let b = bottom.mapping, let t = top.mapping else { return top }
+        var pairs: [(Node, Node)] = b.map { ($0.key, $0.value) }
+        for (key, value) in t {
+            if let i = pairs.firstIndex(where: { $0.0.string == key.string }) { pairs[i].1 = merged(pairs[i].1, over: value) }
+            else { pairs.append((key, value)) }
+        }
+        return .mapping(Node.Mapping(pairs, t.tag, t.style, t.mark))
     }
 
     /// The config as YAML, every key written out (for the run folder: what was really used).
@@ -312,6 +308,9 @@ struct ConfigFile {
             if node.tag == Tag(.float), let x = node.float, !x.isFinite {
                 throw error(node, "\(key) must be a finite number, not \(shown(node))")
             }
+            if path == ["base"], node.scalar == nil || node.null != nil {
+                throw error(node, "base must be the path of a config file, not \(shown(node))")
+            }
             return path == ["preprocessing", "joints"] ? try joints(node, key) : node
         }
         guard let mapping = node.mapping else {
@@ -319,7 +318,8 @@ struct ConfigFile {
         }
         let pairs = try mapping.map { k, v in
             guard let name = k.string else { throw error(k, "a key must be a name, not \(shown(k))") }
-            guard known.contains(name) else {
+            // base: the file this one inherits from (`TrainingConfig.load`).
+            guard known.contains(name) || (path.isEmpty && name == "base") else {
                 let near = known.min { editDistance($0, name) < editDistance($1, name) }
                 let hint = near.flatMap { editDistance($0, name) <= 3 ? " (did you mean '\($0)'?)" : nil } ?? ""
                 throw error(k, "unknown key '\((path + [name]).joined(separator: "."))'\(hint); known keys here: \(known.joined(separator: ", "))")

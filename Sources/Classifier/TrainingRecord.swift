@@ -66,18 +66,25 @@ public struct TrainingRecord: Codable, Equatable, Sendable {
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(config, forKey: .config)
+        try encodeRun(to: encoder)
+        try c.encodeIfPresent(history, forKey: .history)
+        try c.encodeIfPresent(parameters, forKey: .parameters)
+        try c.encodeIfPresent(test, forKey: .test)
+        try c.encodeIfPresent(members, forKey: .members)
+    }
+
+    /// The run in brief: data, epochs, best and kept epoch, the kept epoch's validation
+    /// figures. `model inspect --json` writes these keys beside its own, as the record has them.
+    public func encodeRun(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(data, forKey: .data)
         try c.encodeIfPresent(epochs, forKey: .epochs)
         try c.encodeIfPresent(bestEpoch, forKey: .bestEpoch)
         try c.encodeIfPresent(keptEpoch, forKey: .keptEpoch)
-        try c.encodeIfPresent(history, forKey: .history)
-        try c.encodeIfPresent(parameters, forKey: .parameters)
         if epochs != nil {
             // A run's record has always had both keys, null without validation.
             try c.encode(validationAccuracy, forKey: .validationAccuracy)
             try c.encode(validationLoss, forKey: .validationLoss)
         }
-        try c.encodeIfPresent(test, forKey: .test)
-        try c.encodeIfPresent(members, forKey: .members)
     }
 }

@@ -1,18 +1,10 @@
 import Images
 
-/// A confusion matrix as a picture.
+/// A confusion matrix as a picture: the layout of a `ConfusionTable` (which holds the
+/// shares, colours and cell texts).
 public enum ConfusionPicture {
-    /// Fully confident cells; lighter shares are blended from white towards it.
-    static let fullBlue = RGB(20, 70, 170)
-    static let ink = RGB(30, 30, 30)
-    static let faint = RGB(170, 170, 170)
-
-    /// Cell colour for a row share t in 0…1: white to `fullBlue`.
-    static func color(share t: Double) -> RGB {
-        let s = min(max(t, 0), 1)
-        func mix(_ a: UInt8) -> UInt8 { UInt8((255 - (255 - Double(a)) * s).rounded()) }
-        return RGB(mix(fullBlue.r), mix(fullBlue.g), mix(fullBlue.b))
-    }
+    static let ink = ConfusionTable.ink
+    static let faint = ConfusionTable.faint
 
     /// A heat map of the row-normalised confusion matrix (rows: true class, columns:
     /// predicted), each cell showing its count and row share. Rows are labelled
@@ -21,6 +13,7 @@ public enum ConfusionPicture {
     /// support is at its right, the title and the accuracy on top, a colour scale below.
     public static func render(_ m: ClassificationMetrics, title: String) -> RGBImage {
         let k = m.labels.count
+        let table = ConfusionTable(m)
         let L = Layout(m, title: title)
         let (big, cell, pad, gridX, gridY, gridSize) = (Layout.big, L.cell, Layout.pad, L.gridX, L.gridY, L.gridSize)
         let (titleH, lineH, bigH) = (Layout.titleH, Layout.lineH, Layout.bigH)
@@ -41,34 +34,30 @@ public enum ConfusionPicture {
 
         for i in 0..<k {
             let top = gridY + i * cell
-            let rowTotal = m.confusion[i].reduce(0, +)
+            let row = table.rows[i]
             // Row name, right-aligned against the grid, vertically centred on the row.
             let nameW = RGBImage.textSize(rowNames[i], scale: big).width
             img.drawText(rowNames[i], at: (gridX - 12 - nameW, top + (cell - bigH) / 2), color: ink, scale: big)
-            img.drawText("n=\(rowTotal)", at: (gridX + gridSize + 10, top + (cell - bigH) / 2), color: faint, scale: big)
+            img.drawText("n=\(row.total)", at: (gridX + gridSize + 10, top + (cell - bigH) / 2), color: faint, scale: big)
             // Column number above the grid.
             let num = String(i + 1)
             let numW = RGBImage.textSize(num, scale: big).width
             img.drawText(num, at: (gridX + i * cell + (cell - numW) / 2, numberY), color: ink, scale: big)
 
-            for j in 0..<k {
-                let n = m.confusion[i][j]
-                let share = rowTotal > 0 ? Double(n) / Double(rowTotal) : 0
+            for (j, c) in row.cells.enumerated() {
                 let left = gridX + j * cell
-                img.fillRect((Float(left), Float(top), Float(cell), Float(cell)), color: color(share: share))
-                // Dark cells get white text; zeros are drawn faint so the eye finds the errors.
-                let textColor = n == 0 ? faint : (share > 0.5 ? .white : ink)
-                let count = String(n)
+                img.fillRect((Float(left), Float(top), Float(cell), Float(cell)), color: c.colour)
+                let textColor = c.textColour
+                let count = c.countText
                 let countScale = RGBImage.textSize(count, scale: big).width <= cell - 6 ? big : 1
                 let cs = RGBImage.textSize(count, scale: countScale)
-                if n == 0 {
-                    img.drawText(count, at: (left + (cell - cs.width) / 2, top + (cell - cs.height) / 2), color: textColor, scale: countScale)
-                } else {
-                    let pct = String(Int((share * 100).rounded())) + "%"
+                if let pct = c.shareText {
                     let ps = RGBImage.textSize(pct, scale: 1)
                     let blockTop = top + (cell - cs.height - 4 - ps.height) / 2
                     img.drawText(count, at: (left + (cell - cs.width) / 2, blockTop), color: textColor, scale: countScale)
                     img.drawText(pct, at: (left + (cell - ps.width) / 2, blockTop + cs.height + 4), color: textColor)
+                } else {
+                    img.drawText(count, at: (left + (cell - cs.width) / 2, top + (cell - cs.height) / 2), color: textColor, scale: countScale)
                 }
             }
         }
@@ -84,7 +73,7 @@ public enum ConfusionPicture {
         img.drawText("0%", at: (gridX, scaleY), color: ink)
         let barX = gridX + RGBImage.textSize("0%", scale: 1).width + 6
         for x in 0..<barW {
-            img.fillRect((Float(barX + x), Float(scaleY - 2), 1, Float(lineH + 4)), color: color(share: Double(x) / Double(max(barW - 1, 1))))
+            img.fillRect((Float(barX + x), Float(scaleY - 2), 1, Float(lineH + 4)), color: ConfusionTable.colour(share: Double(x) / Double(max(barW - 1, 1))))
         }
         img.strokeRect((Float(barX), Float(scaleY - 2), Float(barW), Float(lineH + 4)), color: .lightGray)
         img.drawText(Layout.scaleCaption, at: (barX + barW + 6, scaleY), color: ink)
@@ -98,7 +87,7 @@ public enum ConfusionPicture {
         static let titleH = RGBImage.textSize("X", scale: 3).height
         static let lineH = RGBImage.textSize("X", scale: 1).height
         static let bigH = RGBImage.textSize("X", scale: big).height
-        static let scaleCaption = "100% of the true class"
+        static let scaleCaption = ConfusionTable.scaleCaption
 
         let cell, gridX, gridY, gridSize, scaleY, barWidth, width, height: Int
         let rowNames, header: [String]

@@ -113,12 +113,14 @@ public struct EvaluationReport: Codable, Equatable, Sendable {
             md.append("| " + row.joined(separator: " | ") + " |")
         }
 
+        // Counts only: a table cell has no colour, and the shares are in the picture.
         md += ["", "## Confusion matrix (clips)", "", "Rows: true class; columns: predicted class.", ""]
-        let short = LabelText.abbreviations(clips.labels, maxLength: 8)
+        let table = ConfusionTable(clips)
+        let short = LabelText.abbreviations(table.labels, maxLength: 8)
         md.append("| true \\ predicted | " + short.map(cell).joined(separator: " | ") + " |")
         md.append("|---|" + String(repeating: "---:|", count: short.count))
-        for (i, row) in clips.confusion.enumerated() {
-            md.append("| \(cell(clips.labels[i])) | " + row.map(String.init).joined(separator: " | ") + " |")
+        for row in table.rows {
+            md.append("| \(cell(row.label)) | " + row.cells.map(\.countText).joined(separator: " | ") + " |")
         }
         if let confusionPicture {
             md += ["", "![Confusion matrix](\(confusionPicture))"]

@@ -104,7 +104,7 @@ public enum LearningCurves {
         var s = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(f(width))" height="\(f(height))" viewBox="0 0 \(f(width)) \(f(height))" font-family="Helvetica, Arial, sans-serif" font-size="12">
         <rect width="100%" height="100%" fill="white"/>
-        <text x="\(f(width / 2))" y="28" text-anchor="middle" font-size="18" font-weight="bold">\(escape(title))</text>
+        <text x="\(f(width / 2))" y="28" text-anchor="middle" font-size="18" font-weight="bold">\(PageTemplate.escaped(title))</text>
 
         """
         // Legend, centred under the title.
@@ -216,10 +216,5 @@ public enum LearningCurves {
         while t.hasSuffix("0") { t.removeLast() }
         if t.hasSuffix(".") { t.removeLast() }
         return t
-    }
-
-    static func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

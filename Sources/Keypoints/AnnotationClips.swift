@@ -71,7 +71,7 @@ extension AnnotationReader {
 
             var split: String? = nil
             if let s = r.split {
-                if let known = DatasetSources.splitFolders[s.lowercased()] { split = known }
+                if let known = SplitFolder.split(named: s) { split = known }
                 else { problem(r.row, "split '\(s)' is not train, validation or test; the clip is kept without a split") }
             }
 

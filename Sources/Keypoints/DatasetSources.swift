@@ -19,20 +19,16 @@ public enum DatasetSources {
         "mp4", "mov", "m4v", "avi", "mkv", "webm", "mpg", "mpeg", "wmv", "flv", "3gp", "ts", "mts",
     ]
 
-    /// Split folder names (lower-cased) and the split they stand for.
-    public static let splitFolders: [String: String] = [
-        "train": "train", "validation": "validation", "val": "validation", "valid": "validation", "test": "test",
-    ]
-
     /// Files skipped without a word where videos are expected: notes and metadata that
     /// commonly sit beside videos (`README.md`, `annotations.csv`, `labels.json`, …).
     static let quietExtensions: Set<String> = ["md", "txt", "csv", "json", "yaml", "yml", "rtf", "pdf", "html"]
 
-    /// Finds the labeled clips under `root`, in one of the layouts Create ML accepts:
+    /// Finds the labeled clips under `root`, in one of the layouts Create ML accepts (the
+    /// layouts `ForeignDataset.scan` reads keypoint files in too, by the same `FolderScanner`):
     ///
     /// - **Labeled directories**: `root/<label>/*.<video>`; or, with split folders,
     ///   `root/<split>/<label>/*.<video>` where `<split>` is `train`, `validation` (also
-    ///   `val`, `valid`) or `test`, any case. When `root` has a split folder, other
+    ///   `val`, `valid`) or `test`, any case (`SplitFolder`). When `root` has a split folder, other
     ///   folders beside it are not label folders: each is reported and not used.
     /// - **Labeled files**: `root/<label>.<n>.<ext>` (also inside a split folder), e.g.
     ///   `squat.12.mp4`. A video named otherwise is reported: its label cannot be told.
@@ -59,14 +55,18 @@ public enum DatasetSources {
             return try scanAnnotations(root: root, annotations: annotations)
         }
         guard isDir.boolValue else { throw DatasetError("\(root) is a file, not a dataset folder (give the folder holding the videos)") }
-        var scanner = FolderScanner(root: trimSlash(root))
+        var scanner = FolderScanner(root: trimSlash(root), kind: .video)
         scanner.scanRoot()
-        guard !scanner.clips.isEmpty else {
+        // Every loose video found has its label: a video's name carries it, or it is reported.
+        let clips = scanner.clips.compactMap { c in
+            c.label.map { ClipSource(id: c.rel, video: scanner.path(c.rel), label: $0, split: c.split) }
+        }
+        guard !clips.isEmpty else {
             throw DatasetError("no videos found in \(root): expected <label>/<video>, <split>/<label>/<video> "
                 + "(split: train, validation, test), <label>.<n>.<ext> files, or an annotation file "
                 + "(video extensions: \(videoExtensions.sorted().joined(separator: " ")))")
         }
-        return SourceListing(clips: scanner.clips.sorted { $0.id < $1.id }, problems: scanner.problems)
+        return SourceListing(clips: clips.sorted { $0.id < $1.id }, problems: scanner.problems)
     }
 
     /// The id of a range of a video: `"<relative path>@<start>-<end>"`, seconds with 2 decimals.

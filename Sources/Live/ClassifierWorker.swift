@@ -1,4 +1,5 @@
 import Foundation
+import Basics
 
 /// Runs a classification on a thread of its own, one window at a time and in order, so
 /// that live's frame thread never waits for the model: a four-stream graph-net ensemble
@@ -7,12 +8,9 @@ import Foundation
 /// At most one window waits: a window due while another still waits replaces it (counted
 /// in `replaced`), as live keeps the newest frame rather than queueing.
 final class ClassifierWorker<Job, Result>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var waiting: Job?
-    private var running = false
+    private let waiting = NewestItemSlot<Job>()
+    private let lock = NSLock()
     private var done: [Result] = []
-    private var closed = false
-    private var replacedCount = 0
     private let work: (Job) -> Result
 
     init(name: String, work: @escaping (Job) -> Result) {
@@ -29,19 +27,15 @@ final class ClassifierWorker<Job, Result>: @unchecked Sendable {
     }
 
     /// Windows dropped because a newer one came before they were started.
-    var replaced: Int { condition.lock(); defer { condition.unlock() }; return replacedCount }
+    var replaced: Int { waiting.dropped }
 
     func submit(_ job: Job) {
-        condition.lock()
-        if waiting != nil { replacedCount += 1 }
-        waiting = job
-        condition.broadcast()
-        condition.unlock()
+        _ = waiting.put(job)
     }
 
     /// The results finished since the last call, oldest first.
     func takeFinished() -> [Result] {
-        condition.lock(); defer { condition.unlock() }
+        lock.lock(); defer { lock.unlock() }
         let out = done
         done = []
         return out
@@ -49,38 +43,20 @@ final class ClassifierWorker<Job, Result>: @unchecked Sendable {
 
     /// Waits for the waiting and running jobs, then returns every unreturned result.
     func finishAll() -> [Result] {
-        condition.lock()
-        while waiting != nil || running { condition.wait() }
-        let out = done
-        done = []
-        condition.unlock()
-        return out
+        waiting.waitUntilIdle()
+        return takeFinished()
     }
 
     /// Ends the thread once its running job is done; a waiting one is dropped.
     func close() {
-        condition.lock()
-        closed = true
-        waiting = nil
-        condition.broadcast()
-        condition.unlock()
+        waiting.close(discarding: true)
     }
 
     private func loop() {
-        condition.lock()
-        while true {
-            while waiting == nil && !closed { condition.wait() }
-            if closed { break }
-            let job = waiting!
-            waiting = nil
-            running = true
-            condition.unlock()
+        while let job = waiting.take() {
             let result = work(job)
-            condition.lock()
-            running = false
-            done.append(result)
-            condition.broadcast()
+            lock.lock(); done.append(result); lock.unlock()
+            waiting.doneWithTaken()
         }
-        condition.unlock()
     }
 }

@@ -77,10 +77,8 @@ public final class BrowserView: @unchecked Sendable {
                      body: .init(byteBuffer: ByteBuffer(string: "/ws is the page's WebSocket: a WebSocket upgrade is expected\n")))
         }
         router.get("/") { _, _ in
-            // The state of the moment, inline ("<" escaped: a label cannot end the script).
-            let state = String(decoding: board.stateJSON(), as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
-            let page = livePage.replacingOccurrences(of: initialState, with: state)
-                .replacingOccurrences(of: "src=\"/frame.jpg\"", with: "src=\"/frame.jpg\(access.query)\"")
+            // The state of the moment inside, and the picture's address with the token, if any.
+            let page = Self.page.filled(["state": .json(board.current), "query": .text(access.query)])
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
                             body: .init(byteBuffer: ByteBuffer(string: page)))
         }
@@ -93,7 +91,8 @@ public final class BrowserView: @unchecked Sendable {
         loop.next().execute { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
         var logger = Logger(label: "poseact.page")
         logger.logLevel = .critical
-        let bound = Box<Int>(), settled = DispatchSemaphore(value: 0)
+        // The server's start: the port it listens on, or why it could not.
+        let (started, starting) = AsyncStream<Result<Int?, Error>>.makeStream()
         let upgrade = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: .seconds(Int64(limits.idleSeconds)),
                          httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.headBytes, maxHeaderListSize: limits.headBytes,
@@ -116,29 +115,34 @@ public final class BrowserView: @unchecked Sendable {
             },
             configuration: .init(address: .hostname(host, port: port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(maxConnections, logger: logger)),
-            onServerRunning: { channel in
-                bound.value = channel.localAddress?.port
-                settled.signal()
-            },
+            onServerRunning: { channel in starting.yield(.success(channel.localAddress?.port)) },
             eventLoopGroupProvider: .shared(loop),
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         self.group = group
-        let failure = Box<Error>()
         task = Task {
-            do { try await group.run() } catch { failure.value = error }
-            settled.signal()
+            do { try await group.run() } catch { starting.yield(.failure(error)) }
+            starting.finish()
         }
-        settled.wait()
-        guard failure.value == nil, let boundPort = bound.value else {
+        let start = try blocking { await started.first { _ in true } }
+        guard case .success(let boundPort?)? = start else {
             task.cancel()
             loop.shutdownGracefully { _ in }
-            let why = failure.value.map { "\($0)" } ?? "no answer"
+            let why = if case .failure(let error)? = start { "\(error)" } else { "no answer" }
             throw ViewError("--serve \(port): cannot listen on \(host):\(port) (\(why)): is the port in use? Try another, or 0 for any free port")
         }
         self.port = boundPort
         url = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)/" + access.query
     }
+
+    /// The page (Resources/live.html, .css, .js): the video with its overlay on the left;
+    /// the action, its confidence, everyone's label and repetitions, the rates and the
+    /// seconds per action on the right. It arrives with the state of the moment (`{{state}}`)
+    /// and the newest frame (/frame.jpg, with `{{query}}`'s token, if any), so it shows them
+    /// at once; then every update comes over the WebSocket, and the page asks for the next
+    /// one when it has shown the last.
+    static let page = PageTemplate(html: PackageResources.live_html, style: PackageResources.live_css,
+                                   script: PackageResources.live_js)
 
     /// Stops the server: new connections are refused at once, open ones get a second to end.
     public func stop() {
@@ -424,7 +428,8 @@ final class Box<T>: @unchecked Sendable {
     }
 }
 
-/// Runs async work from synchronous code (the live loop is a plain thread) and waits for it.
+/// Runs async work from synchronous code (the live loop and the command are plain threads)
+/// and waits for it: the one place where a thread blocks on the server.
 func blocking<T>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
     let result = Box<Result<T, Error>>()
     let done = DispatchSemaphore(value: 0)

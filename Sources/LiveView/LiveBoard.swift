@@ -3,6 +3,39 @@ import Images
 import Live
 import Media
 
+/// What the page says of a person (`state` in the JSON): "starting" before the first
+/// prediction, "no person", "low confidence", or the action's label.
+public enum PageState: RawRepresentable, Codable, Equatable, Sendable {
+    case starting
+    case noPerson
+    case lowConfidence
+    case action(String)
+
+    public init(_ state: ActionState?) {
+        switch state {
+        case nil: self = .starting
+        case .noPerson?: self = .noPerson
+        case .lowConfidence?: self = .lowConfidence
+        case .action(let label, _)?: self = .action(label)
+        }
+    }
+
+    /// (A label spelled as one of the other states reads back as that state: the JSON has
+    /// always been one string.)
+    public init(rawValue: String) {
+        self = [.starting, .noPerson, .lowConfidence].first { $0.rawValue == rawValue } ?? .action(rawValue)
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .starting: return "starting"
+        case .noPerson: return "no person"
+        case .lowConfidence: return "low confidence"
+        case .action(let label): return label
+        }
+    }
+}
+
 /// What a viewer shows beside the picture: the prominent person's state, everyone's state
 /// and repetitions, the rates, the seconds per action so far, and a message when the input
 /// has stopped.
@@ -13,8 +46,7 @@ public struct BoardState: Codable, Equatable, Sendable {
     }
 
     public var model = ""
-    /// "starting", "no person", "low confidence" or the action's label.
-    public var state = "starting"
+    public var state = PageState.starting
     /// The most likely action (also under "low confidence"); nil before the first prediction
     /// and when there is no person.
     public var label: String?
@@ -30,8 +62,7 @@ public struct BoardState: Codable, Equatable, Sendable {
 
     public struct PersonState: Codable, Equatable, Sendable {
         public var id: Int
-        /// "no person", "low confidence", the action's label, or "starting" before a prediction.
-        public var state: String
+        public var state: PageState
         public var label: String?
         public var confidence: Double?
         /// The occurrence under way.
@@ -42,7 +73,7 @@ public struct BoardState: Codable, Equatable, Sendable {
 
         init(_ v: PersonView, angleNames: [String]) {
             id = v.id
-            state = v.state?.name ?? "starting"
+            state = PageState(v.state)
             switch v.state {
             case .lowConfidence(let l, let c)?, .action(let l, let c)?: label = l; confidence = (Double(c) * 1000).rounded() / 1000
             default: break
@@ -105,7 +136,7 @@ public final class LiveBoard: @unchecked Sendable {
             state.summary = BoardState.rows(.total(Array(summaries.values)))
             // The headline follows the prominent person (anyone's, before one is known).
             if let prominent, p.personID != prominent { break }
-            state.state = p.state.name
+            state.state = PageState(p.state)
             switch p.state {
             case .noPerson: state.label = nil; state.confidence = nil
             case .lowConfidence(let label, let c), .action(let label, let c): state.label = label; state.confidence = Double(c)

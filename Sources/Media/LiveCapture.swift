@@ -1,9 +1,10 @@
+import Basics
 import CFFmpeg
 import Foundation
 
 /// The one capture path for inputs read as they come: a camera, a stream, or a file played as
 /// if it were live. A thread decodes continuously into a one-frame mailbox, so nothing queues
-/// up and memory stays flat however slow the consumer is.
+/// up and memory stays flat however slow the consumer is (a `NewestItemSlot` of frames).
 ///
 /// Two counts, kept apart because they mean different things:
 /// - `dropped`: frames replaced in the mailbox before the consumer took them: lost because the
@@ -15,15 +16,16 @@ import Foundation
 /// to their own timestamps. Times are wall-clock seconds since `start`, taken when the frame
 /// entered the mailbox.
 final class LiveCapture {
+    /// A decoded frame (owned: freed by whoever takes it out of the mailbox) and its time.
+    private typealias TimedFrame = (frame: UnsafeMutablePointer<AVFrame>, time: Double)
+    private let mailbox = NewestItemSlot<TimedFrame>()
+    /// Guards the rest of the state, apart from the mailbox.
     private let condition = NSCondition()
-    private var mailbox: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()
-    private var hasFrame = false
-    private var mailboxTime = 0.0
     private var ended = false
     private var stopRequested = false
     private var threadDone = false
     private var endMessage: String?
-    private var droppedCount = 0, skippedCount = 0
+    private var skippedCount = 0
 
     /// Starts the decoding thread on `core`, which from now on belongs to that thread until `stop()`.
     init(core: DecoderCore, start: Double, paced: Bool, rateCap: Double?) {
@@ -35,21 +37,22 @@ final class LiveCapture {
         thread.start()
     }
 
-    deinit { if mailbox != nil { av_frame_free(&mailbox) } }
+    deinit { Self.free(mailbox.close(discarding: true)) }
 
-    var dropped: Int { condition.lock(); defer { condition.unlock() }; return droppedCount }
+    var dropped: Int { mailbox.dropped }
     var skipped: Int { condition.lock(); defer { condition.unlock() }; return skippedCount }
 
     /// Waits for an unread frame and moves it into `dst`; returns its time, or nil once the
     /// source has ended (`reason` then says why, nil for the natural end of a file) or `stop()`
     /// was called.
     func take(into dst: UnsafeMutablePointer<AVFrame>) -> (time: Double?, reason: String?) {
-        condition.lock(); defer { condition.unlock() }
-        while !hasFrame && !ended && !stopRequested { condition.wait() }
-        guard hasFrame, let mailbox, !stopRequested else { return (nil, stopRequested ? nil : endMessage) }
-        av_frame_move_ref(dst, mailbox)
-        hasFrame = false
-        return (mailboxTime, nil)
+        guard let taken = mailbox.take() else {
+            condition.lock(); defer { condition.unlock() }
+            return (nil, stopRequested ? nil : endMessage)
+        }
+        av_frame_move_ref(dst, taken.frame)
+        Self.free(taken)
+        return (taken.time, nil)
     }
 
     /// The start of `time` on the monotonic clock.
@@ -68,6 +71,7 @@ final class LiveCapture {
         stopRequested = true
         condition.broadcast()
         condition.unlock()
+        Self.free(mailbox.close(discarding: true))
         interrupt.abort()
     }
 
@@ -76,8 +80,6 @@ final class LiveCapture {
         requestStop(interrupting: interrupt)
         condition.lock()
         while !threadDone { condition.wait() }
-        if mailbox != nil { av_frame_free(&mailbox) }
-        hasFrame = false
         condition.unlock()
     }
 
@@ -133,19 +135,27 @@ final class LiveCapture {
         return false
     }
 
-    /// Moves `frame` into the mailbox, replacing (and counting) an unread one; false once stopping.
+    /// Moves `frame` into the mailbox, replacing (and counting) an unread one; false once
+    /// stopping (or out of memory: then the capture ends as if stopped).
     private func put(_ frame: UnsafeMutablePointer<AVFrame>, time: Double) -> Bool {
-        condition.lock(); defer { condition.unlock() }
-        guard !stopRequested, let mailbox else { av_frame_unref(frame); return false }
-        if hasFrame { droppedCount += 1; av_frame_unref(mailbox) }
-        av_frame_move_ref(mailbox, frame)
-        hasFrame = true
-        mailboxTime = time
-        condition.broadcast()
-        return true
+        guard let owned = av_frame_alloc() else { av_frame_unref(frame); return false }
+        av_frame_move_ref(owned, frame)
+        switch mailbox.put((owned, time)) {
+        case .put: return true
+        case .replaced(let old): Self.free(old); return true
+        case .refused(let back): Self.free(back); return false
+        }
     }
 
+    private static func free(_ item: TimedFrame?) {
+        guard let item else { return }
+        var f: UnsafeMutablePointer<AVFrame>? = item.frame
+        av_frame_free(&f)
+    }
+
+    /// The end of the input (or a stop): what is in the mailbox is still taken, then `take` returns nil.
     private func finish(_ message: String?) {
         condition.lock(); ended = true; endMessage = message; condition.broadcast(); condition.unlock()
+        mailbox.close()
     }
 }

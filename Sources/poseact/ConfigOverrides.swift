@@ -15,8 +15,8 @@ struct ConfigOverrides: ParsableArguments {
     @Option(parsing: .unconditional, help: "Frames per window (overrides preprocessing.window).") var window: Int?
     @Option(parsing: .unconditional, help: "Frames between windows (overrides preprocessing.stride).") var stride: Int?
     @Option(parsing: .unconditional, help: "Early-stopping patience in epochs, 0 = off (overrides training.patience).") var patience: Int?
-    @Option(help: ArgumentHelp("Model type: \(TrainingConfig.ModelSection.types.joined(separator: ", ")) (overrides model.type).",
-                               valueName: "type")) var model: String?
+    @Option(help: ArgumentHelp("Model type: \(ModelType.names.joined(separator: ", ")) (overrides model.type).",
+                               valueName: "type")) var model: ModelType?
     @Option(parsing: .unconditional,
             help: ArgumentHelp("Streams, one net each, comma-separated: \(Classifier.Stream.names.joined(separator: ", ")); 'none' for one net on preprocessing.features (overrides model.streams; model.stream_weights is kept only for the same list).",
                                valueName: "list")) var streams: StreamList?
@@ -53,3 +53,5 @@ struct ConfigOverrides: ParsableArguments {
         return c
     }
 }
+
+extension ModelType: ExpressibleByArgument {}

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CBLAS
 import Classifier
 import Evaluation
 import Extraction

@@ -76,7 +76,7 @@ struct Import: ParsableCommand {
             clips = result.clips; problems = result.problems
             report(problems)
         } else {
-            let sources = try ForeignDataset.scan(input, label: label)
+            let (sources, unused) = try ForeignDataset.listing(input, label: label)
             for source in sources {
                 if let asked, source.format != asked {
                     throw DatasetError("\(source.path): \(source.format.rawValue), not the --format \(asked.rawValue) asked")
@@ -84,7 +84,7 @@ struct Import: ParsableCommand {
                 formats.insert(source.format.rawValue)
             }
             let result = try ForeignKeypoints.read(sources, fps: fps, size: try pictureSize())
-            clips = result.clips; problems = result.problems
+            clips = result.clips; problems = unused + result.problems
             report(problems)
         }
         guard !clips.isEmpty else { throw DatasetError("\(input): no usable row, so no clip to import (nothing written)") }

@@ -82,9 +82,7 @@ extension ModelCommand {
             var test: Test?
 
             enum CodingKeys: String, CodingKey {
-                case file, format, labels, preprocessing, architecture, parameters, members, streams, epochs, data, test
-                case bestEpoch = "best_epoch", keptEpoch = "kept_epoch"
-                case validationAccuracy = "validation_accuracy", validationLoss = "validation_loss"
+                case file, format, labels, preprocessing, architecture, parameters, members, streams, test
             }
 
             init(file: String, classifier c: ActionClassifier) {
@@ -105,16 +103,8 @@ extension ModelCommand {
                 try c.encode(parameters, forKey: .parameters)
                 try c.encode(members, forKey: .members)
                 try c.encodeIfPresent(streams, forKey: .streams)
-                try c.encodeIfPresent(record.epochs, forKey: .epochs)
-                try c.encodeIfPresent(record.bestEpoch, forKey: .bestEpoch)
-                try c.encodeIfPresent(record.keptEpoch, forKey: .keptEpoch)
-                if record.epochs != nil {
-                    // As in the record: null without validation.
-                    try c.encode(record.validationAccuracy, forKey: .validationAccuracy)
-                    try c.encode(record.validationLoss, forKey: .validationLoss)
-                }
-                try c.encodeIfPresent(record.data, forKey: .data)
                 try c.encodeIfPresent(test, forKey: .test)
+                try record.encodeRun(to: encoder)
             }
         }
 
@@ -165,8 +155,8 @@ extension ModelCommand {
                   + "stride \(s.stride), \(s.normalization.rawValue) normalisation, features \(s.features.map(\.rawValue).joined(separator: "+")), "
                   + "min pose share \(s.minPoseShare)")
             func describe(_ a: Architecture) -> String {
-                "\(a.type), \(a.inputChannels) input channels × \(a.frames) frames, "
-                    + (a.type == "tcn" ? "\(a.channels) channels, dilations \(a.dilations), kernel \(a.kernel), \(a.pooling.rawValue) pooling"
+                "\(a.type.rawValue), \(a.inputChannels) input channels × \(a.frames) frames, "
+                    + (!a.isGraph ? "\(a.channels) channels, dilations \(a.dilations), kernel \(a.kernel), \(a.pooling.rawValue) pooling"
                                        : "blocks \(a.blocks)")
                     + ", dropout \(a.dropout)"
             }

@@ -7,8 +7,8 @@ import Keypoints
 
 struct Train: ParsableCommand {
     /// "tcn, 128 channels, dilations [1, 2, 4, 8], kernel 5" or "stgcn, blocks [64, 64, 128, 128]", with the streams.
-    static func describe(_ m: TrainingConfig.ModelSection) -> String {
-        let net = m.isGraph ? "\(m.type), blocks \(m.blocks)" : "\(m.type), \(m.channels) channels, dilations \(m.dilations), kernel \(m.kernel)"
+    static func describe(_ m: ModelSpec) -> String {
+        let net = m.isGraph ? "\(m.type.rawValue), blocks \(m.blocks)" : "\(m.type.rawValue), \(m.channels) channels, dilations \(m.dilations), kernel \(m.kernel)"
         guard !m.streams.isEmpty else { return net }
         let weights = m.streamWeights.isEmpty ? "" : " weighted \(m.streamWeights.map { String(format: "%g", $0) }.joined(separator: ":"))"
         return net + "; streams \(m.streams.map(\.rawValue).joined(separator: ", "))" + weights

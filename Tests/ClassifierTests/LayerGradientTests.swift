@@ -54,7 +54,7 @@ final class LayerGradientTests: XCTestCase {
         let pool = MaskedMeanPool(frames: 6, channels: 4, maxBatch: 3)
         // Sample 0: all frames valid; sample 1: first 4; sample 2: none (pools to zeros).
         let mask = FloatBuffer([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0] as [Float])
-        pool.setMask(mask.pointer, batch: 3)
+        pool.mask.set(mask.pointer, batch: 3)
         let x = randomBuffer(3 * 6 * 4, seed: 51)
         log("MaskedMeanPool", GradCheck.check(pool, x: x, batch: 3, training: true, seed: 52))
         // The empty sample: zeros out, zero gradient.
@@ -67,7 +67,7 @@ final class LayerGradientTests: XCTestCase {
         let pool = MaskedMaxPool(frames: 6, channels: 4, maxBatch: 3)
         // Sample 0: all frames valid; sample 1: first 4; sample 2: none (pools to zeros).
         let mask = FloatBuffer([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0] as [Float])
-        pool.setMask(mask.pointer, batch: 3)
+        pool.mask.set(mask.pointer, batch: 3)
         let x = randomBuffer(3 * 6 * 4, seed: 53)
         // Padded frames never win, even when larger than every valid one.
         for c in 0..<4 { x.pointer[(1 * 6 + 5) * 4 + c] = 100 }

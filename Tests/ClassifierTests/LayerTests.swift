@@ -85,10 +85,10 @@ final class LayerTests: XCTestCase {
         let pool = MaskedMeanPool(frames: 3, channels: 2, maxBatch: 2)
         let x = FloatBuffer([1, 10, 2, 20, 3, 30, 4, 40, 5, 50, 6, 60] as [Float])
         let mask = FloatBuffer([1, 0, 1, 0, 0, 0] as [Float])
-        pool.setMask(mask.pointer, batch: 2)
+        pool.mask.set(mask.pointer, batch: 2)
         pool.forward(x.pointer, batch: 2, training: false)
         XCTAssertEqual(pool.output.array, [2, 20, 0, 0])
-        pool.setMask(nil, batch: 2)
+        pool.mask.set(nil, batch: 2)
         pool.forward(x.pointer, batch: 2, training: false)
         XCTAssertEqual(pool.output.array, [2, 20, 5, 50])
     }

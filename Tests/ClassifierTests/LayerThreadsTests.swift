@@ -29,11 +29,11 @@ final class LayerThreadsTests: XCTestCase {
         let layout = Skeleton.visionLayout, B = 8, T = 16, V = layout.count, F = 3, K = 5
         let nets: [(String, () -> any ClassifierNet)] = [
             ("stgcn", { STGCN(.init(graph: SkeletonGraph(layout: layout), features: F, frames: T, classes: K, blocks: [16, 32],
-                                    dropout: 0, maxBatch: B, seed: 301)) }),
+                                    plusPlus: false, dropout: 0, inputNorm: true, maxBatch: B, seed: 301)) }),
             ("stgcn++", { STGCN(.init(graph: SkeletonGraph(layout: layout), features: F, frames: T, classes: K, blocks: [16, 32],
-                                      plusPlus: true, dropout: 0, maxBatch: B, seed: 302)) }),
+                                      plusPlus: true, dropout: 0, inputNorm: true, maxBatch: B, seed: 302)) }),
             ("tcn", { TCN(.init(inputChannels: V * F, frames: T, classes: K, channels: 512, dilations: [1, 2],
-                                dropout: 0, maxBatch: B, seed: 303)) }),
+                                kernel: 5, dropout: 0, pooling: .mean, inputNorm: false, maxBatch: B, seed: 303)) }),
         ]
         let x = randomBuffer(B * T * V * F, seed: 304)
         var maskValues = [Float](repeating: 1, count: B * T)

@@ -28,7 +28,7 @@ final class ModelBoundsTests: XCTestCase {
             XCTAssertTrue(problem.contains(words), "'\(words)' not in: \(problem)")
         }
         var graph = TrainingConfig()
-        graph.model.type = "stgcn"; graph.model.blocks = [4096, 4096, 4096, 4096]; graph.optimizer.batchSize = 8192
+        graph.model.type = .stgcn; graph.model.blocks = [4096, 4096, 4096, 4096]; graph.optimizer.batchSize = 8192
         XCTAssertTrue(graph.problems.contains { $0.hasPrefix("model: ") && $0.contains("lower model.blocks") }, "\(graph.problems)")
         // The defaults and a big but sane TCN pass.
         XCTAssertEqual(TrainingConfig().problems, [])
@@ -43,16 +43,16 @@ final class ModelBoundsTests: XCTestCase {
     func testTheSizeIsWhatBuildingTheNetTakes() throws {
         var config = TrainingConfig()
         config.preprocessing.joints = Skeleton.visionLayout
-        for (type, channels, kernel) in [("tcn", 48, 5), ("tcn", 16, 1), ("stgcn", 0, 0), ("stgcn++", 0, 0)] {
+        for (type, channels, kernel) in [(ModelType.tcn, 48, 5), (.tcn, 16, 1), (.stgcn, 0, 0), (.stgcnPlusPlus, 0, 0)] {
             config.model.type = type
-            if type == "tcn" { config.model.channels = channels; config.model.kernel = kernel } else { config.model.blocks = [16, 16, 32] }
+            if type == .tcn { config.model.channels = channels; config.model.kernel = kernel } else { config.model.blocks = [16, 16, 32] }
             let arch = Architecture(config: config, classes: 3)
             let size = arch.size(joints: config.preprocessing.joints.count)
             let batch = 16
             let before = FloatBuffer.liveFloats
             let net = arch.net(joints: config.preprocessing.joints, maxBatch: batch, seed: 1)
             let allocated = Double(FloatBuffer.liveFloats - before)
-            XCTAssertEqual(Double(net.parameterCount), size.parameters, type)
+            XCTAssertEqual(Double(net.parameterCount), size.parameters, type.rawValue)
             let estimated = 2 * size.parameters + Double(batch) * size.perWindow
             XCTAssertEqual(estimated / allocated, 1, accuracy: 0.1, "\(type) \(channels) \(kernel): \(estimated) estimated, \(allocated) allocated")
             withExtendedLifetime(net) {}

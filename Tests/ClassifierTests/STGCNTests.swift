@@ -205,7 +205,7 @@ final class STGCNTests: XCTestCase {
     func testParameterCountsMatchThePyTorchMirror() {
         for (plusPlus, count) in [(false, 471_807), (true, 216_221)] {
             let net = STGCN(.init(graph: SkeletonGraph(layout: Skeleton.visionLayout), features: 5, frames: 32, classes: 15,
-                                  blocks: [64, 64, 128, 128], plusPlus: plusPlus, inputNorm: false, maxBatch: 2))
+                                  blocks: [64, 64, 128, 128], plusPlus: plusPlus, dropout: 0, inputNorm: false, maxBatch: 2))
             XCTAssertEqual(net.parameterCount, count, plusPlus ? "stgcn++" : "stgcn")
         }
     }
@@ -214,7 +214,7 @@ final class STGCNTests: XCTestCase {
     func testSTGCNEvalIsIndependentOfBatch() {
         let layout = Skeleton.visionLayout, T = 8, F = 3, K = 4
         let net = STGCN(.init(graph: SkeletonGraph(layout: layout), features: F, frames: T, classes: K, blocks: [8, 16],
-                              plusPlus: true, maxBatch: 3, seed: 161))
+                              plusPlus: true, dropout: 0, inputNorm: true, maxBatch: 3, seed: 161))
         let x = randomBuffer(3 * T * layout.count * F, seed: 162)
         let all = Array(UnsafeBufferPointer(start: net.forward(x.pointer, mask: nil, batch: 3, training: false), count: 3 * K))
         for b in 0..<3 {

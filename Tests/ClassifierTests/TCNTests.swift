@@ -92,7 +92,8 @@ final class TCNTests: XCTestCase {
     /// Evaluation is per-sample: a batch of three gives the logits of three batches of one.
     func testEvalForwardIsIndependentOfBatch() {
         let B = 3, T = 10, C = 4, K = 3
-        let tcn = TCN(.init(inputChannels: C, frames: T, classes: K, channels: 8, dilations: [1, 2], maxBatch: B))
+        let tcn = TCN(.init(inputChannels: C, frames: T, classes: K, channels: 8, dilations: [1, 2], kernel: 5, dropout: 0.1,
+                            pooling: .mean, inputNorm: false, maxBatch: B))
         let x = randomBuffer(B * T * C, seed: 5)
         let batched = Array(UnsafeBufferPointer(start: tcn.forward(x.pointer, mask: nil, batch: B, training: false),
                                                 count: B * K))
@@ -156,7 +157,7 @@ func trainSynthetic(seed: UInt64) -> TrainingResult {
     }
 
     let tcn = TCN(.init(inputChannels: C, frames: T, classes: K, channels: 16, dilations: [1, 2],
-                        kernel: 5, dropout: 0.1, maxBatch: batch, seed: seed))
+                        kernel: 5, dropout: 0.1, pooling: .mean, inputNorm: false, maxBatch: batch, seed: seed))
     let ce = SoftmaxCrossEntropy(classes: K, maxBatch: batch)
     let optimizer = AdamOptimizer(parameters: tcn.parameters, weightDecay: .decoupled(1e-2))
     let maxEpochs = 40, stepsPerEpoch = (N + batch - 1) / batch

@@ -11,7 +11,7 @@ final class WeightAverageTests: XCTestCase {
     /// every state buffer (batch-norm statistics included); swap exchanges the two in place.
     func testTheAverageFollowsItsRuleAndSwapsInPlace() {
         let model = TCN(.init(inputChannels: 3, frames: 8, classes: 2, channels: 4, dilations: [1, 2], kernel: 3,
-                              dropout: 0, inputNorm: true, maxBatch: 2))
+                              dropout: 0, pooling: .mean, inputNorm: true, maxBatch: 2))
         constant(model, 0)
         let average = WeightAverage(model: model, decay: 0.5)
         XCTAssertEqual(average.buffers.count, model.state.count)

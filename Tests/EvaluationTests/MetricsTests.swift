@@ -1,3 +1,4 @@
+import Images
 import XCTest
 @testable import Evaluation
 
@@ -151,6 +152,32 @@ final class ReportTests: XCTestCase {
             XCTAssertTrue(lines.contains(row), "missing: \(row)\n\(md)")
         }
         XCTAssertFalse(report(split: nil).markdown(confusionPicture: nil).contains("!["))
+    }
+
+    /// The picture, the page and the Markdown draw one `ConfusionTable`: the same counts,
+    /// shares, colours and zeros. A [3 1 0]: 75% (over half: white text), 25%, a faint 0.
+    func testOneConfusionTableForThePictureThePageAndTheMarkdown() {
+        let r = report()
+        let table = ConfusionTable(r.clips)
+        let a = table.rows[0].cells
+        XCTAssertEqual(a.map(\.shareText), ["75%", "25%", nil])
+        XCTAssertEqual(a.map(\.textColour), [.white, ConfusionTable.ink, ConfusionTable.faint])
+        XCTAssertEqual(a[2].colour, .white)
+
+        let page = HTMLReport(title: "t", report: r, clipLabels: [], joints: [], edges: [], misclassified: [], learningCurves: nil).html()
+        let picture = ConfusionPicture.render(r.clips, title: "t")
+        let L = ConfusionPicture.Layout(r.clips, title: "t")
+        let md = Set(r.markdown(confusionPicture: nil).split(separator: "\n").map(String.init))
+        for (i, row) in table.rows.enumerated() {
+            XCTAssertTrue(md.contains("| \(row.label) | " + row.cells.map(\.countText).joined(separator: " | ") + " |"), row.label)
+            for (j, c) in row.cells.enumerated() {
+                let cell = "background:\(c.colour.hex);color:\(c.textColour.hex)\"><b>\(c.countText)</b>" + (c.shareText.map { " " + $0 } ?? "")
+                XCTAssertTrue(page.contains(cell), "page cell \(i),\(j): \(cell)")
+                // 3 px inside the cell's top-left corner, clear of the centred text.
+                let p = picture.pixel(L.gridX + j * L.cell + 3, L.gridY + i * L.cell + 3)
+                XCTAssertEqual(RGB(p.r, p.g, p.b), c.colour, "picture cell \(i),\(j)")
+            }
+        }
     }
 
     func testAbbreviations() {

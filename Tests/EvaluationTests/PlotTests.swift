@@ -63,8 +63,8 @@ final class ConfusionPictureTests: XCTestCase {
     }
 
     func testColourScale() {
-        XCTAssertEqual(ConfusionPicture.color(share: 0), .white)
-        XCTAssertEqual(ConfusionPicture.color(share: 1), ConfusionPicture.fullBlue)
+        XCTAssertEqual(ConfusionTable.colour(share: 0), .white)
+        XCTAssertEqual(ConfusionTable.colour(share: 1), ConfusionTable.fullColour)
     }
 }
 

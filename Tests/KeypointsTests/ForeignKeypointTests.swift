@@ -120,6 +120,30 @@ final class ForeignKeypointTests: XCTestCase {
             }
         }
     }
+
+    /// Videos and keypoint files are found by one scan: the same folders are splits for both
+    /// (`val/` is the validation split, not a label), and a folder beside split folders is
+    /// reported, not taken as a label, for both.
+    func testValFolderIsASplitForVideosAndKeypointFiles() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-splits-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let clip = try Data(contentsOf: samples.appendingPathComponent("coco/pushup/clip2.json"))
+        for rel in ["Train/squat/1", "val/squat/2", "test/pushup/3", "extra/pushup/4"] {
+            let dir = root.appendingPathComponent((rel as NSString).deletingLastPathComponent)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try Data().write(to: root.appendingPathComponent(rel + ".mp4"))
+            try clip.write(to: root.appendingPathComponent(rel + ".json"))
+        }
+        let videos = try DatasetSources.scan(root.path)
+        let keypoints = try ForeignDataset.listing(root.path, label: nil)
+        // In name order ("Train" < "test" < "val").
+        XCTAssertEqual(videos.clips.map { "\($0.split ?? "-") \($0.label)" }, ["train squat", "test pushup", "validation squat"])
+        XCTAssertEqual(keypoints.sources.map { "\($0.split ?? "-") \($0.label)" }, ["train squat", "test pushup", "validation squat"])
+        XCTAssertEqual(keypoints.sources.map(\.id), ["train/squat/1", "test/pushup/3", "validation/squat/2"])
+        for problems in [videos.problems, keypoints.problems] {
+            XCTAssertEqual(problems.filter { $0.message.contains("folder 'extra' is not a split folder") }.count, 1, "\(problems)")
+        }
+    }
 }
 
 private func XCTAssertEqual(_ a: [Double], _ b: [Double], accuracy: Double, _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {

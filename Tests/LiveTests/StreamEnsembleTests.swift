@@ -1,4 +1,5 @@
 import Classifier
+import Extraction
 import Foundation
 import Keypoints
 import Pose
@@ -26,7 +27,7 @@ final class StreamEnsembleTests: XCTestCase {
     func testFourStreamFileRoundTripsAndLiveMatchesEvaluate() throws {
         let labels = ["a", "b", "c"]
         var members: [ActionClassifier] = []
-        for (i, (stream, type)) in zip(Classifier.Stream.allCases, ["stgcn", "stgcn", "stgcn++", "tcn"]).enumerated() {
+        for (i, (stream, type)) in zip(Classifier.Stream.allCases, [ModelType.stgcn, .stgcn, .stgcnPlusPlus, .tcn]).enumerated() {
             var config = TrainingConfig()
             config.preprocessing.features = stream.features
             config.model.type = type
@@ -48,7 +49,7 @@ final class StreamEnsembleTests: XCTestCase {
         let back = try ActionClassifier.load(path: file)
         XCTAssertEqual(back.members.map(\.stream), Classifier.Stream.allCases)
         XCTAssertEqual(back.members.map(\.weight), [2, 2, 1, 1])
-        XCTAssertEqual(back.members.map(\.architecture.type), ["stgcn", "stgcn", "stgcn++", "tcn"])
+        XCTAssertEqual(back.members.map(\.architecture.type.rawValue), ["stgcn", "stgcn", "stgcn++", "tcn"])
 
         // 64 frames at the model's 30 fps, as extraction stores them.
         let frames = 64, width = 640, height = 480

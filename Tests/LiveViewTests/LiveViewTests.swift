@@ -9,16 +9,6 @@ import Media
 import TestData
 import XCTest
 
-/// A tool the test needs that is not part of poseact (Xvfb): CI installs it (.ci/run sets
-/// POSEACT_REQUIRE_TOOLS=1, so there a missing one fails the test); elsewhere the test is
-/// skipped with a line saying what to install.
-private func tool(_ name: String, install: String) throws -> String {
-    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
-    where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") { return "\(dir)/\(name)" }
-    let why = "\(name) not found: apt-get install \(install)"
-    throw TestData.missing(why)
-}
-
 /// Gradients with a white square: every pixel differs from its neighbours.
 private func picture(width: Int, height: Int) -> RGBImage {
     var image = RGBImage(width: width, height: height)
@@ -53,7 +43,7 @@ func loopbackConnection(_ port: Int, file: StaticString = #filePath, line: UInt 
 /// back from the server.
 final class LiveWindowTests: XCTestCase {
     func testWindowShowsEachFrameExactly() throws {
-        let xvfb = try tool("Xvfb", install: "xvfb")
+        let xvfb = try TestData.tool(["Xvfb"], install: "xvfb")
         let display = ":\(100 + Int(getpid()) % 400)"
         let server = Process()
         server.executableURL = URL(fileURLWithPath: xvfb)
@@ -101,7 +91,7 @@ final class BrowserViewTests: XCTestCase {
         board.handle(.prediction(Prediction(time: 1, frame: 30, personID: 1, state: .action(label: "correct", confidence: 0.8),
                                             probabilities: [0.8, 0.2]), fps: 30, dropped: 0))
         let state = board.current
-        XCTAssertEqual(state.state, "wrong", "the prominent person's, though person 1 predicted last")
+        XCTAssertEqual(state.state, .action("wrong"), "the prominent person's, though person 1 predicted last")
         XCTAssertEqual(state.person, 2)
         XCTAssertEqual(state.people.map(\.id), [1, 2])
         XCTAssertEqual(state.people.map(\.repetitions), [3, 1])
@@ -275,6 +265,37 @@ final class BrowserViewTests: XCTestCase {
         XCTAssertTrue(page.body.contains("src=\"/frame.jpg?token=\(token)\""), "the picture's request carries the token")
         let ws = try request(view.port, "GET /ws?token=\(token) HTTP/1.1\r\n\(host)\(Self.upgrade)\r\n")
         XCTAssertTrue(ws.status.hasPrefix("HTTP/1.1 101"), ws.status)
+    }
+
+    /// The page as served lints clean, as its template does (Resources/live.*), and carries
+    /// the state of the moment as JSON that no label can end ("<" as \u003c).
+    func testServedPageLintsClean() throws {
+        let board = LiveBoard(model: "m</script>")
+        board.handle(.prediction(Prediction(time: 1, frame: 30, personID: 1, state: .action(label: "</script><b>&", confidence: 0.9),
+                                            probabilities: [0.9, 0.1]), fps: 30, dropped: 0))
+        let view = try BrowserView(board: board, port: 0)
+        defer { view.stop() }
+        let page = String(decoding: try Data(contentsOf: URL(string: view.url)!), as: UTF8.self)
+        XCTAssertTrue(page.contains(#""state":"\u003c/script>\u003cb>&""#), "the state, inline")
+        XCTAssertEqual(page.components(separatedBy: "</script>").count - 1, 2, "only the page's own two scripts end")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-live-\(getpid()).html")
+        try page.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        XCTAssertEqual(try TestData.pageLintFaults(try TestData.pageResources(of: "LiveView") + [file.path]), "")
+    }
+
+    /// A state in the JSON is the one string the page has always read: "starting", the
+    /// recognizer's "no person" and "low confidence", or the action's label.
+    func testPageStatesAreTheirStrings() throws {
+        let states: [(ActionState?, PageState)] = [(nil, .starting), (.noPerson, .noPerson),
+                                                   (.lowConfidence(label: "a", confidence: 0.3), .lowConfidence),
+                                                   (.action(label: "wave", confidence: 0.9), .action("wave"))]
+        for (action, page) in states {
+            XCTAssertEqual(PageState(action), page)
+            XCTAssertEqual(page.rawValue, action?.name ?? "starting")
+            XCTAssertEqual(PageState(rawValue: page.rawValue), page)
+            XCTAssertEqual(String(decoding: try JSONEncoder().encode([page]), as: UTF8.self), "[\"\(page.rawValue)\"]")
+        }
     }
 
     func testConstantTimeComparison() {

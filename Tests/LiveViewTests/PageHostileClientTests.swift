@@ -62,11 +62,7 @@ final class PageHostileClientTests: XCTestCase {
     /// 127.0.0.1, as a rebinding DNS server would): the page under that name is refused,
     /// under localhost and under a declared name it is the live page.
     func testRebindingInARealBrowser() throws {
-        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
-        guard let chromium = ["chromium", "chromium-browser", "google-chrome"].lazy
-            .flatMap({ name in dirs.map { "\($0)/\(name)" } }).first(where: FileManager.default.isExecutableFile) else {
-            throw TestData.missing("chromium not found: apt-get install chromium")
-        }
+        let chromium = try TestData.tool(["chromium", "chromium-browser", "google-chrome"], install: "chromium")
         let view = try BrowserView(board: LiveBoard(model: "m"), port: 0, names: ["pose.lan"])
         defer { view.stop() }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-rebind-\(UUID().uuidString)").path

@@ -18,9 +18,6 @@ class PoseactCLITestCase: XCTestCase {
         return exe.appendingPathComponent("poseact")
     }
 
-    /// A tool the test needs that is not part of poseact (chromium, Xvfb, qemu-user): CI installs it
-    /// (.ci/run sets POSEACT_REQUIRE_TOOLS=1, so there a missing one fails the test);
-    /// elsewhere the test is skipped with a line saying what to install.
     /// Runs a program that is not poseact; its exit status and stdout (stderr dropped).
     func external(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
         let p = Process()
@@ -42,14 +39,8 @@ class PoseactCLITestCase: XCTestCase {
                      + flags + [url]).stdout
     }
 
-    func tool(_ names: [String], install: String) throws -> String {
-        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
-        for name in names {
-            for dir in dirs where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") { return "\(dir)/\(name)" }
-        }
-        let why = "\(names[0]) not found: apt-get install \(install)"
-        throw TestData.missing(why)
-    }
+    /// A tool the test needs that is not part of poseact (see `TestData.tool`).
+    func tool(_ names: [String], install: String) throws -> String { try TestData.tool(names, install: install) }
 
     struct Result {
         let status: Int32; let stdout: String; let stderr: String

@@ -111,13 +111,13 @@ final class HalfFloatTests: XCTestCase {
 final class GemmTests: XCTestCase {
     /// OpenBLAS products against a plain triple loop (sums of ≤ 37 products of values in
     /// [-1, 1]: float32 rounding stays below 1e-5).
-    func testGemmABtMatchesNaiveProduct() {
+    func testGemmMatchesNaiveProduct() {
         let m = 13, n = 11, k = 37
         var state: UInt32 = 1
         func next() -> Float { state = state &* 1_664_525 &+ 1_013_904_223; return Float(state >> 8) / Float(1 << 24) * 2 - 1 }
         let a = (0..<(m * k)).map { _ in next() }, b = (0..<(n * k)).map { _ in next() }
         var c = [Float](repeating: 0, count: m * n)
-        BLAS.gemmABt(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, c: &c, ldc: n)
+        BLAS.gemm(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, transposeB: true, c: &c, ldc: n)
         for i in 0..<m { for j in 0..<n {
             var s: Float = 0
             for p in 0..<k { s += a[i * k + p] * b[j * k + p] }
@@ -128,6 +128,10 @@ final class GemmTests: XCTestCase {
         var c2 = [Float](repeating: 0, count: m * n)
         BLAS.gemm(m: m, n: n, k: k, a: a, lda: k, b: bt, ldb: n, c: &c2, ldc: n)
         for i in 0..<(m * n) { XCTAssertEqual(c2[i], c[i], accuracy: 1e-5) }
+        // A transposed (A[k, m]) and added to what C holds: C + Aᵀᵀ · B = 2 · (A · B).
+        let at = (0..<(k * m)).map { a[($0 % m) * k + $0 / m] }
+        BLAS.gemm(m: m, n: n, k: k, a: at, lda: m, transposeA: true, b: bt, ldb: n, c: &c2, ldc: n, accumulate: true)
+        for i in 0..<(m * n) { XCTAssertEqual(c2[i], 2 * c[i], accuracy: 2e-5) }
     }
 }
 

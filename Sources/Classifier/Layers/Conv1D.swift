@@ -1,4 +1,3 @@
-import CBLAS
 import Tensor
 
 /// 1-D convolution over time, channels last: dilation `d`, stride `s`, 'same' zero padding
@@ -79,7 +78,7 @@ public final class Conv1D: Layer {
                 }
             }
         }
-        BLAS.gemmABt(m: B * TO, n: OC, k: KC, a: pointwise ? x : UnsafePointer(col), lda: KC, b: weight.value.pointer, ldb: KC,
+        BLAS.gemm(m: B * TO, n: OC, k: KC, a: pointwise ? x : UnsafePointer(col), lda: KC, b: weight.value.pointer, ldb: KC, transposeB: true,
                      c: out, ldc: OC, accumulate: bias != nil)
     }
 
@@ -93,8 +92,8 @@ public final class Conv1D: Layer {
         let T = frames, TO = outFrames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
         let BT = B * TO
         guard BT > 0 else { return }
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(OC), Int32(KC), Int32(BT),
-                    1, dOut, Int32(OC), pointwise ? x : UnsafePointer(col.pointer), Int32(KC), 1, weight.grad.pointer, Int32(KC))
+        BLAS.gemm(m: OC, n: KC, k: BT, a: dOut, lda: OC, transposeA: true, b: pointwise ? x : UnsafePointer(col.pointer), ldb: KC,
+                  c: weight.grad.pointer, ldc: KC, accumulate: true)
         if let db = bias?.grad.pointer {
             for bt in 0..<BT {
                 let d = dOut + bt * OC

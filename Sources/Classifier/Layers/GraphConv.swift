@@ -1,4 +1,3 @@
-import CBLAS
 import Tensor
 
 /// Spatial graph convolution over a skeleton's joints, each frame on its own (ST-GCN's
@@ -115,8 +114,8 @@ public final class GraphConv: Layer {
                 for r in rows { (out + r * OC).update(from: bias, count: OC) }
             }
         }
-        BLAS.gemmABt(m: B * V * T, n: OC, k: KC, a: zm, lda: KC, b: weight.value.pointer, ldb: KC, c: out, ldc: OC,
-                     accumulate: true)
+        BLAS.gemm(m: B * V * T, n: OC, k: KC, a: zm, lda: KC, b: weight.value.pointer, ldb: KC, transposeB: true,
+                  c: out, ldc: OC, accumulate: true)
     }
 
     // dW (OC, K·C) += doutᵀ · mixed;  dbias += Σ dout;  dmixed = dout · W (into `mixed`);
@@ -126,8 +125,8 @@ public final class GraphConv: Layer {
         let KV = K * V, TC = T * C, KC = K * C, rows = B * V * T
         guard B > 0 else { return }
         let zm = mixed.pointer
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(OC), Int32(KC), Int32(rows),
-                    1, dOut, Int32(OC), zm, Int32(KC), 1, weight.grad.pointer, Int32(KC))
+        BLAS.gemm(m: OC, n: KC, k: rows, a: dOut, lda: OC, transposeA: true, b: zm, ldb: KC,
+                  c: weight.grad.pointer, ldc: KC, accumulate: true)
         let db = bias.grad.pointer
         for r in 0..<rows {
             let d = dOut + r * OC
@@ -174,11 +173,9 @@ public final class GraphConv: Layer {
         case .learned:
             let dz = gathered.pointer, xt = jointMajor.pointer
             rearrange(zm, dz, batch: B, toMixed: false)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(KV), Int32(V), Int32(B * TC),
-                        1, dz, Int32(B * TC), xt, Int32(B * TC), 0, dA, Int32(V))
+            BLAS.gemm(m: KV, n: V, k: B * TC, a: dz, lda: B * TC, b: xt, ldb: B * TC, transposeB: true, c: dA, ldc: V)
             for i in 0..<(KV * V) { dP[i] += dA[i] }
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(V), Int32(B * TC), Int32(KV),
-                        1, a, Int32(V), dz, Int32(B * TC), 0, xt, Int32(B * TC))
+            BLAS.gemm(m: V, n: B * TC, k: KV, a: a, lda: V, transposeA: true, b: dz, ldb: B * TC, c: xt, ldc: B * TC)
             swapSamplesAndJoints(xt, dx, rows: V, columns: B, count: TC)
         }
     }

@@ -1,4 +1,3 @@
-import CBLAS
 import Tensor
 
 /// Fully connected layer. Shapes: inp is (B,C), weight is (O,C), bias is (O), out is (B,O).
@@ -30,7 +29,7 @@ public final class Linear: Layer {
     public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
         precondition(B <= maxBatch)
         let C = inFeatures, O = outFeatures, out = output.pointer, b = bias.value.pointer
-        BLAS.gemmABt(m: B, n: O, k: C, a: x, lda: C, b: weight.value.pointer, ldb: C, c: out, ldc: O)
+        BLAS.gemm(m: B, n: O, k: C, a: x, lda: C, b: weight.value.pointer, ldb: C, transposeB: true, c: out, ldc: O)
         for i in 0..<B {
             for o in 0..<O { out[i * O + o] += b[o] }
         }
@@ -40,8 +39,8 @@ public final class Linear: Layer {
     public func backward(_ dOut: UnsafePointer<Float>, input x: UnsafePointer<Float>, batch B: Int) {
         let C = inFeatures, O = outFeatures
         guard B > 0 else { return }
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(O), Int32(C), Int32(B),
-                    1, dOut, Int32(O), x, Int32(C), 1, weight.grad.pointer, Int32(C))
+        BLAS.gemm(m: O, n: C, k: B, a: dOut, lda: O, transposeA: true, b: x, ldb: C, c: weight.grad.pointer, ldc: C,
+                  accumulate: true)
         let db = bias.grad.pointer
         for i in 0..<B {
             for o in 0..<O { db[o] += dOut[i * O + o] }

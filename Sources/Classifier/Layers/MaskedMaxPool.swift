@@ -1,48 +1,34 @@
 import Tensor
 
 /// Maximum over time of the valid frames, per channel: "did it ever happen in the window"
-/// (an arm overhead once), which a mean dilutes. Set the mask with `setMask` before
+/// (an arm overhead once), which a mean dilutes. Set the mask (`mask.set`) before
 /// `forward`; a sample with no valid frame pools to zeros (and passes no gradient).
 ///
-/// Shapes: inp is (B,T,C), mask is (B,T) with 1 = valid (> 0), out is (B,C).
-public final class MaskedMaxPool: Layer {
+/// Shapes: inp is (B,T,C), mask is (B,T) (see `FrameMask`), out is (B,C).
+public final class MaskedMaxPool: MaskedTimePooling {
     public let frames: Int, channels: Int, maxBatch: Int
     public let output: FloatBuffer
     public let inputGrad: FloatBuffer
-    /// (B,T) frame mask, all 1 until `setMask` is called.
-    public let mask: FloatBuffer
+    public let mask: FrameMask
     /// The frame that won, per (b, c) of the last forward; −1 when the sample had none.
     var winner: [Int]
-
-    public var inputShape: [Int] { [frames, channels] }
-    public var outputShape: [Int] { [channels] }
-    public var parameters: [Parameter] { [] }
 
     public init(frames: Int, channels: Int, maxBatch: Int) {
         self.frames = frames; self.channels = channels; self.maxBatch = maxBatch
         output = FloatBuffer(count: maxBatch * channels)
         inputGrad = FloatBuffer(count: maxBatch * frames * channels)
-        mask = FloatBuffer(count: maxBatch * frames)
-        mask.pointer.update(repeating: 1, count: maxBatch * frames)
+        mask = FrameMask(frames: frames, maxBatch: maxBatch)
         winner = [Int](repeating: -1, count: maxBatch * channels)
-    }
-
-    /// Copies a (B,T) mask into the layer; nil means every frame is valid.
-    public func setMask(_ m: UnsafePointer<Float>?, batch B: Int) {
-        precondition(B <= maxBatch)
-        if let m { mask.pointer.update(from: m, count: B * frames) }
-        else { mask.pointer.update(repeating: 1, count: B * frames) }
     }
 
     // out[b,c] = max_{t: mask[b,t] > 0} inp[b,t,c]   (0 when no frame is valid; ties: first frame)
     public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
         precondition(B <= maxBatch)
-        let T = frames, C = channels, m = mask.pointer
+        let T = frames, C = channels
         for b in 0..<B {
-            let out = output.pointer + b * C
-            out.update(repeating: 0, count: C)
+            let out = zeroedOutputRow(b)
             for c in 0..<C { winner[b * C + c] = -1 }
-            for t in 0..<T where m[b * T + t] > 0 {
+            mask.forEachValidFrame(of: b) { t, _ in
                 let row = x + (b * T + t) * C
                 for c in 0..<C where winner[b * C + c] < 0 || row[c] > out[c] {
                     out[c] = row[c]

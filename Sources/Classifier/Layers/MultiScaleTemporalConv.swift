@@ -15,6 +15,8 @@ import Tensor
 /// Shapes: inp is (N,T,C), each branch out is (N,T',b), out is (N,T',C), T' = ⌈T/s⌉.
 public final class MultiScaleTemporalConv: Layer {
     public static let dilations = [1, 2, 3, 4]
+    /// The dilated branches and the 1×1 one: a block needs at least one channel for each.
+    public static var branches: Int { dilations.count + 1 }
     public let frames: Int, channels: Int, stride: Int, maxBatch: Int
     /// Per dilated branch: the 1×1 projection, its ReLU, the dilated convolution.
     public let projections: [ConvNorm], projectionReLUs: [ReLU], dilated: [ConvNorm]

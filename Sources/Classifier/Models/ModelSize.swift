@@ -3,7 +3,7 @@ import Foundation
 /// What a net of an architecture takes before it is built: its parameters, and the floats
 /// of the buffers its layers allocate per window of a batch (outputs, gradients, im2col
 /// columns, batch-norm statistics). Every net allocates all of it in `init` for its
-/// `maxBatch`, so a model spec within each key's bound (4096 channels, kernel 255) could
+/// `maxBatch`, so a model spec within each key's bound (`ModelSpec.table`: 4096 channels, kernel 255) could
 /// still ask for terabytes; `Architecture.sizeProblem` refuses it first. Mirrors the layers'
 /// `init`s (`Conv1D`, `BatchNorm`, `GraphConv`, …); `ModelBoundsTests` checks the parameters
 /// exactly and the buffers against what building a net allocates.
@@ -88,7 +88,7 @@ struct ModelSize {
 
     /// `MultiScaleTemporalConv.init` over `n` sequences.
     static func multiScale(_ n: Double, frames t: Int, _ c: Int, stride s: Int) -> ModelSize {
-        let branches = MultiScaleTemporalConv.dilations.count + 1, b = c / branches
+        let branches = MultiScaleTemporalConv.branches, b = c / branches
         let widths = [c - (branches - 1) * b] + [Int](repeating: b, count: branches - 1)
         let to = (t - 1) / s + 1
         var size = ModelSize()
@@ -114,14 +114,14 @@ extension Architecture {
 
     /// The net's size before it is built (`ModelSize`), for `joints` joints.
     func size(joints: Int) -> ModelSize {
-        switch type {
-        case "stgcn", "stgcn++":
+        let m = model
+        if m.isGraph {
             return ModelSize.stgcn(joints: joints, features: inputChannels / max(joints, 1), frames: frames, classes: classes,
-                                   blocks: blocks, strides: STGCN.Config.strides(blocks), plusPlus: type == "stgcn++", inputNorm: inputNorm)
-        default:
-            return ModelSize.tcn(inputChannels: inputChannels, frames: frames, classes: classes, channels: channels,
-                                 blocks: dilations.count, kernel: kernel, pooling: pooling, inputNorm: inputNorm)
+                                   blocks: m.blocks, strides: STGCN.Config.strides(m.blocks), plusPlus: m.type == .stgcnPlusPlus,
+                                   inputNorm: m.inputNorm)
         }
+        return ModelSize.tcn(inputChannels: inputChannels, frames: frames, classes: classes, channels: m.channels,
+                             blocks: m.dilations.count, kernel: m.kernel, pooling: m.pooling, inputNorm: m.inputNorm)
     }
 
     /// Why a net of this architecture, on `joints` joints with batches of `batch` windows,

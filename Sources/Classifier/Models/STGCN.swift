@@ -176,8 +176,10 @@ public final class STGCN: ClassifierNet {
         public var maxBatch: Int
         public var seed: UInt64
 
-        public init(graph: SkeletonGraph, features: Int, frames: Int, classes: Int, blocks: [Int] = [64, 64, 128, 128],
-                    plusPlus: Bool = false, dropout: Float = 0, inputNorm: Bool = true, maxBatch: Int = 32, seed: UInt64 = 1) {
+        /// The model's keys have no defaults here: a net is built from a `ModelSpec`
+        /// (`Architecture.net`), where each has its one default.
+        public init(graph: SkeletonGraph, features: Int, frames: Int, classes: Int, blocks: [Int],
+                    plusPlus: Bool, dropout: Float, inputNorm: Bool, maxBatch: Int = 32, seed: UInt64 = 1) {
             self.graph = graph; self.features = features; self.frames = frames; self.classes = classes
             self.blocks = blocks; self.plusPlus = plusPlus; self.dropout = dropout; self.inputNorm = inputNorm
             self.maxBatch = maxBatch; self.seed = seed

@@ -92,9 +92,11 @@ public final class TCN: ClassifierNet {
         public var maxBatch: Int
         public var seed: UInt64
 
-        public init(inputChannels: Int, frames: Int, classes: Int, channels: Int = 64,
-                    dilations: [Int] = [1, 2, 4], kernel: Int = 5, dropout: Float = 0.1, pooling: Pooling = .mean,
-                    inputNorm: Bool = false, maxBatch: Int = 32, seed: UInt64 = 1) {
+        /// The model's keys have no defaults here: a net is built from a `ModelSpec`
+        /// (`Architecture.net`), where each has its one default.
+        public init(inputChannels: Int, frames: Int, classes: Int, channels: Int,
+                    dilations: [Int], kernel: Int, dropout: Float, pooling: Pooling,
+                    inputNorm: Bool, maxBatch: Int = 32, seed: UInt64 = 1) {
             self.inputChannels = inputChannels; self.frames = frames; self.classes = classes
             self.channels = channels; self.dilations = dilations; self.kernel = kernel
             self.dropout = dropout; self.pooling = pooling; self.inputNorm = inputNorm
@@ -179,17 +181,17 @@ public final class TCN: ClassifierNet {
         let C = config.channels
         switch config.pooling {
         case .mean:
-            pool.setMask(mask, batch: B)
+            pool.mask.set(mask, batch: B)
             pool.forward(h, batch: B, training: training)
             pooled.pointer.update(from: pool.output.pointer, count: B * C)
         case .max:
-            maxPool.setMask(mask, batch: B)
+            maxPool.mask.set(mask, batch: B)
             maxPool.forward(h, batch: B, training: training)
             pooled.pointer.update(from: maxPool.output.pointer, count: B * C)
         case .meanMax:
-            pool.setMask(mask, batch: B)
+            pool.mask.set(mask, batch: B)
             pool.forward(h, batch: B, training: training)
-            maxPool.setMask(mask, batch: B)
+            maxPool.mask.set(mask, batch: B)
             maxPool.forward(h, batch: B, training: training)
             for b in 0..<B {
                 (pooled.pointer + b * 2 * C).update(from: pool.output.pointer + b * C, count: C)

@@ -135,9 +135,9 @@ final class Conv2DKernel: Kernel {
                     self.gather(0..<m, into: buf)
                     a = UnsafePointer(buf)
                 }
-                BLAS.gemmABt(m: m, n: cols.count, k: k, a: a, lda: k,
-                             b: self.filter.pointer + cols.lowerBound * k, ldb: k,
-                             c: self.output + cols.lowerBound, ldc: n)
+                BLAS.gemm(m: m, n: cols.count, k: k, a: a, lda: k,
+                          b: self.filter.pointer + cols.lowerBound * k, ldb: k, transposeB: true,
+                          c: self.output + cols.lowerBound, ldc: n)
                 addBiasActivate(self.output + cols.lowerBound, rows: m, channels: cols.count, ld: n,
                                 bias: self.bias.pointer + cols.lowerBound, residual: self.residual.map { $0 + cols.lowerBound },
                                 activation: self.activation)
@@ -175,7 +175,7 @@ final class Conv2DKernel: Kernel {
                        activation: activation, path: path)
             return
         }
-        BLAS.gemmABt(m: rows, n: n, k: k, a: a, lda: k, b: filter.pointer, ldb: k, c: out, ldc: n)
+        BLAS.gemm(m: rows, n: n, k: k, a: a, lda: k, b: filter.pointer, ldb: k, transposeB: true, c: out, ldc: n)
         addBiasActivate(out, rows: rows, channels: n, ld: n, bias: bias.pointer, residual: residual, activation: activation)
     }
 

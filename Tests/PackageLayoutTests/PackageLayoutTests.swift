@@ -1,0 +1,80 @@
+import Foundation
+import TestData
+import XCTest
+
+/// `Package.swift` against the code: every target declares exactly the modules its files
+/// import, and the keypoint wing reaches no video library, pose engine or C kernel.
+final class PackageLayoutTests: XCTestCase {
+    struct Target { let name: String, path: String?, type: String, dependencies: Set<String> }
+
+    /// Modules of the toolchain and the system, which no target declares.
+    static let system: Set<String> = ["Foundation", "FoundationNetworking", "FoundationXML", "FoundationEssentials",
+                                      "Glibc", "Darwin", "Dispatch", "XCTest", "Synchronization"]
+
+    static func package() throws -> [Target] {
+        let swift = Process()
+        swift.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // A scratch folder of its own: `swift test` holds the lock of the package's .build.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-dump-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        swift.arguments = ["swift", "package", "--package-path", TestData.packageRoot.path, "--scratch-path", scratch, "dump-package"]
+        let out = Pipe()
+        swift.standardOutput = out
+        swift.standardError = FileHandle.nullDevice
+        try swift.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        swift.waitUntilExit()
+        guard swift.terminationStatus == 0 else { throw TestData.missing("`swift package dump-package` failed: is swift on PATH?") }
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try XCTUnwrap(json["targets"] as? [[String: Any]]).map { t in
+            let deps = (t["dependencies"] as? [[String: Any]] ?? []).compactMap { d -> String? in
+                ((d["byName"] ?? d["target"] ?? d["product"]) as? [Any])?.first as? String
+            }
+            return Target(name: t["name"] as! String, path: t["path"] as? String, type: t["type"] as! String, dependencies: Set(deps))
+        }
+    }
+
+    /// The modules a target's Swift files import, the system's left out.
+    static func imports(of target: Target) throws -> Set<String> {
+        let folder = TestData.packageRoot.appendingPathComponent(target.path ?? (target.type == "test" ? "Tests/" : "Sources/") + target.name)
+        var modules = Set<String>()
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        let pattern = try NSRegularExpression(pattern: #"^(?:@testable |@preconcurrency )*import (\w+)$"#, options: .anchorsMatchLines)
+        while let url = files?.nextObject() as? URL {
+            guard url.pathExtension == "swift" else { continue }
+            let text = try String(contentsOf: url, encoding: .utf8)
+            for m in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                modules.insert(String(text[Range(m.range(at: 1), in: text)!]))
+            }
+        }
+        return modules.subtracting(system)
+    }
+
+    func testEveryTargetDeclaresWhatItImportsAndNothingElse() throws {
+        let targets = try Self.package()
+        let executables = Set(targets.filter { $0.type == "executable" }.map(\.name))
+        XCTAssertGreaterThan(targets.count, 20)
+        for t in targets where t.type != "system" {
+            let imported = try Self.imports(of: t)
+            // A test target may name an executable it runs (PoseactCLITests runs `poseact`): built first, never imported.
+            let declared = t.dependencies.subtracting(executables)
+            XCTAssertEqual(imported.subtracting(declared).sorted(), [], "\(t.name) imports modules Package.swift does not give it")
+            XCTAssertEqual(declared.subtracting(imported).sorted(), [], "\(t.name) is given modules it does not import")
+        }
+    }
+
+    /// What `swift build --target Classifier` compiles: the keypoint wing and the foundation.
+    func testTheKeypointWingNeedsNoVideoOrPoseEngine() throws {
+        let byName = Dictionary(uniqueKeysWithValues: try Self.package().map { ($0.name, $0) })
+        for root in ["Keypoints", "Evaluation", "Classifier"] {
+            var seen = Set<String>(), todo = [root]
+            while let next = todo.popLast() {
+                guard seen.insert(next).inserted, let t = byName[next] else { continue }
+                todo += t.dependencies
+            }
+            for video in ["CFFmpeg", "Media", "TFLite", "CPUKernels", "Pose", "Extraction", "Live"] {
+                XCTAssertFalse(seen.contains(video), "\(root) reaches \(video)")
+            }
+        }
+    }
+}
