@@ -9,7 +9,7 @@
 #
 # SEEDS (default "1 2 3"): each seed trains into WORK/run-seed-S. Running it again resumes
 # an interrupted training, or skips a finished one (delete WORK/run-seed-S to train anew).
-# Figures of a run on the reference machine are in the README.
+# Figures of a run on the reference machine are in docs/train.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${POSEACT_SHARED:-../shared}

@@ -8,10 +8,10 @@ public struct ImportResult: Sendable {
     public init(clips: [ClipKeypoints], problems: [DataProblem]) { self.clips = clips; self.problems = problems }
 }
 
-/// Keypoint CSV, the interchange format (ARCHITECTURE.md, "Formats"): one row per frame,
+/// Keypoint CSV, the interchange format (docs/formats.md): one row per frame,
 /// `clip,label,split,frame,width,height` then `NAME_x,NAME_y,NAME_c` per joint, in pixels
 /// from the top-left corner, `c` a confidence 0–1, empty x/y for a missing joint.
-/// `shared/data/penn-action/keypoints.csv` is one.
+/// Penn Action's keypoints (datasets/README.md) come as one; docs/formats.md describes it.
 public enum KeypointCSV {
     /// Columns a keypoint CSV must have (any case); `split` and `time` are optional.
     public static let requiredColumns = ["clip", "label", "frame", "width", "height"]

@@ -13,7 +13,7 @@ public struct Detection: Sendable {
 }
 
 /// BlazePose's person detector: letterbox into 224×224, run, decode 2254 anchors, weighted
-/// NMS, undo the letterbox (`shared/docs/BLAZEPOSE.md`, pipeline steps 1–4).
+/// NMS, undo the letterbox (docs/pose.md, "BlazePose step by step", steps 1–4).
 public final class PoseDetector: @unchecked Sendable {
     public static let inputSize = 224
     public let interpreter: Interpreter

@@ -16,7 +16,7 @@ public struct LandmarkResult: Sendable {
     public var nextROI: RotatedRect
 }
 
-/// BlazePose's full landmark model on a rotated crop (`shared/docs/BLAZEPOSE.md`, steps 6–10).
+/// BlazePose's full landmark model on a rotated crop (docs/pose.md, "BlazePose step by step", steps 6–10).
 public final class PoseLandmarker: @unchecked Sendable {
     public static let inputSize = 256
     public let interpreter: Interpreter

@@ -20,7 +20,7 @@ public enum WarpBorder: Sendable { case zero, replicate }
 ///
 /// BlazePose is sensitive to the resampler: a plain float bilinear crop moves landmarks by
 /// 2 px on a photo and over 10 px on a 1080p frame, while this one reproduces MediaPipe's
-/// crops bit for bit (`shared/fixtures/blazepose/README.md` spells the algorithm out):
+/// crops bit for bit (docs/pose.md, "BlazePose step by step", step 6, spells the algorithm out):
 /// corners by `cv::boxPoints`, the perspective transform solved by LU in double, inverted,
 /// source coordinates rounded to 1/32 pixel, and integer bilinear weights summing to 2^15.
 public struct PerspectiveWarp {

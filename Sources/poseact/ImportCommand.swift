@@ -11,7 +11,7 @@ struct Import: ParsableCommand {
             Formats (found from the input, or --format): \
             the keypoint CSV, one row per frame: clip,label,split,frame,width,height, then \
             NAME_x,NAME_y,NAME_c for each joint (pixels, origin top-left; empty x/y for a \
-            missing joint), as shared/data/penn-action/keypoints.csv and `dataset export --csv` \
+            missing joint), as Penn Action's keypoints.csv and `dataset export --csv` \
             write it; \
             OpenPose's per-frame JSON (a folder of *_keypoints.json per clip, BODY_25 or COCO-18; \
             needs --size); \

@@ -6,7 +6,7 @@ import XCTest
 
 /// The tracking pipeline on real push-up videos: a slice of the test split covering its
 /// formats (640×360, 320×240 with burnt-in bars, 1920×1080, 4:4:4 chroma). The full split
-/// (45 videos, 7,224 frames) is measured by hand with `poseact pose` (README): 99.8 %.
+/// (45 videos, 7,224 frames) is measured by hand with `poseact pose` (docs/pose.md): 99.8 %.
 final class VideoTrackingTests: XCTestCase {
     /// `shared/data/pushups/<relative>` and a one-person pipeline; skips when either is missing.
     private func pushups(_ relative: String) throws -> (URL, PosePipeline) {
