@@ -34,6 +34,7 @@ struct ProtoWriter {
 
 /// An ONNX graph being built: nodes, initializers (weights), inputs and outputs.
 struct ONNXGraph {
+    private typealias F = ONNXField
     enum Attribute {
         case int(Int), ints([Int]), float(Float)
     }
@@ -42,10 +43,10 @@ struct ONNXGraph {
     /// `from` under the name `name` (the graph's output).
     mutating func identity(_ from: String, as name: String) {
         var n = ProtoWriter()
-        n.string(1, from)
-        n.string(2, name)
-        n.string(3, name)
-        n.string(4, "Identity")
+        n.string(F.Node.input, from)
+        n.string(F.Node.output, name)
+        n.string(F.Node.name, name)
+        n.string(F.Node.opType, "Identity")
         nodes.append(n)
     }
     private var initializers: [ProtoWriter] = []
@@ -60,13 +61,13 @@ struct ONNXGraph {
         precondition(values.count == dims.reduce(1, *))
         let n = name(stem)
         var t = ProtoWriter()
-        t.packedInts(1, dims.map(Int64.init))
-        t.int(2, 1)   // FLOAT
-        t.string(8, n)
+        t.packedInts(F.Tensor.dims, dims.map(Int64.init))
+        t.int(F.Tensor.dataType, F.Tensor.DataType.float)
+        t.string(F.Tensor.name, n)
         var raw: [UInt8] = []
         raw.reserveCapacity(values.count * 4)
         for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { raw.append(contentsOf: $0) } }
-        t.data(9, raw)
+        t.data(F.Tensor.rawData, raw)
         initializers.append(t)
         return n
     }
@@ -75,12 +76,12 @@ struct ONNXGraph {
     mutating func ints(_ stem: String, _ values: [Int], dims: [Int]? = nil) -> String {
         let n = name(stem)
         var t = ProtoWriter()
-        t.packedInts(1, (dims ?? [values.count]).map(Int64.init))
-        t.int(2, 7)   // INT64
-        t.string(8, n)
+        t.packedInts(F.Tensor.dims, (dims ?? [values.count]).map(Int64.init))
+        t.int(F.Tensor.dataType, F.Tensor.DataType.int64)
+        t.string(F.Tensor.name, n)
         var raw: [UInt8] = []
         for v in values { withUnsafeBytes(of: Int64(v).littleEndian) { raw.append(contentsOf: $0) } }
-        t.data(9, raw)
+        t.data(F.Tensor.rawData, raw)
         initializers.append(t)
         return n
     }
@@ -90,17 +91,17 @@ struct ONNXGraph {
     mutating func node(_ op: String, _ inputs: [String], outputs: Int = 1, _ attributes: [String: Attribute] = [:]) -> String {
         let outs = (0..<outputs).map { _ in name(op.lowercased()) }
         var n = ProtoWriter()
-        for i in inputs { n.string(1, i) }
-        for o in outs { n.string(2, o) }
-        n.string(3, outs[0])
-        n.string(4, op)
+        for i in inputs { n.string(F.Node.input, i) }
+        for o in outs { n.string(F.Node.output, o) }
+        n.string(F.Node.name, outs[0])
+        n.string(F.Node.opType, op)
         for (key, value) in attributes.sorted(by: { $0.key < $1.key }) {
-            n.message(5) { a in
-                a.string(1, key)
+            n.message(F.Node.attribute) { a in
+                a.string(F.Attribute.name, key)
                 switch value {
-                case .int(let v): a.int(3, Int64(v)); a.int(20, 2)
-                case .ints(let vs): a.packedInts(8, vs.map(Int64.init)); a.int(20, 7)
-                case .float(let v): a.float(2, v); a.int(20, 1)
+                case .int(let v): a.int(F.Attribute.i, Int64(v)); a.int(F.Attribute.type, F.Attribute.Kind.int)
+                case .ints(let vs): a.packedInts(F.Attribute.ints, vs.map(Int64.init)); a.int(F.Attribute.type, F.Attribute.Kind.ints)
+                case .float(let v): a.float(F.Attribute.f, v); a.int(F.Attribute.type, F.Attribute.Kind.float)
                 }
             }
         }
@@ -112,14 +113,14 @@ struct ONNXGraph {
     /// symbolic dimension), `metadata` as key/value strings.
     func model(inputs: [(String, [Any])], outputs: [(String, [Any])], metadata: [String: String]) -> [UInt8] {
         func valueInfo(_ w: inout ProtoWriter, _ name: String, _ dims: [Any]) {
-            w.string(1, name)
-            w.message(2) { type in
-                type.message(1) { tensor in
-                    tensor.int(1, 1)   // FLOAT
-                    tensor.message(2) { shape in
+            w.string(F.ValueInfo.name, name)
+            w.message(F.ValueInfo.type) { type in
+                type.message(F.TypeProto.tensorType) { tensor in
+                    tensor.int(F.TypeProto.TensorType.elemType, F.Tensor.DataType.float)
+                    tensor.message(F.TypeProto.TensorType.shape) { shape in
                         for d in dims {
-                            shape.message(1) { dim in
-                                if let v = d as? Int { dim.int(1, Int64(v)) } else { dim.string(2, "\(d)") }
+                            shape.message(F.TensorShape.dim) { dim in
+                                if let v = d as? Int { dim.int(F.TensorShape.Dimension.dimValue, Int64(v)) } else { dim.string(F.TensorShape.Dimension.dimParam, "\(d)") }
                             }
                         }
                     }
@@ -127,18 +128,18 @@ struct ONNXGraph {
             }
         }
         var m = ProtoWriter()
-        m.int(1, 8)   // IR version 8: opset 17's
-        m.string(2, "poseact")
-        m.message(8) { op in op.string(1, ""); op.int(2, 17) }
-        m.message(7) { g in
-            for n in nodes { g.data(1, n.bytes) }
-            g.string(2, "poseact")
-            for t in initializers { g.data(5, t.bytes) }
-            for (name, dims) in inputs { g.message(11) { valueInfo(&$0, name, dims) } }
-            for (name, dims) in outputs { g.message(12) { valueInfo(&$0, name, dims) } }
+        m.int(F.Model.irVersion, F.irVersion)
+        m.string(F.Model.producerName, "poseact")
+        m.message(F.Model.opsetImport) { op in op.string(F.OperatorSetId.domain, ""); op.int(F.OperatorSetId.version, F.opsetVersion) }
+        m.message(F.Model.graph) { g in
+            for n in nodes { g.data(F.Graph.node, n.bytes) }
+            g.string(F.Graph.name, "poseact")
+            for t in initializers { g.data(F.Graph.initializer, t.bytes) }
+            for (name, dims) in inputs { g.message(F.Graph.input) { valueInfo(&$0, name, dims) } }
+            for (name, dims) in outputs { g.message(F.Graph.output) { valueInfo(&$0, name, dims) } }
         }
         for (k, v) in metadata.sorted(by: { $0.key < $1.key }) {
-            m.message(14) { e in e.string(1, k); e.string(2, v) }
+            m.message(F.Model.metadataProps) { e in e.string(F.StringStringEntry.key, k); e.string(F.StringStringEntry.value, v) }
         }
         return m.bytes
     }

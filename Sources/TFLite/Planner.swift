@@ -4,7 +4,8 @@ import Tensor
 struct Planner {
     let model: ModelFile
     let graph: SubGraph
-    let opNames: [String]
+    /// Each operator of the graph, as the engine knows it.
+    let operators: [SupportedOperator]
 
     /// Constant tensors, decoded (float16 widened to float32, sparse ones densified).
     private(set) var floatConstants: [Int: [Float]] = [:]
@@ -28,24 +29,21 @@ struct Planner {
     /// terabytes.
     static let maxArenaFloats = 1 << 28
 
-    static let supported: Set<String> = ["CONV_2D", "DEPTHWISE_CONV_2D", "ADD", "PAD", "RESIZE_BILINEAR",
-                                         "MAX_POOL_2D", "DEPTH_TO_SPACE", "CONCATENATION", "RESHAPE",
-                                         "LOGISTIC", "DEQUANTIZE", "DENSIFY"]
-
     init(model: ModelFile, graph: SubGraph, wantedOutputs: [String]?) throws {
         self.model = model
         self.graph = graph
-        opNames = try graph.operators.enumerated().map { i, op in
+        operators = try graph.operators.enumerated().map { i, op in
             guard op.opcodeIndex >= 0, op.opcodeIndex < model.operatorCodes.count else {
                 throw TFLiteError("operator \(i) has opcode index \(op.opcodeIndex) out of range")
             }
-            return model.operatorCodes[op.opcodeIndex].name
-        }
-        for (i, name) in opNames.enumerated() where !Planner.supported.contains(name) {
-            // TF tensor names are ';'-joined op paths: the first one is enough to find it.
-            let output = graph.operators[i].outputs.first.flatMap { $0 >= 0 && Int($0) < graph.tensors.count ? graph.tensors[Int($0)].name : nil }
-            let shortName = output.map { " writing '" + String($0.split(separator: ";").first ?? "").prefix(60) + "'" } ?? ""
-            throw TFLiteError("unsupported operator \(name) (operator \(i)\(shortName)); the engine runs \(Planner.supported.sorted().joined(separator: ", "))")
+            let name = model.operatorCodes[op.opcodeIndex].name
+            guard let known = SupportedOperator(rawValue: name) else {
+                // TF tensor names are ';'-joined op paths: the first one is enough to find it.
+                let output = op.outputs.first.flatMap { $0 >= 0 && Int($0) < graph.tensors.count ? graph.tensors[Int($0)].name : nil }
+                let shortName = output.map { " writing '" + String($0.split(separator: ";").first ?? "").prefix(60) + "'" } ?? ""
+                throw TFLiteError("unsupported operator \(name) (operator \(i)\(shortName)); the engine runs \(SupportedOperator.names)")
+            }
+            return known
         }
         try foldConstants()
         try prune(wantedOutputs)
@@ -61,7 +59,7 @@ struct Planner {
     func spec(_ index: Int) -> TensorSpec { TensorSpec(name: tensor(index).name, shape: shape(index)) }
     func offset(of index: Int) -> Int { offsets[root[index] ?? index] ?? 0 }
     func describe(_ index: Int) -> String { "tensor \(index) '\(tensor(index).name)'" }
-    func describeOp(_ i: Int) -> String { "operator \(i) (\(opNames[i]))" }
+    func describeOp(_ i: Int) -> String { "operator \(i) (\(operators[i].rawValue))" }
 
     func checkedIndex(_ raw: Int32, op: Int) throws -> Int {
         let i = Int(raw)
@@ -105,14 +103,14 @@ struct Planner {
 
     /// DEQUANTIZE (float16 → float32) and DENSIFY run once here, on constant inputs.
     private mutating func foldConstants() throws {
-        for (i, op) in graph.operators.enumerated() where opNames[i] == "DEQUANTIZE" || opNames[i] == "DENSIFY" {
+        for (i, op) in graph.operators.enumerated() where operators[i].isFoldedIntoConstants {
             guard op.inputs.count == 1, op.outputs.count == 1 else { throw TFLiteError("\(describeOp(i)) needs 1 input and 1 output") }
             let input = try checkedIndex(op.inputs[0], op: i), output = try checkedIndex(op.outputs[0], op: i)
             guard try loadConstant(input) || isConstant(input), let values = floatConstants[input] else {
                 throw TFLiteError("\(describeOp(i)): only constant float16/float32 inputs are supported (\(describe(input)) is computed at run time)")
             }
             let outCount = shape(output).reduce(1, *)
-            if opNames[i] == "DENSIFY" {
+            if operators[i] == .densify {
                 guard let sparsity = tensor(input).sparsity else { throw TFLiteError("\(describeOp(i)): \(describe(input)) has no sparsity parameters") }
                 let dense = try densify(values: values, shape: shape(input), sparsity: sparsity, zero: 0, what: describe(input))
                 guard dense.count == outCount else { throw TFLiteError("\(describeOp(i)): densified \(dense.count) values, output needs \(outCount)") }
@@ -126,7 +124,7 @@ struct Planner {
             foldedCount += 1
         }
         // Constant RESHAPEs (of weights) fold too.
-        for (i, op) in graph.operators.enumerated() where opNames[i] == "RESHAPE" {
+        for (i, op) in graph.operators.enumerated() where operators[i] == .reshape {
             guard let first = op.inputs.first, first >= 0, op.outputs.count == 1 else { continue }
             let input = try checkedIndex(first, op: i), output = try checkedIndex(op.outputs[0], op: i)
             if try loadConstant(input), let values = floatConstants[input], values.count == shape(output).reduce(1, *) {
@@ -192,14 +190,14 @@ struct Planner {
         for i in planned { for raw in graph.operators[i].inputs where raw >= 0 { readers[Int(raw), default: []].append(i) } }
         let graphOutputs = Set(graph.outputs.map(Int.init))
         var removed = Set<Int>()
-        for i in planned where opNames[i] == "PAD" {
+        for i in planned where operators[i] == .pad {
             let op = graph.operators[i]
             guard op.inputs.count == 2, op.outputs.count == 1, op.inputs[0] >= 0, op.inputs[1] >= 0 else { continue }
             let input = try checkedIndex(op.inputs[0], op: i), output = try checkedIndex(op.outputs[0], op: i)
             guard !graphOutputs.contains(output), !isConstant(input), let users = readers[output], users.count == 1,
                   let pads = intConstants[Int(op.inputs[1])], pads.count == 8, shape(input).count == 4 else { continue }
             let user = users[0]
-            guard opNames[user] == "CONV_2D" || opNames[user] == "DEPTHWISE_CONV_2D",
+            guard operators[user] == .conv2D || operators[user] == .depthwiseConv2D,
                   graph.operators[user].inputs.first == op.outputs[0], fusedPadding[user] == nil else { continue }
             // Only H and W padded (N and C untouched), and the convolution itself VALID.
             guard pads[0] == 0, pads[1] == 0, pads[6] == 0, pads[7] == 0, pads.allSatisfy({ $0 >= 0 }) else { continue }
@@ -230,7 +228,7 @@ struct Planner {
         }
         let graphOutputs = Set(graph.outputs.map(Int.init))
         var removed = Set<Int>()
-        for (step, i) in planned.enumerated() where opNames[i] == "ADD" {
+        for (step, i) in planned.enumerated() where operators[i] == .add {
             let op = graph.operators[i]
             guard op.inputs.count == 2, op.outputs.count == 1, op.inputs.allSatisfy({ $0 >= 0 }),
                   case let .add(activation) = op.options else { continue }
@@ -245,8 +243,8 @@ struct Planner {
             guard let (fused, residual, at) = candidates.first, fusedResidual[fused] == nil,
                   graph.operators[fused].outputs.count == 1 else { continue }
             switch graph.operators[fused].options {
-            case .conv2D(_, _, _, .none, _, _) where opNames[fused] == "CONV_2D": break
-            case .resizeBilinear where opNames[fused] == "RESIZE_BILINEAR": break
+            case .conv2D(_, _, _, .none, _, _) where operators[fused] == .conv2D: break
+            case .resizeBilinear where operators[fused] == .resizeBilinear: break
             default: continue
             }
             let fusedOutput = Int(graph.operators[fused].outputs[0])
@@ -282,7 +280,7 @@ struct Planner {
             for raw in outputs(of: i) {
                 let t = Int(raw)
                 // A RESHAPE's output is its input's storage under another shape.
-                if opNames[i] == "RESHAPE", let first = op.inputs.first, first >= 0, !isConstant(Int(first)),
+                if operators[i] == .reshape, let first = op.inputs.first, first >= 0, !isConstant(Int(first)),
                    !graph.inputs.contains(raw) {
                     root[t] = root[Int(first)] ?? Int(first)
                     continue
@@ -319,7 +317,7 @@ struct Planner {
 
     // MARK: statistics
 
-    var operatorCounts: [String: Int] { opNames.reduce(into: [:]) { $0[$1, default: 0] += 1 } }
+    var operatorCounts: [String: Int] { operators.reduce(into: [:]) { $0[$1.rawValue, default: 0] += 1 } }
 
     /// Constant float tensors read by operators that run (weights and biases).
     var parameterCount: Int {
