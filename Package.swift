@@ -149,7 +149,7 @@ let package = Package(
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: commonSettings),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "TFLiteTests", dependencies: ["TestData", "TFLite", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "ImagesTests", dependencies: ["Images"], swiftSettings: commonSettings),
+        .testTarget(name: "ImagesTests", dependencies: ["CZlib", "Images"], swiftSettings: commonSettings),
         .testTarget(name: "MediaTests", dependencies: ["TestData", "Basics", "Images", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseTests", dependencies: ["TestData", "Images", "Media", "Pose", "PoseFixtures", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "KeypointsTests", dependencies: ["TestData", "Basics", "CHDF5", "Keypoints", "Tensor",
