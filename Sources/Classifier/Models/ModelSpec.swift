@@ -13,7 +13,7 @@ public enum ModelType: String, ConfigChoice, Sendable {
 
 /// The one description of a net: the `model` section of a training config, and (less the
 /// streams, with the input's shape) the `architecture` of a weights file. Each key is
-/// declared once: its default is the property's initial value, and its line in `keys`
+/// declared once: its default is the property's initial value, and its line in `table`
 /// gives its name, its bound and the nets that read it. Config parsing, config problems,
 /// the weights file's architecture and its checks all follow from that line.
 public struct ModelSpec: ConfigSection, Equatable, Sendable {
