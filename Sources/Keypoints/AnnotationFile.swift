@@ -1,4 +1,5 @@
 import Foundation
+import Basics
 
 // Annotation files read into rows; `AnnotationClips.swift` checks the rows and makes them clips.
 
@@ -145,19 +146,17 @@ struct AnnotationReader {
 
     mutating func readJSON(_ data: Data) throws {
         json = true
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: data) } catch {
-            throw DatasetError("annotation file \(file) is not valid JSON (\(error.localizedDescription.split(separator: "\n").first ?? ""))")
-        }
-        guard let array = object as? [Any] else {
+        let elements: [AnnotationJSONElement]
+        do { elements = try JSONDecoder().decode([AnnotationJSONElement].self, from: data) } catch let error as DecodingError {
+            if error.isSyntaxError { throw DatasetError("annotation file " + error.oneLine(file: file, expected: "")) }
             throw DatasetError("annotation file \(file) must be a JSON array of objects {\"video\", \"label\", \"start\", \"end\"}")
         }
         var seen = Set<String>(), unknown: [String] = []
-        var parsed: [(Int, [String: Any])] = []
-        for (i, element) in array.enumerated() {
-            guard let obj = element as? [String: Any] else { problem(i + 1, "entry is not an object {\"video\", \"label\", …}: skipped"); continue }
-            var fields: [String: Any] = [:]
-            for (k, v) in obj {
+        var parsed: [(Int, [String: AnnotationJSONValue])] = []
+        for (i, element) in elements.enumerated() {
+            guard case .entry(let keys) = element else { problem(i + 1, "entry is not an object {\"video\", \"label\", …}: skipped"); continue }
+            var fields: [String: AnnotationJSONValue] = [:]
+            for (k, v) in keys {
                 if let f = Self.aliases[Self.key(k)] { if fields[f] == nil { fields[f] = v }; seen.insert(f) }
                 else if !unknown.contains(k) { unknown.append(k) }
             }
@@ -170,23 +169,57 @@ struct AnnotationReader {
         if !unknown.isEmpty {
             problem(nil, "unknown key\(unknown.count == 1 ? "" : "s") \(unknown.sorted().map { "'\($0)'" }.joined(separator: ", ")) ignored (keys: video, label, start, end, split)")
         }
-        func string(_ v: Any?) -> String? {
-            switch v {
-            case let s as String: let t = s.trimmingCharacters(in: .whitespaces); return t.isEmpty ? nil : t
-            case let n as NSNumber: return n.stringValue
-            default: return nil
-            }
-        }
-        func time(_ v: Any?) -> TimeField? {
-            switch v {
-            case let s as String: let t = s.trimmingCharacters(in: .whitespaces); return t.isEmpty ? nil : .text(t)
-            case let n as NSNumber: return .number(n.doubleValue)
-            default: return nil
-            }
-        }
         for (row, f) in parsed {
-            rows.append(AnnotationRow(row: row, video: string(f["video"]), label: string(f["label"]),
-                                      start: time(f["start"]), end: time(f["end"]), split: string(f["split"])))
+            rows.append(AnnotationRow(row: row, video: f["video"]?.string, label: f["label"]?.string,
+                                      start: f["start"]?.time, end: f["end"]?.time, split: f["split"]?.string))
+        }
+    }
+}
+
+/// One element of an annotation JSON array: an object (its keys as written, matched to fields
+/// through `AnnotationReader.aliases` by the reader), or anything else (skipped with a problem).
+enum AnnotationJSONElement: Decodable {
+    case entry([(String, AnnotationJSONValue)])
+    case notObject
+
+    init(from decoder: any Decoder) throws {
+        guard let c = try? decoder.container(keyedBy: AnyCodingKey.self) else { self = .notObject; return }
+        self = .entry(c.allKeys.map { ($0.stringValue, (try? c.decode(AnnotationJSONValue.self, forKey: $0)) ?? .other) })
+    }
+}
+
+/// A value of an annotation entry: text, a number, or something no field takes (null, an array…).
+enum AnnotationJSONValue: Decodable {
+    case text(String)
+    case integer(Int)
+    case number(Double)
+    case other
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let s = try? c.decode(String.self) { self = .text(s) }
+        else if let i = try? c.decode(Int.self) { self = .integer(i) }
+        else if let d = try? c.decode(Double.self) { self = .number(d) }
+        else if let b = try? c.decode(Bool.self) { self = .integer(b ? 1 : 0) }
+        else { self = .other }
+    }
+
+    /// Text trimmed (nil when empty), or a number as written.
+    var string: String? {
+        switch self {
+        case .text(let s): let t = s.trimmingCharacters(in: .whitespaces); return t.isEmpty ? nil : t
+        case .integer(let i): return String(i)
+        case .number(let d): return NSNumber(value: d).stringValue
+        case .other: return nil
+        }
+    }
+
+    var time: TimeField? {
+        switch self {
+        case .text: return string.map(TimeField.text)
+        case .integer(let i): return .number(Double(i))
+        case .number(let d): return .number(d)
+        case .other: return nil
         }
     }
 }
