@@ -35,12 +35,20 @@ extension DecodingError {
     }
 
     /// `file: path: what` with `expected` saying what the path should hold, and `fix` (what to
-    /// do) last. A syntax error says "not valid JSON" with the decoder's reason.
-    public func oneLine(file: String, expected: String, fix: String = "") -> String {
+    /// do) last. A syntax error says "not valid JSON" with the reason: JSONDecoder on Linux
+    /// gives none, so `data`, when given, is handed to JSONSerialization's parser, which says
+    /// what it met and where.
+    public func oneLine(file: String, expected: String, fix: String = "", data: Data? = nil) -> String {
         let tail = fix.isEmpty ? "" : "; \(fix)"
         if isSyntaxError, case .dataCorrupted(let c) = self {
-            let why = (c.underlyingError.map { "\($0)" } ?? c.debugDescription).split(separator: "\n").first.map(String.init) ?? ""
-            return "\(file): not valid JSON (\(why.prefix(200)))\(tail)"
+            var why = c.underlyingError.map { "\($0)" } ?? c.debugDescription
+            if let data {
+                do { _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
+                    why = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? why
+                }
+            }
+            let first = why.split(separator: "\n").first.map(String.init) ?? ""
+            return "\(file): not valid JSON (\(first.prefix(200)))\(tail)"
         }
         let at = codedPath
         switch self {

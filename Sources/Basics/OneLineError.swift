@@ -33,4 +33,31 @@ public enum OneLine {
         guard text.count > maxLength else { return text }
         return String(text.prefix(maxLength - 80)) + " … " + String(text.suffix(77))
     }
+
+    /// Characters of a file's own text that a message quotes.
+    public static let excerptLength = 40
+
+    /// A value a message quotes from a file: at most `excerptLength` characters, anything
+    /// unprintable as '?', so a message shows what it found without echoing a binary file
+    /// into the terminal. (`clean` then guards the whole message.)
+    public static func excerpt<S: StringProtocol>(_ text: S) -> String {
+        var out = ""
+        for (n, ch) in text.enumerated() {
+            if n == excerptLength { out += "…"; break }
+            let printable = ch.unicodeScalars.allSatisfy { !$0.properties.generalCategory.isControlOrUnassigned && $0 != "\u{FFFD}" }
+            out.append(printable ? ch : "?")
+        }
+        return out
+    }
+}
+
+extension Unicode.GeneralCategory {
+    /// What a terminal does not show as itself: controls, format characters, surrogates,
+    /// private use, unassigned code points, line and paragraph separators.
+    public var isControlOrUnassigned: Bool {
+        switch self {
+        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
+    }
 }

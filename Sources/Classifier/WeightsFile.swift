@@ -110,7 +110,7 @@ extension ActionClassifier {
             if labels.count < 2 { wrong.append("\(labels.count) labels (a classifier needs 2)") }
             // Labels index the outputs: one given twice would make a prediction ambiguous (and
             // a dictionary of them trap).
-            if let twice = labels.firstRepeated { wrong.append("the label '\(KeypointChecks.excerpt(twice))' is given twice in labels") }
+            if let twice = labels.firstRepeated { wrong.append("the label '\(OneLine.excerpt(twice))' is given twice in labels") }
             if labels.contains(where: \.isEmpty) { wrong.append("an empty label in labels") }
             for (m, r) in records.enumerated() {
                 let a = r.architecture, which = count > 1 ? "member \(m + 1): " : ""

@@ -148,7 +148,7 @@ struct AnnotationReader {
         json = true
         let elements: [AnnotationJSONElement]
         do { elements = try JSONDecoder().decode([AnnotationJSONElement].self, from: data) } catch let error as DecodingError {
-            if error.isSyntaxError { throw DatasetError("annotation file " + error.oneLine(file: file, expected: "")) }
+            if error.isSyntaxError { throw DatasetError("annotation file " + error.oneLine(file: file, expected: "", data: data)) }
             throw DatasetError("annotation file \(file) must be a JSON array of objects {\"video\", \"label\", \"start\", \"end\"}")
         }
         var seen = Set<String>(), unknown: [String] = []

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Where the clips of a foreign keypoint dataset are: one input (a file, or a folder of
@@ -28,7 +29,7 @@ public enum ForeignDataset {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw DatasetError("\(path): no such file or folder") }
         if let label, let problem = KeypointChecks.labelProblem(label) {
-            throw DatasetError("--label '\(KeypointChecks.excerpt(label))': \(problem); give the clips' label, e.g. --label pushup")
+            throw DatasetError("--label '\(OneLine.excerpt(label))': \(problem); give the clips' label, e.g. --label pushup")
         }
         if !isFolder.boolValue || isOpenPoseClip(path) {
             let format = try KeypointFormat.detect(path)

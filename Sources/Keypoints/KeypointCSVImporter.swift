@@ -87,7 +87,7 @@ struct KeypointCSVImporter {
                 jointCols[joint] = cols
                 continue
             }
-            unknownColumns.append(name.isEmpty ? "(column \(i + 1), unnamed)" : KeypointChecks.excerpt(name))
+            unknownColumns.append(name.isEmpty ? "(column \(i + 1), unnamed)" : OneLine.excerpt(name))
         }
         for req in KeypointCSV.requiredColumns where column[req] == nil {
             throw DatasetError("keypoint file \(path) has no '\(req)' column (needs clip, label, frame, width, height, "
@@ -162,7 +162,7 @@ struct KeypointCSVImporter {
         var time = 0.0
         if let cTime = columns.time {
             guard let t = cursor.number(fields[cTime]), t.isFinite else {
-                log.add("row", row, "time '\(KeypointChecks.excerpt(cursor.string(fields[cTime])))' is not a number of seconds: row skipped", summary: "rows skipped")
+                log.add("row", row, "time '\(OneLine.excerpt(cursor.string(fields[cTime])))' is not a number of seconds: row skipped", summary: "rows skipped")
                 return
             }
             time = t
@@ -196,7 +196,7 @@ struct KeypointCSVImporter {
         // A store cannot hold a clip without a label (it would refuse to open): the row waits
         // for one of the clip's rows that gives it.
         if let problem = KeypointChecks.labelProblem(label) {
-            log.add("row", row, "clip \(KeypointChecks.excerpt(id)) has \(problem): row skipped", summary: "rows skipped")
+            log.add("row", row, "clip \(OneLine.excerpt(id)) has \(problem): row skipped", summary: "rows skipped")
             return nil
         }
         let split = columns.split.map { cursor.string(fields[$0]).trimmingCharacters(in: .whitespaces) }
@@ -217,7 +217,7 @@ struct KeypointCSVImporter {
             return Int(v)
         }
         guard let frame = integer(fields[columns.frame]), (0...KeypointChecks.maxFrame).contains(frame) else {
-            log.add("row", row, "frame '\(KeypointChecks.excerpt(cursor.string(fields[columns.frame])))' is not a whole number in 0…\(KeypointChecks.maxFrame): row skipped",
+            log.add("row", row, "frame '\(OneLine.excerpt(cursor.string(fields[columns.frame])))' is not a whole number in 0…\(KeypointChecks.maxFrame): row skipped",
                     summary: "rows skipped")
             return nil
         }
@@ -236,12 +236,12 @@ struct KeypointCSVImporter {
     mutating func checkAgreement(_ row: Int, clip i: Int, _ columns: KeypointColumns, width: Int, height: Int) {
         if !clips[i].labelReported && !cursor.equals(fields[columns.label], clips[i].labelBytes) {
             clips[i].labelReported = true
-            log.add("label", row, "clip \(clips[i].id) has label '\(KeypointChecks.excerpt(cursor.string(fields[columns.label])))' here but '\(KeypointChecks.excerpt(clips[i].label))' before; the first is kept",
+            log.add("label", row, "clip \(clips[i].id) has label '\(OneLine.excerpt(cursor.string(fields[columns.label])))' here but '\(OneLine.excerpt(clips[i].label))' before; the first is kept",
                     summary: "clips with mixed labels")
         }
         if let cSplit = columns.split, !clips[i].splitReported && !cursor.equals(fields[cSplit], clips[i].splitBytes) {
             clips[i].splitReported = true
-            log.add("split", row, "clip \(clips[i].id) has split '\(KeypointChecks.excerpt(cursor.string(fields[cSplit])))' here but '\(KeypointChecks.excerpt(clips[i].split ?? ""))' before; the first is kept",
+            log.add("split", row, "clip \(clips[i].id) has split '\(OneLine.excerpt(cursor.string(fields[cSplit])))' here but '\(OneLine.excerpt(clips[i].split ?? ""))' before; the first is kept",
                     summary: "clips with mixed splits")
         }
         if (width != clips[i].width || height != clips[i].height) && !clips[i].sizeReported {
@@ -289,6 +289,6 @@ struct KeypointCSVImporter {
     }
 
     mutating func badNumber(_ row: Int, _ column: String, _ f: CSVField) {
-        log.add("number", row, "\(column) '\(KeypointChecks.excerpt(cursor.string(f)))' is not a number: the joint is missing in this frame", summary: "values that are not numbers")
+        log.add("number", row, "\(column) '\(OneLine.excerpt(cursor.string(f)))' is not a number: the joint is missing in this frame", summary: "values that are not numbers")
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// The checks every keypoint import makes of what a file says, the keypoint CSV and the
@@ -21,8 +22,6 @@ public enum KeypointChecks {
     /// and far more than one clip's keypoints (MediaPipe's 33 landmarks are about 3 kB a
     /// frame: 64 MiB is 10 minutes at 30 fps).
     public static let maxFileBytes = 64 << 20
-    /// Characters of a file's own text that a message quotes.
-    public static let excerptLength = 40
 
     /// What a file gives for one joint, checked.
     enum Joint: Equatable {
@@ -65,7 +64,7 @@ public enum KeypointChecks {
 
     /// What a size is when `pixels` refuses it: "width '1e+30' is not a whole number of pixels in 1…100000".
     static func sizeProblem(_ name: String, _ shown: String) -> String {
-        "\(name) '\(excerpt(shown))' is not a whole number of pixels in 1…\(maxPixels)"
+        "\(name) '\(OneLine.excerpt(shown))' is not a whole number of pixels in 1…\(maxPixels)"
     }
 
     /// Why a label cannot be a clip's (a store refuses a clip without one), or nil.
@@ -75,9 +74,9 @@ public enum KeypointChecks {
     public static func labelProblem(_ label: String) -> String? {
         if label.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return "an empty label" }
         if label.unicodeScalars.contains(where: { $0.properties.generalCategory.isControlOrUnassigned }) {
-            return "a label with control characters (line breaks, escapes): '\(excerpt(label))'"
+            return "a label with control characters (line breaks, escapes): '\(OneLine.excerpt(label))'"
         }
-        if label.count > maxLabelLength { return "a label of \(label.count) characters (at most \(maxLabelLength)): '\(excerpt(label))'" }
+        if label.count > maxLabelLength { return "a label of \(label.count) characters (at most \(maxLabelLength)): '\(OneLine.excerpt(label))'" }
         return nil
     }
 
@@ -88,7 +87,7 @@ public enum KeypointChecks {
     /// found nobody says nothing else.)
     static func personProblem(_ clip: ClipKeypoints) -> String? {
         let anyJoint = stride(from: 0, to: clip.keypoints.count, by: 3).contains { clip.keypoints[$0].isFinite }
-        return anyJoint ? nil : "clip '\(excerpt(clip.id))': no frame has a person (every joint missing): not imported"
+        return anyJoint ? nil : "clip '\(OneLine.excerpt(clip.id))': no frame has a person (every joint missing): not imported"
     }
 
     /// Why a clip's times are not usable, with the index of the frame that breaks the rule,
@@ -108,18 +107,6 @@ public enum KeypointChecks {
         return nil
     }
 
-    /// At most `excerptLength` characters of a file's text, anything unprintable as '?': a
-    /// message quotes what it found without echoing a binary file into the terminal.
-    public static func excerpt<S: StringProtocol>(_ text: S) -> String {
-        var out = ""
-        for (n, ch) in text.enumerated() {
-            if n == excerptLength { out += "…"; break }
-            let printable = ch.unicodeScalars.allSatisfy { !$0.properties.generalCategory.isControlOrUnassigned && $0 != "\u{FFFD}" }
-            out.append(printable ? ch : "?")
-        }
-        return out
-    }
-
     /// Refuses a file over `maxFileBytes` before it is read.
     static func checkFileSize(_ path: String, what: String) throws {
         let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
@@ -137,14 +124,5 @@ extension Sequence where Element: Hashable {
     public var firstRepeated: Element? {
         var seen = Set<Element>()
         return first { !seen.insert($0).inserted }
-    }
-}
-
-private extension Unicode.GeneralCategory {
-    var isControlOrUnassigned: Bool {
-        switch self {
-        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator: return true
-        default: return false
-        }
     }
 }

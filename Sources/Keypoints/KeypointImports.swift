@@ -202,7 +202,7 @@ public enum ForeignKeypoints {
                     + " (a COCO image gives its width and height in pixels)")
             }
             guard frameOf[key] == nil else {
-                throw DatasetError("\(path): image \(n + 1) has the id \(KeypointChecks.excerpt(key)) of an image before (ids must be unique)")
+                throw DatasetError("\(path): image \(n + 1) has the id \(OneLine.excerpt(key)) of an image before (ids must be unique)")
             }
             frameOf[key] = i
             width = KeypointChecks.pixels(ForeignJSON.number(image["width"])!)!
@@ -304,7 +304,7 @@ public enum ForeignKeypoints {
         func int(_ what: String) throws -> Int {
             let l = try line(what)
             guard l.count == 1, let n = Int(l[0]), n >= 0 else {
-                throw DatasetError("\(path):\(i): expected \(what), a count, not \"\(KeypointChecks.excerpt(l.joined(separator: " ")))\"")
+                throw DatasetError("\(path):\(i): expected \(what), a count, not \"\(OneLine.excerpt(l.joined(separator: " ")))\"")
             }
             return n
         }
@@ -325,7 +325,7 @@ public enum ForeignKeypoints {
                     let v = try line("a joint's line")
                     guard v.count >= 12, let x = Double(v[5]), let y = Double(v[6]), let state = Int(v[11]) else {
                         throw DatasetError("\(path):\(i): a joint needs 12 numbers (x y z depthX depthY colorX colorY orientation×4 trackingState), "
-                            + "not \"\(KeypointChecks.excerpt(v.joined(separator: " ")))\"")
+                            + "not \"\(OneLine.excerpt(v.joined(separator: " ")))\"")
                     }
                     pose.append(state > 0 ? (x, y, state >= 2 ? 1 : 0.5) : (.nan, .nan, 0))
                 }
@@ -365,7 +365,7 @@ public enum ForeignKeypoints {
                              log: inout ProblemLog) throws -> ClipKeypoints {
         // A model maps joints by name: two of one name make one of them meaningless.
         if let name = raw.names.firstRepeated {
-            throw DatasetError("\(source): the joint '\(KeypointChecks.excerpt(name))' is named twice; give each joint once")
+            throw DatasetError("\(source): the joint '\(OneLine.excerpt(name))' is named twice; give each joint once")
         }
         let (width, height) = raw.size
         var keypoints: [Float] = []
@@ -413,7 +413,7 @@ enum ForeignJSON {
             let lines = data.split(separator: UInt8(ascii: "\n")).filter { !$0.allSatisfy { $0 == 32 || $0 == 13 } }
             if lines.count > 1, let values = try? lines.map({ try JSONSerialization.jsonObject(with: Data($0)) }) { return values }
             let why = (error as NSError).userInfo["NSDebugDescription"] as? String ?? "unreadable"
-            throw DatasetError("\(path): not valid JSON (\(KeypointChecks.excerpt(why)))")
+            throw DatasetError("\(path): not valid JSON (\(OneLine.excerpt(why)))")
         }
     }
 
@@ -442,6 +442,6 @@ enum ForeignJSON {
     static func shown(_ v: Any?) -> String {
         guard let v else { return "(none)" }
         if let n = number(v) { return "\(n)" }
-        return KeypointChecks.excerpt(String(describing: v))
+        return OneLine.excerpt(String(describing: v))
     }
 }

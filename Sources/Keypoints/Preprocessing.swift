@@ -250,12 +250,12 @@ public enum Preprocessing {
         // The resampler allocates the clip's span in frames: times from a store are checked
         // again here (a store imported before import checked them, or written by another tool).
         if let (i, reason) = KeypointChecks.timesProblem(clip.times) {
-            return "clip '\(KeypointChecks.excerpt(clip.id))', frame \(i + 1): \(reason): import the clip again (poseact import "
+            return "clip '\(OneLine.excerpt(clip.id))', frame \(i + 1): \(reason): import the clip again (poseact import "
                 + "refuses such times) or leave it out"
         }
         if resampledCount(clip.times, fps: spec.fps) == nil {
             let span = (clip.times.last ?? 0) - (clip.times.first ?? 0)
-            return "clip '\(KeypointChecks.excerpt(clip.id))': its times span \(span) s, which at \(spec.fps) fps would be over "
+            return "clip '\(OneLine.excerpt(clip.id))': its times span \(span) s, which at \(spec.fps) fps would be over "
                 + "\(KeypointChecks.maxFrame) frames: cut the clip shorter or lower preprocessing.fps"
         }
         if spec.features.contains(.world) && clip.world == nil {

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A windows file: the windows of a whole keypoint store, cut by one preprocessing and
@@ -93,7 +94,7 @@ public struct WindowsFile: Sendable {
         let labels = try root.stringArrayAttribute("label_names")
         // A window's class is its label's index: a name given twice would be two classes of one label.
         if let twice = labels.firstRepeated {
-            throw DatasetError("\(path): a damaged windows file: the label '\(KeypointChecks.excerpt(twice))' is given twice in label_names; make it again with poseact windows")
+            throw DatasetError("\(path): a damaged windows file: the label '\(OneLine.excerpt(twice))' is given twice in label_names; make it again with poseact windows")
         }
         let clipIDs = try root.stringArrayAttribute("clip_ids")
         let splitNames = try root.stringArrayAttribute("split_names")
