@@ -55,7 +55,6 @@ let package = Package(
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavdevice-dev",
                                          "libswscale-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CX11", path: "Sources/CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev"])]),
-
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // ---- The foundation both wings stand on.
