@@ -20,6 +20,13 @@ public enum PNG {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     public static func encode(_ image: RGBImage) throws -> Data {
+        // PNG's sides are at most 2³¹−1; the rows below are read through a raw pointer, so the
+        // pixels must be exactly the size the picture says.
+        guard image.width > 0, image.height > 0, image.width <= Int(Int32.max), image.height <= Int(Int32.max),
+              case let (bytes, o1) = image.width.multipliedReportingOverflow(by: image.height * 3), !o1,
+              image.pixels.count == bytes else {
+            throw ImageError("cannot write a \(image.width)×\(image.height) picture of \(image.pixels.count) bytes as a PNG")
+        }
         let rowBytes = image.width * 3
         // Each row is its filter type and its bytes; "Up" (2) halves the size of drawn
         // pictures, whose rows mostly repeat the one above.
@@ -39,7 +46,7 @@ public enum PNG {
         guard status == Z_OK else { throw ImageError("cannot compress a \(image.width)×\(image.height) picture (zlib \(status))") }
         var header = [UInt8]()
         header += bigEndian(UInt32(image.width)) + bigEndian(UInt32(image.height))
-        header += [8, 2, 0, 0, 0]          // 8 bits a sample, RGB, deflate, adaptive filters, no interlace
+        header += [8, 2, 0, 0, 0]          // 8 bits a sample, RGB, deflate, filter method 0 (every row Up), no interlace
         var out = Data(signature)
         out += chunk("IHDR", header)
         out += chunk("IDAT", Array(compressed[0..<Int(compressedSize)]))

@@ -1,4 +1,3 @@
-
 /// An 8-bit RGB image, rows top to bottom, 3 bytes a pixel, no padding between rows.
 public struct RGBImage: Sendable, Equatable {
     public let width: Int

@@ -41,4 +41,13 @@ final class PNGTests: XCTestCase {
             XCTAssertEqual("\(error)", "/tmp/none.png: cannot write an empty image")
         }
     }
+
+    func testPixelsThatDoNotFitTheSizeAreRefused() {
+        // `pixels` is a var: a picture can be given bytes its size does not hold.
+        var wrong = RGBImage(width: 4, height: 4)
+        wrong.pixels = [UInt8](repeating: 0, count: 10)
+        XCTAssertThrowsError(try PNG.encode(wrong)) { error in
+            XCTAssertEqual("\(error)", "cannot write a 4×4 picture of 10 bytes as a PNG")
+        }
+    }
 }
