@@ -77,6 +77,9 @@ let package = Package(
         .target(name: "Media", dependencies: ["Basics", "CFFmpeg", "Images"], swiftSettings: optimisedSettings),
         // The BlazePose pipeline: detection, ROI, landmarks, tracking, smoothing.
         .target(name: "Pose", dependencies: ["Images", "Media", "Tensor", "TFLite"], swiftSettings: optimisedSettings),
+        // Trajectories of thrown objects, with no model: moving blobs against a learnt
+        // background, linked over frames, fitted with ballistic paths; the camera's own motion.
+        .target(name: "Trajectories", dependencies: ["Images"], swiftSettings: optimisedSettings),
 
         // ---- Wing 2, keypoints → model.
         // The joint vocabulary, the HDF5 keypoint store, the keypoint formats and imports,
@@ -161,6 +164,7 @@ let package = Package(
                     swiftSettings: commonSettings),
         .testTarget(name: "ReaderFuzzingTests", dependencies: ["TestData", "Classifier", "Keypoints", "ReaderFuzzing", "Tensor", "TrainingFixtures"],
                     swiftSettings: commonSettings),
+        .testTarget(name: "TrajectoriesTests", dependencies: ["Images", "Trajectories"], swiftSettings: commonSettings),
         .testTarget(name: "MovementTests", dependencies: ["Movement", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "Live", "Media", "Movement", "Pose", "PoseFixtures"],
                     swiftSettings: commonSettings),

@@ -1,0 +1,198 @@
+import Images
+
+/// A small region that differs from the scene behind it: a candidate for a thrown object.
+public struct Blob: Sendable, Equatable {
+    /// The centre, weighted by how much each pixel differs from the background (pixels of the
+    /// frame, continuous: pixel (i, j) covers [i, i+1)×[j, j+1)).
+    public var x: Float, y: Float
+    /// The bounding box's larger side, pixels of the frame.
+    public var size: Float
+}
+
+/// What moves against the scene: a running background of the frame at a working
+/// resolution (a 2×2 average above 720 pixels wide, so a 1280×720 frame costs what a
+/// 640×360 one does), each pixel's colour difference to it, and the connected regions of
+/// pixels that differ by more than the noise allows.
+///
+/// The background learns only where nothing moves (at `learningRate`; where something
+/// moves, 20 times slower, so that what stops moving becomes background in a few seconds).
+/// The threshold follows the noise: four times the median difference of the frame, and at
+/// least `minimumDifference` (the sum over R, G and B).
+public struct MovingBlobs {
+    public private(set) var factor = 1
+    public private(set) var width = 0, height = 0
+    public var learningRate: Float = 0.05
+    public var minimumDifference: Float = 30
+    /// Frames learnt since the last reset.
+    public private(set) var learnt = 0
+    /// Of the working pixels, the share that differed on the last frame.
+    public private(set) var movingShare: Float = 0
+    /// The last frame at the working resolution, three floats a pixel.
+    public private(set) var working: [Float] = []
+    private var background: [Float] = []
+    private var difference: [Float] = []
+    private var mask: [UInt8] = []
+    private var stack: [Int32] = []
+
+    public init() {}
+
+    /// Takes the next frame into the working picture (nothing learnt yet).
+    public mutating func load(_ image: RGBImage) {
+        let f = image.width > 720 ? 2 : 1
+        if f != factor || image.width / f != width || image.height / f != height {
+            factor = f; width = image.width / f; height = image.height / f
+            working = [Float](repeating: 0, count: width * height * 3)
+            difference = [Float](repeating: 0, count: width * height)
+            mask = [UInt8](repeating: 0, count: width * height)
+            background = []
+            learnt = 0
+        }
+        let w = width, h = height, iw = image.width
+        image.pixels.withUnsafeBufferPointer { src in
+            working.withUnsafeMutableBufferPointer { dst in
+                if f == 1 {
+                    for i in 0..<(w * h * 3) { dst[i] = Float(src[i]) }
+                    return
+                }
+                for y in 0..<h {
+                    let r0 = (2 * y) * iw * 3, r1 = r0 + iw * 3
+                    for x in 0..<w {
+                        let a = r0 + 6 * x, b = r1 + 6 * x, d = (y * w + x) * 3
+                        for c in 0..<3 {
+                            dst[d + c] = (Float(src[a + c]) + Float(src[a + 3 + c]) + Float(src[b + c]) + Float(src[b + 3 + c])) * 0.25
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Forgets the background: the loaded frame becomes it.
+    public mutating func reset() {
+        background = working
+        learnt = 1
+        movingShare = 0
+    }
+
+    /// The regions of the loaded frame that differ from the background, with their sizes in
+    /// frame pixels within `sizes`, compact (a blob fills at least a third of its box, and its
+    /// box is at most 3:1), and inside `region` (frame pixels) if given. Then learns the frame.
+    public mutating func blobs(sizes: ClosedRange<Float>, region: (x: Float, y: Float, width: Float, height: Float)? = nil) -> [Blob] {
+        guard background.count == working.count, learnt > 0 else { reset(); return [] }
+        let n = width * height
+        let threshold = max(minimumDifference, 4 * medianDifference())
+        var moving = 0
+        working.withUnsafeBufferPointer { cur in
+            background.withUnsafeBufferPointer { bg in
+                difference.withUnsafeMutableBufferPointer { diff in
+                    mask.withUnsafeMutableBufferPointer { m in
+                        for i in 0..<n {
+                            let d = abs(cur[3 * i] - bg[3 * i]) + abs(cur[3 * i + 1] - bg[3 * i + 1]) + abs(cur[3 * i + 2] - bg[3 * i + 2])
+                            diff[i] = d
+                            let on: UInt8 = d > threshold ? 1 : 0
+                            m[i] = on
+                            moving += Int(on)
+                        }
+                    }
+                }
+            }
+        }
+        movingShare = Float(moving) / Float(max(1, n))
+        let found = components(threshold: threshold, sizes: sizes, region: region)
+        learn()
+        return found
+    }
+
+    /// The median colour difference over every 7th working pixel (a frame of moving objects
+    /// is mostly still background, so this is the noise).
+    private mutating func medianDifference() -> Float {
+        var sample: [Float] = []
+        sample.reserveCapacity(width * height / 7 + 1)
+        working.withUnsafeBufferPointer { cur in
+            background.withUnsafeBufferPointer { bg in
+                var i = 0
+                while i < width * height {
+                    sample.append(abs(cur[3 * i] - bg[3 * i]) + abs(cur[3 * i + 1] - bg[3 * i + 1]) + abs(cur[3 * i + 2] - bg[3 * i + 2]))
+                    i += 7
+                }
+            }
+        }
+        guard !sample.isEmpty else { return 0 }
+        let k = sample.count / 2
+        // Quickselect would do; a partial sort of a small sample is fast enough here.
+        sample.withUnsafeMutableBufferPointer { s in
+            var lo = 0, hi = s.count - 1
+            while lo < hi {
+                let pivot = s[(lo + hi) / 2]
+                var i = lo, j = hi
+                while i <= j {
+                    while s[i] < pivot { i += 1 }
+                    while s[j] > pivot { j -= 1 }
+                    if i <= j { s.swapAt(i, j); i += 1; j -= 1 }
+                }
+                if k <= j { hi = j } else if k >= i { lo = i } else { break }
+            }
+        }
+        return sample[k]
+    }
+
+    private mutating func learn() {
+        let fast = learningRate, slow = learningRate / 20
+        let n = width * height
+        working.withUnsafeBufferPointer { cur in
+            background.withUnsafeMutableBufferPointer { bg in
+                mask.withUnsafeBufferPointer { m in
+                    for i in 0..<n {
+                        let a = m[i] == 0 ? fast : slow
+                        for c in 0..<3 { bg[3 * i + c] += a * (cur[3 * i + c] - bg[3 * i + c]) }
+                    }
+                }
+            }
+        }
+        learnt += 1
+    }
+
+    /// 8-connected regions of the mask (each visited once: the mask is cleared as it is read).
+    private mutating func components(threshold: Float, sizes: ClosedRange<Float>,
+                                     region: (x: Float, y: Float, width: Float, height: Float)?) -> [Blob] {
+        var found: [Blob] = []
+        let w = width, h = height, f = Float(factor)
+        let maxSide = Int((sizes.upperBound / f).rounded(.up)) + 1
+        mask.withUnsafeMutableBufferPointer { m in
+            difference.withUnsafeBufferPointer { diff in
+                for start in 0..<(w * h) where m[start] != 0 {
+                    m[start] = 0
+                    stack.removeAll(keepingCapacity: true)
+                    stack.append(Int32(start))
+                    var count = 0, minX = w, maxX = -1, minY = h, maxY = -1
+                    var sw: Float = 0, sx: Float = 0, sy: Float = 0
+                    while let top = stack.popLast() {
+                        let i = Int(top), x = i % w, y = i / w
+                        count += 1
+                        minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+                        let weight = diff[i] - threshold / 2
+                        sw += weight; sx += weight * (Float(x) + 0.5); sy += weight * (Float(y) + 0.5)
+                        for dy in -1...1 {
+                            let yy = y + dy
+                            guard yy >= 0, yy < h else { continue }
+                            for dx in -1...1 {
+                                let xx = x + dx
+                                guard xx >= 0, xx < w else { continue }
+                                let j = yy * w + xx
+                                if m[j] != 0 { m[j] = 0; stack.append(Int32(j)) }
+                            }
+                        }
+                    }
+                    let bw = maxX - minX + 1, bh = maxY - minY + 1
+                    guard max(bw, bh) <= maxSide, sw > 0 else { continue }
+                    let side = Float(max(bw, bh)) * f
+                    guard sizes.contains(side), count * 3 >= bw * bh, max(bw, bh) <= 3 * min(bw, bh) else { continue }
+                    let blob = Blob(x: sx / sw * f, y: sy / sw * f, size: side)
+                    if let r = region, !(blob.x >= r.x && blob.x < r.x + r.width && blob.y >= r.y && blob.y < r.y + r.height) { continue }
+                    found.append(blob)
+                }
+            }
+        }
+        return found
+    }
+}

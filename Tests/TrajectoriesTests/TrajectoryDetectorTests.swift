@@ -1,0 +1,103 @@
+import Images
+import Trajectories
+import XCTest
+
+/// The detector on small synthetic scenes drawn here: a ball on an exact ballistic path in
+/// front of a shaded wall with sensor noise. (The rendered throw scenes with a person, in
+/// `Scenes`, test it end to end.)
+final class TrajectoryDetectorTests: XCTestCase {
+    struct Throw { var start: Double; var x0: Float; var y0: Float; var vx: Float; var vy: Float; var g: Float }
+
+    /// A 640×360 wall, 30 fps, with noise of amplitude `noise` levels and the ball (radius 4)
+    /// where `flight` puts it; `shake` offsets the whole picture.
+    static func frame(_ i: Int, flights: [Throw], noise: Int = 4, seed: UInt64 = 1, shake: (Int) -> (Int, Int) = { _ in (0, 0) },
+               extra: (inout RGBImage, Double) -> Void = { _, _ in }) -> RGBImage {
+        let t = Double(i) / 30
+        var image = RGBImage(width: 640, height: 360)
+        let (sx, sy) = shake(i)
+        var state = seed &+ UInt64(i) &* 0x9E37_79B9_7F4A_7C15
+        image.pixels.withUnsafeMutableBufferPointer { p in
+            for y in 0..<360 {
+                for x in 0..<640 {
+                    // A wall with stripes (so that a shift of the camera shows).
+                    let wx = x - sx, wy = y - sy
+                    let stripe: Int = ((wx / 40 + wy / 40) % 2 == 0) ? 20 : -20
+                    let base: Int = 150 + stripe + wy / 12
+                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    let n = noise > 0 ? Int(state >> 33) % (2 * noise + 1) - noise : 0
+                    let i3 = (y * 640 + x) * 3
+                    p[i3] = UInt8(clamping: base + n); p[i3 + 1] = UInt8(clamping: base + 10 + n); p[i3 + 2] = UInt8(clamping: base - 30 + n)
+                }
+            }
+        }
+        extra(&image, t)
+        for th in flights where t >= th.start {
+            let u = Float(t - th.start)
+            let x = th.x0 + th.vx * u, y = th.y0 + th.vy * u + th.g * u * u / 2
+            image.fillCircle(center: (x + Float(sx), y + Float(sy)), radius: 4, color: RGB(240, 120, 20))
+        }
+        return image
+    }
+
+    static func run(frames: Int, flights: [Throw], noise: Int = 4, shake: (Int) -> (Int, Int) = { _ in (0, 0) },
+             extra: (inout RGBImage, Double) -> Void = { _, _ in }) -> (found: [Trajectory], unstable: [Int]) {
+        let detector = TrajectoryDetector()
+        var found: [Trajectory] = [], unstable: [Int] = []
+        for i in 0..<frames {
+            found += detector.push(Self.frame(i, flights: flights, noise: noise, shake: shake, extra: extra), time: Double(i) / 30)
+            if !detector.sceneIsStable { unstable.append(i) }
+        }
+        return (found + detector.finish(), unstable)
+    }
+
+    func testFindsOneThrowAndItsSpeedAndAngle() {
+        // 300 px/s sideways, 250 px/s up, gravity 400 px/s²: 1.2 s in the frame.
+        let th = Throw(start: 0.3, x0: 60, y0: 250, vx: 300, vy: -250, g: 400)
+        let (found, _) = Self.run(frames: 70, flights: [th])
+        XCTAssertEqual(found.count, 1, "\(found.map { ($0.start, $0.end, $0.points.count) })")
+        guard let t = found.first else { return }
+        // The points are blob centres of a 4-pixel disc under noise of ±4 levels: a tenth of a
+        // pixel each, so speed and angle at the throw's start within 1 %, 0.5°.
+        let speed = t.motion.speed(at: th.start), truth = (300.0 * 300 + 250 * 250).squareRoot()
+        XCTAssertEqual(speed, truth, accuracy: truth * 0.01)
+        XCTAssertEqual(t.motion.elevation(at: th.start), atan2(250, 300) * 180 / .pi, accuracy: 0.5)
+        XCTAssertEqual(t.motion.ay, 400, accuracy: 8)
+        XCTAssertLessThan(t.residual, 0.5)
+        XCTAssertEqual(t.ending, .leftFrame)
+        // The equation as Vision gives it, at the first point's x.
+        let eq = try! XCTUnwrap(t.equation)
+        let p = t.points[3]
+        XCTAssertEqual(eq.a * Double(p.x * p.x) + eq.b * Double(p.x) + eq.c, Double(p.y), accuracy: 1)
+    }
+
+    func testTwoThrowsInTurnAndNothingFromNoiseAlone() {
+        let flights = [Throw(start: 0.2, x0: 600, y0: 200, vx: -350, vy: -200, g: 500),
+                      Throw(start: 1.5, x0: 40, y0: 300, vx: 420, vy: -120, g: 450)]
+        let (found, _) = Self.run(frames: 90, flights: flights, noise: 6)
+        XCTAssertEqual(found.count, 2)
+        XCTAssertEqual(found.map { $0.motion.vx < 0 }, [true, false])
+        XCTAssertTrue(Self.run(frames: 60, flights: [], noise: 8).found.isEmpty)
+    }
+
+    func testSwayingLeavesAreNoTrajectory() {
+        // A green disc that swings back and forth in place: it moves, but turns back.
+        let (found, _) = Self.run(frames: 120, flights: []) { image, t in
+            let x = 500 + 30 * Float(sin(t * 4)), y = 80 + 8 * Float(cos(t * 8))
+            image.fillCircle(center: (x, y), radius: 6, color: RGB(40, 160, 40))
+        }
+        XCTAssertTrue(found.isEmpty, "\(found.map { ($0.start, $0.points.count, $0.residual) })")
+    }
+
+    func testNothingWhileTheCameraShakes() {
+        // The camera shakes from frame 20 to 40; the ball flies from frame 15 to the end.
+        let th = Throw(start: 0.5, x0: 40, y0: 300, vx: 250, vy: -300, g: 300)
+        let (found, unstable) = Self.run(frames: 75, flights: [th], shake: { i in (20..<40).contains(i) ? ((i * 7) % 9 - 4, (i * 5) % 7 - 3) : (0, 0) })
+        XCTAssertTrue(unstable.contains(25))
+        XCTAssertFalse(unstable.contains(60))
+        for t in found {
+            XCTAssertTrue(t.points.allSatisfy { !(20.0 / 30...45.0 / 30).contains($0.time) }, "a point while the camera moved: \(t.points.map(\.time))")
+        }
+        // The flight after the shake is still found.
+        XCTAssertTrue(found.contains { $0.start > 45.0 / 30 })
+    }
+}
