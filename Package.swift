@@ -107,7 +107,7 @@ let package = Package(
         .target(name: "Movement", swiftSettings: optimisedSettings),
         // The real-time pipeline and its offline twin (annotate): poses → window → model →
         // states, overlays, timelines, summaries.
-        .target(name: "Live", dependencies: ["Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Media", "Movement", "Pose"],
+        .target(name: "Live", dependencies: ["Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Media", "Movement", "Pose", "Trajectories"],
                 swiftSettings: commonSettings),
         // Where a person watches a live run: the browser page (Hummingbird HTTP + WebSocket,
         // JPEG frames) and the native window (Xlib).

@@ -3,16 +3,21 @@ import Foundation
 import Images
 import Media
 import Pose
+import Trajectories
 
 /// What `live` and `annotate` do with every frame, in one place: the pose pipeline, the
 /// coach (everyone's recognizer, occurrences, repetitions and angles) and, when drawn, the
-/// overlay with each person's state.
+/// overlay with each person's state; with `throwCoach`, the trajectories and throws too.
 struct FrameLoop {
     let pipeline: PosePipeline
     let coach: PeopleCoach
     var drawOverlay: Bool
     /// Applied to each frame before it is processed (benchmarks tile a frame into several people).
     var transform: ((RGBImage) -> RGBImage)?
+    /// Trajectories and throws (`--trajectories`).
+    var throwCoach: ThrowCoach?
+    /// The trajectory detector on a thread of its own (live), not in step with the frames.
+    var trajectoriesInBackground = false
 
     struct Step {
         var frame: Frame
@@ -21,14 +26,39 @@ struct FrameLoop {
         var events: [CoachEvent]
         /// The frame with the overlay drawn, when `drawOverlay`.
         var overlay: RGBImage?
+        /// Trajectories that ended, and the throws among them (`throwCoach`).
+        var trajectories: [Trajectory] = []
+        var throwsMade: [ThrowReport] = []
+        /// Whether the camera stands still (trajectories are looked for).
+        var sceneIsStable = true
+    }
+
+    /// What came after the last frame: the trajectories under way when the input ended.
+    struct Ending {
+        var trajectories: [Trajectory] = []
+        var throwsMade: [ThrowReport] = []
+        /// The trajectory detector's milliseconds per frame (median, 95th percentile), and
+        /// the frames it had no room for.
+        var trajectoryCost: (median: Double, p95: Double)?
+        var trajectoryFramesDropped = 0
     }
 
     /// Reads `reader` to its end, or until `body` returns false. `time` gives the time a frame
     /// is pushed at; `shownFPS` the rate printed in the overlay's banner, if any.
+    @discardableResult
     func run(_ reader: VideoReader, time: (Frame) -> Double, shownFPS: () -> Double? = { nil },
-             body: (Step) throws -> Bool) throws {
+             body: (Step) throws -> Bool) throws -> Ending {
         pipeline.reset()
         coach.reset()
+        throwCoach?.reset()
+        let worker = throwCoach.map { TrajectoryWorker(detector: TrajectoryDetector(options: $0.options.detector),
+                                                       background: trajectoriesInBackground) }
+        func ending() -> Ending {
+            guard let worker, let throwCoach else { return Ending() }
+            let last = worker.finish().ended
+            return Ending(trajectories: last, throwsMade: last.compactMap(throwCoach.take),
+                          trajectoryCost: worker.costMilliseconds, trajectoryFramesDropped: worker.droppedFrames)
+        }
         while var frame = try reader.next() {
             if let transform {
                 // The transform stands for a bigger frame from the source (benchmarks): its time
@@ -37,16 +67,32 @@ struct FrameLoop {
                 frame.image = transform(frame.image)
                 frame.decodedAt += monotonicSeconds() - start
             }
+            // The detector sees the frame first: on its own thread it works while the poses are found.
+            worker?.submit(frame.image, time: frame.time)
             let persons = pipeline.process(frame: frame)
             let events = coach.push(persons: persons, width: frame.image.width, height: frame.image.height, time: time(frame))
+            var found = TrajectoryWorker.Output(), made: [ThrowReport] = []
+            if let worker, let throwCoach {
+                throwCoach.push(persons: persons, time: frame.time)
+                for case .prediction(let p) in events { throwCoach.push(prediction: p) }
+                found = worker.take()
+                made = found.ended.compactMap(throwCoach.take)
+            }
             var overlay: RGBImage?
             if drawOverlay {
                 var image = frame.image
+                if let throwCoach {
+                    Overlay.drawTrajectories(&image, recent: throwCoach.recent, ongoing: found.ongoing, labels: throwCoach.labels)
+                }
                 Overlay.draw(&image, persons: persons, people: coach.views, angleNames: coach.options.angles.map(\.name),
-                             following: coach.options.people, fps: shownFPS())
+                             following: coach.options.people, fps: shownFPS(),
+                             note: found.sceneIsStable ? nil : "camera moving: no trajectories")
                 overlay = image
             }
-            guard try body(Step(frame: frame, persons: persons, events: events, overlay: overlay)) else { return }
+            let step = Step(frame: frame, persons: persons, events: events, overlay: overlay, trajectories: found.ended,
+                            throwsMade: made, sceneIsStable: found.sceneIsStable)
+            guard try body(step) else { return ending() }
         }
+        return ending()
     }
 }

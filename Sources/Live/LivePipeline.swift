@@ -5,6 +5,7 @@ import Keypoints
 import Media
 import Movement
 import Pose
+import Trajectories
 
 /// What `live` reports as it goes.
 public enum LiveEvent {
@@ -19,6 +20,12 @@ public enum LiveEvent {
     case frame(RGBImage, time: Double)
     /// Everyone followed, after every frame (for a viewer): state, repetitions, angles.
     case people([PersonView], angleNames: [String])
+    /// A trajectory that ended (`--trajectories`).
+    case trajectory(Trajectory)
+    /// A throw: a trajectory that started at someone's hand.
+    case throwMade(ThrowReport)
+    /// The camera started moving (no trajectories are looked for) or stood still again.
+    case scene(stable: Bool, time: Double)
 }
 
 public struct LiveStats: Sendable {
@@ -40,6 +47,13 @@ public struct LiveStats: Sendable {
     public var people: [PersonSummary] = []
     /// Why the input ended early, if it did (a stream that stopped).
     public var error: String?
+    /// Per thrower (`--trajectories`): throws per type, speeds, angles, hits.
+    public var throwTallies: [ThrowTally] = []
+    public var trajectories = 0
+    /// The trajectory detector's milliseconds per frame (median, 95th percentile), on its own thread.
+    public var trajectoryCost: (median: Double, p95: Double)?
+    /// Frames the trajectory detector had no room for.
+    public var trajectoryFramesDropped = 0
     public var fps: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 }
 
@@ -51,6 +65,8 @@ public struct LiveStats: Sendable {
 public final class LivePipeline {
     public let pipeline: PosePipeline
     public let coach: PeopleCoach
+    /// Trajectories and throws, when asked for (`--trajectories`).
+    public var throwCoach: ThrowCoach?
     /// A file read frame by frame at the model's rate, as fast as it can be processed (none dropped).
     public var asFastAsPossible = false
     /// Frames to process at most (0: until the input ends or `stop()`).
@@ -122,11 +138,21 @@ public final class LivePipeline {
         let angleNames = coach.options.angles.map(\.name)
         var loop = FrameLoop(pipeline: pipeline, coach: coach, drawOverlay: drawOverlay)
         loop.transform = capturedFrame
-        try loop.run(reader, time: \.time, shownFPS: recentFPS) { step in
+        loop.throwCoach = throwCoach
+        loop.trajectoriesInBackground = !asFastAsPossible
+        var stable = true
+        let ending = try loop.run(reader, time: \.time, shownFPS: recentFPS) { step in
             capturedAt[stats.frames] = step.frame.decodedAt
             capturedAt[stats.frames - 4 * coach.spec.window] = nil
             stats.persons += step.persons.count
             step.events.forEach(handle)
+            if step.sceneIsStable != stable {
+                stable = step.sceneIsStable
+                events(.scene(stable: stable, time: step.frame.time))
+            }
+            stats.trajectories += step.trajectories.count
+            step.trajectories.forEach { events(.trajectory($0)) }
+            step.throwsMade.forEach { events(.throwMade($0)) }
             events(.people(coach.views, angleNames: angleNames))
             if let image = step.overlay { events(.frame(image, time: step.frame.time)) }
             let done = monotonicSeconds()
@@ -137,6 +163,12 @@ public final class LivePipeline {
             stats.frames += 1
             return !(maxFrames > 0 && stats.frames >= maxFrames) && !isStopped
         }
+        stats.trajectories += ending.trajectories.count
+        ending.trajectories.forEach { events(.trajectory($0)) }
+        ending.throwsMade.forEach { events(.throwMade($0)) }
+        stats.trajectoryCost = ending.trajectoryCost
+        stats.trajectoryFramesDropped = ending.trajectoryFramesDropped
+        stats.throwTallies = (throwCoach?.tallies.values).map { $0.sorted { $0.person < $1.person } } ?? []
         let skipped = coach.skippedWindows
         coach.finish(at: stats.frames > 0 ? (coach.lastFrameTime ?? 0) : 0).forEach(handle)
         stats.seconds = monotonicSeconds() - started

@@ -87,6 +87,34 @@ public struct BoardState: Codable, Equatable, Sendable {
     }
     /// Set when the input has ended or stopped ("the input stopped: …").
     public var message: String?
+    /// Everyone who threw (`--trajectories`): throws, the last one's type, speed and angle, hits.
+    public var throwers: [Thrower] = []
+    /// Why no trajectory is looked for now ("camera moving"), if so.
+    public var scene: String?
+
+    public struct Thrower: Codable, Equatable, Sendable {
+        public var id: Int
+        public var throwCount: Int
+        public var lastType: String?
+        /// The last throw's release speed, in `speedUnit`, and release angle (degrees).
+        public var lastSpeed: Double?
+        public var speedUnit: String
+        public var lastAngle: Double?
+        public var bestSpeed: Double?
+        /// Hits in the target; nil without a target.
+        public var hits: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case id, lastType = "last_type", lastSpeed = "last_speed", speedUnit = "speed_unit", lastAngle = "last_angle"
+            case throwCount = "throws", bestSpeed = "best_speed", hits
+        }
+
+        init(_ t: ThrowTally, hasTarget: Bool) {
+            func r1(_ x: Double?) -> Double? { x.map { ($0 * 10).rounded() / 10 } }
+            id = t.person; throwCount = t.count; lastType = t.lastType; lastSpeed = r1(t.lastSpeed); speedUnit = t.speedUnit
+            lastAngle = r1(t.lastAngle); bestSpeed = r1(t.bestSpeed); hits = hasTarget ? t.hits : nil
+        }
+    }
 
     static func rows(_ summary: ActionSummary) -> [ActionTime] {
         summary.longestFirst.map { ActionTime(label: $0.label, seconds: ($0.seconds * 10).rounded() / 10) }
@@ -106,6 +134,7 @@ public final class LiveBoard: @unchecked Sendable {
     private var summaries: [Int: ActionSummary] = [:]
     /// The prominent person's id, from the last view of everyone.
     private var prominent: Int?
+    private var tallies: [Int: ThrowTally] = [:]
     // JPEG encoding happens outside `lock` (the live loop must not wait on it), under its own.
     private let encoderLock = NSLock()
     private var encoded: (sequence: Int, jpeg: Data)?
@@ -147,7 +176,12 @@ public final class LiveBoard: @unchecked Sendable {
             let people = views.map { BoardState.PersonState($0, angleNames: names) }
             guard people != state.people else { return }
             state.people = people
-        case .stateChange, .occurrence, .repetition, .angles:
+        case .throwMade(let t):
+            tallies[t.person, default: ThrowTally(person: t.person)].add(t)
+            state.throwers = tallies.values.sorted { $0.person < $1.person }.map { BoardState.Thrower($0, hasTarget: t.hit != nil) }
+        case .scene(let stable, _):
+            state.scene = stable ? nil : "camera moving: no trajectories are looked for"
+        case .stateChange, .occurrence, .repetition, .angles, .trajectory:
             return
         }
         changed()

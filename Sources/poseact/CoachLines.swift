@@ -3,6 +3,7 @@ import Foundation
 import Live
 import Media
 import Movement
+import Trajectories
 
 // What `live` and `annotate` print about occurrences, repetitions, angles and people, as
 // JSON Lines (`--json`) and as text.
@@ -135,5 +136,112 @@ struct PersonLine: Encodable {
     private func s(_ seconds: [String: Double]) -> String {
         seconds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { String(format: "%@ %.1f s", $0.key, $0.value) }
             .joined(separator: ", ")
+    }
+}
+
+struct TrajectoryLine: Encodable {
+    let type = "trajectory"
+    var id: Int
+    var start: Double
+    var end: Double
+    var ending: String
+    var confidence: Double
+    /// Root mean square distance of the points from the fitted path, pixels.
+    var residual: Double
+    var objectSize: Double
+    /// y = a·x² + b·x + c (pixels), as Vision gives it; absent for a vertical drop.
+    var equation: [String: Double]?
+    /// [time, x, y] of each detected point.
+    var points: [[Double]]
+    /// The fitted path at the points' times.
+    var projected: [[Double]]
+
+    init(_ t: Trajectory) {
+        id = t.id; start = round3(t.start); end = round3(t.end); ending = t.ending.rawValue
+        confidence = round3(t.confidence); residual = round3(t.residual); objectSize = round3(t.objectSize)
+        equation = t.equation.map { ["a": $0.a, "b": $0.b, "c": $0.c] }
+        points = t.points.map { [round3($0.time), round3(Double($0.x)), round3(Double($0.y))] }
+        projected = t.projectedPoints.map { [round3($0.time), round3(Double($0.x)), round3(Double($0.y))] }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, id, start, end, ending, confidence, residual, equation, points, projected, objectSize = "object_size"
+    }
+
+    /// "trajectory 3: 1.20 – 2.05 s, 26 points, left the frame"
+    var text: String {
+        String(format: "trajectory %d: %.2f – %.2f s, %d points, %@", id, start, end, points.count, ending.replacingOccurrences(of: "_", with: " "))
+    }
+}
+
+struct ThrowLine: Encodable {
+    let type = "throw"
+    var person: Int
+    var trajectory: Int
+    var release: Double
+    var releaseX: Double, releaseY: Double
+    var throwType: String?
+    var typeConfidence: Double?
+    var arm: String
+    var releaseAngle: Double?
+    var launchAngle: Double
+    var speed: Double
+    var speedUnit: String
+    var hit: Bool?
+
+    init(_ r: ThrowReport) {
+        person = r.person; trajectory = r.trajectory.id; release = round3(r.releaseTime)
+        releaseX = round3(r.releasePoint.x); releaseY = round3(r.releasePoint.y)
+        throwType = r.type; typeConfidence = r.typeConfidence.map { round3(Double($0)) }; arm = r.arm
+        releaseAngle = r.releaseAngle.map { ($0 * 10).rounded() / 10 }; launchAngle = (r.launchAngle * 10).rounded() / 10
+        speed = round3(r.speed); speedUnit = r.speedUnit; hit = r.hit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, person, trajectory, release, arm, speed, hit
+        case releaseX = "release_x", releaseY = "release_y", throwType = "throw_type", typeConfidence = "type_confidence"
+        case releaseAngle = "release_angle", launchAngle = "launch_angle", speedUnit = "speed_unit"
+    }
+
+    /// "#1 throw: overhand, 7.9 m/s, 31° (right forearm), hit"
+    var text: String {
+        var s = "#\(person) throw: \(throwType ?? "?"), " + String(format: "%.1f %@", speed, speedUnit)
+        s += releaseAngle.map { String(format: ", %.0f° (%@ forearm)", $0, arm) } ?? ", \(arm) arm"
+        s += String(format: ", launched at %.0f°", launchAngle)
+        if let hit { s += hit ? ", hit" : ", miss" }
+        return s
+    }
+}
+
+/// One thrower's part of a summary: throws per type, mean and best speed, mean angle, hit rate.
+struct ThrowerLine: Encodable {
+    var person: Int
+    var throwCount: Int
+    var perType: [String: Int]
+    var meanSpeed: Double?
+    var bestSpeed: Double?
+    var speedUnit: String
+    var meanAngle: Double?
+    var hitRate: Double?
+
+    init(_ t: ThrowTally, hasTarget: Bool) {
+        person = t.person; throwCount = t.count; perType = t.throwsPerType
+        meanSpeed = t.meanSpeed.map(round3); bestSpeed = t.bestSpeed.map(round3); speedUnit = t.speedUnit
+        meanAngle = t.meanAngle.map { ($0 * 10).rounded() / 10 }; hitRate = hasTarget ? t.hitRate.map(round3) : nil
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case person, throwCount = "throws", perType = "per_type", meanSpeed = "mean_speed", bestSpeed = "best_speed"
+        case speedUnit = "speed_unit", meanAngle = "mean_angle", hitRate = "hit_rate"
+    }
+
+    /// "#1: 4 throws (overhand 3, underhand 1); speed mean 7.2, best 8.1 m/s; angle mean 28°; 3 of 4 hits"
+    var text: String {
+        var s = "#\(person): \(throwCount) throw\(throwCount == 1 ? "" : "s")"
+        if !perType.isEmpty { s += " (" + perType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" }
+        if let m = meanSpeed, let b = bestSpeed { s += String(format: "; speed mean %.1f, best %.1f %@", m, b, speedUnit) }
+        if let a = meanAngle { s += String(format: "; angle mean %.0f°", a) }
+        if let h = hitRate { s += String(format: "; %.0f %% hits", h * 100) }
+        return s
     }
 }

@@ -43,6 +43,7 @@ struct LiveCommand: ParsableCommand {
             """)
 
     @OptionGroup var options: LiveOptions
+    @OptionGroup(title: "Trajectories and throws") var throwing: TrajectoryArguments
     @Option(help: "A V4L2 camera (default: the first, /dev/video0 usually, when no --input).") var camera: String?
     @Option(help: "A file or a stream URL (rtsp://, http://, udp://).") var input: String?
     @Flag(help: "Read a file as fast as it can be processed, not at its own speed.") var asFastAsPossible = false
@@ -91,9 +92,18 @@ struct LiveCommand: ParsableCommand {
         var seconds: [String: Double]
         /// Per person: seconds per state, repetitions, occurrences.
         var people: [PersonLine]
+        /// With --trajectories: trajectories found, the detector's cost per frame (on its own
+        /// thread), frames it had no room for, and per thrower their throws.
+        var trajectories: Int?
+        var trajectoryMSMedian: Double?
+        var trajectoryMSP95: Double?
+        var trajectoryFramesDropped: Int?
+        var throwers: [ThrowerLine]?
 
         enum CodingKeys: String, CodingKey {
-            case type, frames, fps, seconds, people
+            case type, frames, fps, seconds, people, trajectories, throwers
+            case trajectoryMSMedian = "trajectory_ms_median", trajectoryMSP95 = "trajectory_ms_p95"
+            case trajectoryFramesDropped = "trajectory_frames_dropped"
             case droppedFrames = "dropped_frames", latencyMSMedian = "latency_ms_median", latencyMSP95 = "latency_ms_p95"
             case predictionLatencyMSP95 = "prediction_latency_ms_p95"
         }
@@ -121,6 +131,7 @@ struct LiveCommand: ParsableCommand {
         live.asFastAsPossible = asFastAsPossible
         live.timeout = timeout
         live.drawOverlay = record != nil || serve != nil || window
+        live.throwCoach = throwing.throwCoach(labels: live.coach.classifier.labels, backgroundLabels: options.backgroundLabel)
         // The viewers open before the input, so that a wrong port or a missing display is
         // said at once.
         let name = URL(fileURLWithPath: options.model).deletingPathExtension().deletingPathExtension().lastPathComponent
@@ -163,6 +174,14 @@ struct LiveCommand: ParsableCommand {
                            : String(format: "%8.2f s  ", r.repetition.end) + RepetitionLine(r).text(order: angleNames))
                 fflush(stdout)
             case .people: break
+            case .trajectory(let t):
+                print(json ? JSONLines.encode(TrajectoryLine(t)) : String(format: "%8.2f s  ", t.end) + TrajectoryLine(t).text)
+                fflush(stdout)
+            case .throwMade(let t):
+                print(json ? JSONLines.encode(ThrowLine(t)) : String(format: "%8.2f s  ", t.releaseTime) + ThrowLine(t).text)
+                fflush(stdout)
+            case .scene(let stable, let time):
+                if !json { print(String(format: "%8.2f s  ", time) + (stable ? "the camera stands still" : "the camera moves: no trajectories")) }
             case .angles(let person, let time, let values):
                 if json { print(JSONLines.encode(AnglesLine(person: person, time: time, names: angleNames, values: values))) }
             case .frame(let image, _):
@@ -203,7 +222,12 @@ struct LiveCommand: ParsableCommand {
             print(JSONLines.encode(SummaryLine(frames: stats.frames, droppedFrames: stats.dropped, fps: round3(stats.fps),
                                                latencyMSMedian: round3(percentile(lat, 0.5)), latencyMSP95: round3(percentile(lat, 0.95)),
                                                predictionLatencyMSP95: round3(percentile(predictionLat, 0.95)),
-                                               seconds: stats.summary.seconds, people: stats.people.map(PersonLine.init))))
+                                               seconds: stats.summary.seconds, people: stats.people.map(PersonLine.init),
+                                               trajectories: throwing.trajectories ? stats.trajectories : nil,
+                                               trajectoryMSMedian: stats.trajectoryCost.map { round3($0.median) },
+                                               trajectoryMSP95: stats.trajectoryCost.map { round3($0.p95) },
+                                               trajectoryFramesDropped: throwing.trajectories ? stats.trajectoryFramesDropped : nil,
+                                               throwers: throwing.trajectories ? stats.throwTallies.map { ThrowerLine($0, hasTarget: throwing.target != nil) } : nil)))
             return
         }
         print(String(format: "summary: %d frames in %.1f s (%.1f fps), %d dropped; latency median %.0f ms, p95 %.0f ms",
@@ -211,5 +235,10 @@ struct LiveCommand: ParsableCommand {
               + (predictionLat.isEmpty ? "" : String(format: "; predictions p95 %.0f ms after their window's last frame",
                                                      percentile(predictionLat, 0.95))))
         for person in stats.people { for line in PersonLine(person).lines { print("  " + line) } }
+        if throwing.trajectories {
+            print("  \(stats.trajectories) trajector\(stats.trajectories == 1 ? "y" : "ies")"
+                  + (stats.trajectoryCost.map { String(format: " (detector %.1f ms a frame, median)", $0.median) } ?? ""))
+            for t in stats.throwTallies { print("  " + ThrowerLine(t, hasTarget: throwing.target != nil).text) }
+        }
     }
 }

@@ -44,6 +44,25 @@ function show(s) {
     div.append(reps, name, detail);
     return div;
   }));
+  const fmt = (x, digits) => (x === undefined || x === null ? "–" : x.toFixed(digits));
+  $("throwers").replaceChildren(...(s.throwers || []).map((t) => {
+    const div = document.createElement("div");
+    div.className = "person thrower";
+    const count = document.createElement("span");
+    count.className = "reps";
+    count.textContent = t.throws + (t.throws === 1 ? " throw" : " throws");
+    const name = document.createElement("b");
+    name.textContent = "#" + t.id + " " + (t.last_type || "throw");
+    const detail = document.createElement("div");
+    detail.className = "dim";
+    const parts = ["speed " + fmt(t.last_speed, 1) + " " + t.speed_unit, "angle " + fmt(t.last_angle, 0) + "°",
+                   "best " + fmt(t.best_speed, 1) + " " + t.speed_unit];
+    if (t.hits !== undefined && t.hits !== null) parts.push(t.hits + (t.hits === 1 ? " hit" : " hits"));
+    detail.textContent = parts.join(" · ");
+    div.append(count, name, detail);
+    return div;
+  }));
+  $("scene").textContent = s.scene || "";
   $("message").textContent = s.message || "";
 }
 
