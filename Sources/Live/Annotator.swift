@@ -5,6 +5,7 @@ import Keypoints
 import Media
 import Movement
 import Pose
+import Trajectories
 
 /// The share of annotated time on which a timeline agrees with an annotation file, leaving
 /// out `margin` seconds on each side of every change of annotated label (where a 1-second
@@ -64,6 +65,8 @@ public struct OccurrenceMatch: Codable, Equatable, Sendable {
 public final class Annotator {
     public let pipeline: PosePipeline
     public let coach: PeopleCoach
+    /// Trajectories and throws (`--trajectories`).
+    public var throwCoach: ThrowCoach?
 
     public struct Result {
         public var predictions: [Prediction]
@@ -78,6 +81,10 @@ public final class Annotator {
         public var occurrences: [OccurrenceReport]
         public var repetitions: [RepetitionReport]
         public var people: [PersonSummary]
+        public var trajectories: [Trajectory] = []
+        public var throwsMade: [ThrowReport] = []
+        /// Per thrower.
+        public var throwers: [ThrowTally] = []
     }
 
     public init(pipeline: PosePipeline, coach: PeopleCoach) {
@@ -106,11 +113,15 @@ public final class Annotator {
         }
         var n = 0
         var prominentAt: [Int?] = []
+        var trajectories: [Trajectory] = [], made: [ThrowReport] = []
         let total = info.duration.map { Int($0 * fps) }
+        var loop = FrameLoop(pipeline: pipeline, coach: coach, drawOverlay: writer != nil)
+        loop.throwCoach = throwCoach
         // Frame i covers [i/fps, (i+1)/fps): it is pushed at the end of its time.
-        try FrameLoop(pipeline: pipeline, coach: coach, drawOverlay: writer != nil)
-            .run(reader, time: { Double($0.index + 1) / fps }) { step in
+        let ending = try loop.run(reader, time: { Double($0.index + 1) / fps }) { step in
                 take(step.events)
+                trajectories += step.trajectories
+                made += step.throwsMade
                 prominentAt.append(step.persons.first(where: \.isProminent)?.id)
                 if let image = step.overlay { try writer?.write(image) }
                 n += 1
@@ -118,6 +129,8 @@ public final class Annotator {
                 return true
             }
         try writer?.finish()
+        trajectories += ending.trajectories
+        made += ending.throwsMade
         let duration = Double(n) / fps
         take(coach.finish(at: duration))
         let people = coach.summaries
@@ -133,6 +146,7 @@ public final class Annotator {
                                                      start: theirs.first.map { $0.time - window }),
                       prominent: Set(prominentAt.compactMap { $0 }),
                       occurrences: occurrences.sorted { ($0.occurrence.start, $0.person) < ($1.occurrence.start, $1.person) },
-                      repetitions: repetitions, people: people)
+                      repetitions: repetitions, people: people, trajectories: trajectories, throwsMade: made,
+                      throwers: (throwCoach?.tallies.values).map { $0.sorted { $0.person < $1.person } } ?? [])
     }
 }

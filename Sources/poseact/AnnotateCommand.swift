@@ -27,10 +27,14 @@ struct Annotate: ParsableCommand {
             (video,label,start,end) and prints the share of annotated time the ranges agree \
             with, leaving out 1 s on each side of every change of label, and how the \
             occurrences of the people who were prominent match its segments (their number, \
-            labels, and the distance of each boundary from the annotated one).
+            labels, and the distance of each boundary from the annotated one). \
+            --trajectories finds thrown objects' trajectories and each person's throws, as \
+            in live; they are drawn in --output, printed, and in --timeline (a JSON line per \
+            throw; in CSV a row labelled throw:TYPE from the release to the landing).
             """)
 
     @OptionGroup var options: LiveOptions
+    @OptionGroup(title: "Trajectories and throws") var throwing: TrajectoryArguments
     @Argument(help: "The video file.") var input: String
     @Option(name: .shortAndLong, help: "The annotated video to write (.mp4).") var output: String?
     @Option(help: "The occurrences to write (.json or .csv): person, label, start, end, confidences, repetitions.") var timeline: String?
@@ -72,10 +76,14 @@ struct Annotate: ParsableCommand {
         var people: [PersonLine]
         /// With --compare: the occurrences against the annotated segments.
         var occurrenceMatch: OccurrenceMatch?
+        /// With --trajectories.
+        var trajectories: [TrajectoryLine]?
+        var throwsMade: [ThrowLine]?
+        var throwers: [ThrowerLine]?
 
         enum CodingKeys: String, CodingKey {
             case input, frames, duration, seconds, predictions, timeline, summary, agreement, comparedSeconds = "compared_seconds"
-            case occurrences, repetitions, people, occurrenceMatch = "occurrence_match"
+            case occurrences, repetitions, people, occurrenceMatch = "occurrence_match", trajectories, throwsMade = "throws", throwers
         }
     }
 
@@ -85,6 +93,7 @@ struct Annotate: ParsableCommand {
         let annotated = try compare.map { try DatasetSources.annotatedRanges(ofVideo: input, in: $0) }
         let live = try options.livePipeline(background: false)
         let annotator = Annotator(pipeline: live.pipeline, coach: live.coach)
+        annotator.throwCoach = throwing.throwCoach(labels: live.coach.classifier.labels, backgroundLabels: options.backgroundLabel)
         let classifier = live.coach.classifier
         let angleNames = live.coach.options.angles.map(\.name)
         var bar: ProgressDisplay?
@@ -95,9 +104,14 @@ struct Annotate: ParsableCommand {
         }
         let seconds = Date().timeIntervalSince(started)
         let occurrences = result.occurrences.map(OccurrenceLine.init)
+        let throwLines = result.throwsMade.map(ThrowLine.init)
         if let timeline {
-            let text = timeline.hasSuffix(".csv") ? CSV.text(header: OccurrenceLine.csvHeader, rows: occurrences.map(\.csvFields))
-                                                  : JSONLines.encode(occurrences) + "\n"
+            let text: String
+            if timeline.hasSuffix(".csv") {
+                text = CSV.text(header: OccurrenceLine.csvHeader, rows: occurrences.map(\.csvFields) + result.throwsMade.map(Self.csvFields))
+            } else {
+                text = ([JSONLines.encode(occurrences)] + throwLines.map { JSONLines.encode($0) }).joined(separator: "\n") + "\n"
+            }
             try AtomicFile.write(text, to: timeline)
         }
         let agreement = annotated.map { TimelineAgreement.compute(result.timeline, annotations: $0) }
@@ -110,7 +124,11 @@ struct Annotate: ParsableCommand {
                                            summary: result.summary.seconds, agreement: agreement?.agreement,
                                            comparedSeconds: agreement?.seconds, occurrences: occurrences,
                                            repetitions: result.repetitions.map(RepetitionLine.init),
-                                           people: result.people.map(PersonLine.init), occurrenceMatch: match)))
+                                           people: result.people.map(PersonLine.init), occurrenceMatch: match,
+                                           trajectories: throwing.trajectories ? result.trajectories.map(TrajectoryLine.init) : nil,
+                                           throwsMade: throwing.trajectories ? throwLines : nil,
+                                           throwers: throwing.trajectories
+                                               ? result.throwers.map { ThrowerLine($0, hasTarget: throwing.target != nil) } : nil)))
             return
         }
         print(String(format: "%@: %d frames (%.1f s) at %g fps in %.1f s, %d predictions", input, result.frames, result.duration,
@@ -122,6 +140,11 @@ struct Annotate: ParsableCommand {
         if !result.repetitions.isEmpty {
             print("repetitions:")
             for r in result.repetitions { print("  " + RepetitionLine(r).text(order: angleNames)) }
+        }
+        if throwing.trajectories {
+            print("\(result.trajectories.count) trajector\(result.trajectories.count == 1 ? "y" : "ies"), \(throwLines.count) throw\(throwLines.count == 1 ? "" : "s"):")
+            for t in throwLines { print(String(format: "  %7.2f s  ", t.release) + t.text) }
+            for t in result.throwers { print("  " + ThrowerLine(t, hasTarget: throwing.target != nil).text) }
         }
         print("summary per person:")
         for person in result.people { for line in PersonLine(person).lines { print("  " + line) } }
@@ -138,5 +161,13 @@ struct Annotate: ParsableCommand {
             print(line)
         }
         if let output { note("wrote \(output)") }
+    }
+
+    /// A throw as a row of the occurrences' CSV: labelled throw:TYPE, from the release to
+    /// the trajectory's end, the type's confidence as both confidences, no repetitions.
+    static func csvFields(_ t: ThrowReport) -> [String] {
+        let c = String(format: "%.3f", Double(t.typeConfidence ?? 0))
+        return [String(t.person), "throw:" + (t.type ?? "unknown"), String(format: "%.3f", t.releaseTime),
+                String(format: "%.3f", t.trajectory.end), c, c, "0"]
     }
 }
