@@ -166,7 +166,7 @@ let package = Package(
                     swiftSettings: commonSettings),
         .testTarget(name: "TrajectoriesTests", dependencies: ["Images", "Trajectories"], swiftSettings: commonSettings),
         .testTarget(name: "MovementTests", dependencies: ["Movement", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "Live", "Media", "Movement", "Pose", "PoseFixtures"],
+        .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "Live", "Media", "Movement", "Pose", "PoseFixtures", "Trajectories"],
                     swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "Images", "Live", "LiveView", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "Media", "Movement", "Tensor", "TFLite"],

@@ -41,6 +41,12 @@ public struct Trajectory: Sendable {
     public var objectSize: Double
     public var ending: Ending
 
+    public init(id: Int, points: [TrajectoryPoint], motion: BallisticMotion, equation: (a: Double, b: Double, c: Double)?,
+                residual: Double, confidence: Double, objectSize: Double, ending: Ending) {
+        self.id = id; self.points = points; self.motion = motion; self.equation = equation; self.residual = residual
+        self.confidence = confidence; self.objectSize = objectSize; self.ending = ending
+    }
+
     public var start: Double { points.first?.time ?? 0 }
     public var end: Double { points.last?.time ?? 0 }
     /// The fitted motion at each detected point's time (Vision's projected points).
