@@ -80,6 +80,9 @@ let package = Package(
         // Trajectories of thrown objects, with no model: moving blobs against a learnt
         // background, linked over frames, fitted with ballistic paths; the camera's own motion.
         .target(name: "Trajectories", dependencies: ["Images"], swiftSettings: optimisedSettings),
+        // Rendered test scenes with exact truth: a figure that throws, balls on ballistic
+        // paths, distractors, a shaking camera (`poseact throws render`).
+        .target(name: "Scenes", dependencies: ["Images", "Media"], swiftSettings: optimisedSettings),
 
         // ---- Wing 2, keypoints → model.
         // The joint vocabulary, the HDF5 keypoint store, the keypoint formats and imports,
@@ -111,6 +114,8 @@ let package = Package(
                 swiftSettings: commonSettings),
         // Where a person watches a live run: the browser page (Hummingbird HTTP + WebSocket,
         // JPEG frames) and the native window (Xlib).
+        // Scores --trajectories on rendered scenes against their truth.
+        .target(name: "ThrowEvaluation", dependencies: ["Live", "Media", "Scenes", "Trajectories"], swiftSettings: optimisedSettings),
         .target(name: "LiveView", dependencies: ["Basics", "CX11", "Images", "Live", "Media",
                                                  .product(name: "Hummingbird", package: "hummingbird"),
                                                  .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -136,7 +141,7 @@ let package = Package(
             name: "poseact",
             dependencies: [
                 "Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Live", "LiveView",
-                "Media", "Movement", "Pose", "Tensor", "TFLite",
+                "Media", "Movement", "Pose", "Scenes", "Tensor", "TFLite", "ThrowEvaluation", "Trajectories",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: cliSettings),

@@ -11,7 +11,7 @@ struct Poseact: ParsableCommand {
             or the models/ folder of the checkout the binary was built in; \
             notebooks-free-scripts/setup.sh fetches them.
             """,
-        subcommands: [Demo.self, PoseCommand.self, Extract.self, Import.self, Merge.self, DatasetCommand.self, WindowsCommand.self, Train.self, CrossValidate.self, Evaluate.self, Export.self, Annotate.self, LiveCommand.self, ModelCommand.self, Bench.self]
+        subcommands: [Demo.self, PoseCommand.self, Extract.self, Import.self, Merge.self, DatasetCommand.self, WindowsCommand.self, Train.self, CrossValidate.self, Evaluate.self, Export.self, Annotate.self, LiveCommand.self, Throws.self, ModelCommand.self, Bench.self]
     )
 
     static func main() {

@@ -1,0 +1,91 @@
+import Foundation
+
+/// What a rendered throw scene truly holds, written beside its video (CLIP.json): every
+/// throw's release, speed and angle, where it ended and whether it hit the board, the
+/// scale, the target, and when the camera shook. Coordinates are the still camera's.
+public struct ThrowSceneTruth: Codable, Sendable {
+    public var clip: String
+    public var width: Int, height: Int
+    public var fps: Double
+    public var frames: Int
+    public var pixelsPerMetre: Double
+    /// Two points on the board's top a known distance apart: `--scale X1,Y1,X2,Y2=METRESm`.
+    public var scale: Scale?
+    /// The board's region (pixels): `--target X,Y,W,H`.
+    public var target: Box?
+    public var shake: [Interval]
+    public var distractors: [String]
+    public var throwsMade: [TrueThrow]
+    /// The scene itself, to render again.
+    public var scene: ThrowScene
+
+    public struct Scale: Codable, Sendable { public var x1, y1, x2, y2, metres: Double }
+    public struct Box: Codable, Sendable { public var x, y, width, height: Double }
+    public struct Interval: Codable, Sendable { public var start, end: Double }
+
+    public struct TrueThrow: Codable, Sendable {
+        public var type: ThrowType
+        /// "right" or "left": the person's own.
+        public var hand: String
+        /// Seconds from the clip's start (frame i shows time i / fps).
+        public var releaseTime: Double
+        /// The ball's centre at release, pixels.
+        public var releaseX: Double, releaseY: Double
+        public var speedMetresPerSecond: Double
+        public var speedPixelsPerSecond: Double
+        /// Degrees above the horizontal, in the direction of the throw (the forearm's at release too).
+        public var angle: Double
+        /// +1: towards +x; −1: towards −x.
+        public var direction: Double
+        /// Pixels per second² downwards.
+        public var gravity: Double
+        /// When it first lands or leaves the picture, and where.
+        public var endTime: Double
+        public var endX: Double, endY: Double
+        public var leavesFrame: Bool
+        public var hit: Bool?
+        public var bounces: Bool
+        public var duringShake: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case type, hand, angle, direction, gravity, hit, bounces
+            case releaseTime = "release_time", releaseX = "release_x", releaseY = "release_y"
+            case speedMetresPerSecond = "speed_mps", speedPixelsPerSecond = "speed_px_per_s"
+            case endTime = "end_time", endX = "end_x", endY = "end_y", leavesFrame = "leaves_frame", duringShake = "during_shake"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case clip, width, height, fps, frames, scale, target, shake, distractors, scene
+        case pixelsPerMetre = "pixels_per_metre", throwsMade = "throws"
+    }
+
+    public init(scene s: ThrowScene, clip: String) {
+        self.clip = clip
+        width = s.width; height = s.height; fps = s.fps; frames = s.frames; pixelsPerMetre = s.pixelsPerMetre
+        scene = s
+        if let b = s.board {
+            scale = Scale(x1: b.x, y1: s.floor - 0.03 * s.pixelsPerMetre, x2: b.x + b.length * s.pixelsPerMetre,
+                          y2: s.floor - 0.03 * s.pixelsPerMetre, metres: b.length)
+            // The board, and the space a ball lying on it takes.
+            target = Box(x: b.x, y: s.floor - 0.3 * s.pixelsPerMetre, width: b.length * s.pixelsPerMetre, height: 0.35 * s.pixelsPerMetre)
+        }
+        shake = s.shakes.map { Interval(start: $0.start, end: $0.end) }
+        var d: [String] = []
+        if s.thrower?.waves == true || s.thrower?.wavesThrowingArm == true { d.append("waving_arm") }
+        if s.walker != nil { d.append("walking_person") }
+        if !s.leaves.isEmpty { d.append("leaves") }
+        if !s.shakes.isEmpty { d.append("camera_shake") }
+        distractors = d
+        throwsMade = s.throwsPlanned.map { p in
+            let f = s.flight(p)
+            let end = f.position(at: f.end)
+            return TrueThrow(type: p.type, hand: (s.thrower?.rightHanded ?? true) ? "right" : "left", releaseTime: f.release,
+                             releaseX: f.x, releaseY: f.y, speedMetresPerSecond: p.speed, speedPixelsPerSecond: p.speed * s.pixelsPerMetre,
+                             angle: p.angle, direction: s.thrower?.direction ?? 1, gravity: f.gravity, endTime: f.end,
+                             endX: end.x, endY: end.y, leavesFrame: f.leavesFrame, hit: s.hits(p), bounces: p.bounces && !f.leavesFrame,
+                             // Shaking from a little before the release to the first frames of flight.
+                             duringShake: s.shakes.contains { $0.start - 0.2 < f.release && $0.end + 0.3 > f.release })
+        }
+    }
+}
