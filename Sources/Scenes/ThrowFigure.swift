@@ -16,8 +16,9 @@ public struct ThrowFigure: Sendable {
     /// Upper arm and forearm angles, the throwing arm and the other one.
     public var throwing: (upper: Float, fore: Float) = (-90, -90)
     public var other: (upper: Float, fore: Float) = (-90, -90)
-    /// Which arm throws: the person's right is the picture's left when they face the camera.
-    public var rightHanded = true
+    /// Which arm throws: the one on the side it throws towards (facing the camera, the
+    /// person's right hand throws towards the picture's left).
+    public var rightHanded: Bool { direction < 0 }
     /// Leg swing (walking), −1…1.
     public var stride: Float = 0
     public var shirt = RGB(40, 90, 170), trousers = RGB(40, 40, 60), skin = RGB(224, 172, 140)
@@ -31,12 +32,9 @@ public struct ThrowFigure: Sendable {
     var unit: Float { 1.75 * pixelsPerMetre / 387 }
     func point(_ ux: Float, _ uy: Float) -> (x: Float, y: Float) { (x + ux * unit, floor - (438 - uy) * unit) }
 
-    /// The shoulder of an arm (pixels): the throwing arm's shoulder is on the side it throws
-    /// towards when `rightHanded` faces that way, i.e. the picture's left for a right hand.
+    /// The shoulder of an arm (pixels): the throwing arm's is on the side it throws towards.
     func shoulder(throwingArm: Bool) -> (x: Float, y: Float) {
-        // Facing the camera, the right arm is on the picture's left (−x).
-        let right = throwingArm == rightHanded
-        return point(right ? -38 : 38, 125)
+        point((throwingArm ? 38 : -38) * direction, 125)
     }
 
     static let upperArm: Float = 62, forearm: Float = 60

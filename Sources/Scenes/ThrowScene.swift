@@ -37,7 +37,6 @@ public struct ThrowScene: Codable, Sendable {
     public struct Thrower: Codable, Sendable {
         public var x: Double
         public var direction: Double
-        public var rightHanded: Bool
         /// The other arm waves all the while.
         public var waves: Bool
         /// The throwing arm waves too while it does not throw (distractor scenes).
@@ -91,7 +90,6 @@ public struct ThrowScene: Codable, Sendable {
     func figure(at time: Double) -> ThrowFigure? {
         guard let t = thrower else { return nil }
         var f = ThrowFigure(x: Float(t.x), floor: Float(floor), pixelsPerMetre: Float(pixelsPerMetre), direction: Float(t.direction))
-        f.rightHanded = t.rightHanded
         let wave = Float(sin(time * 5))
         f.other = t.waves ? (150 + 20 * wave, 120 + 50 * wave) : (-95, -92)
         f.throwing = t.wavesThrowingArm ? (140 + 25 * wave, 100 + 60 * wave) : (-95, -92)

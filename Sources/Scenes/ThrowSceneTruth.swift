@@ -80,7 +80,7 @@ public struct ThrowSceneTruth: Codable, Sendable {
         throwsMade = s.throwsPlanned.map { p in
             let f = s.flight(p)
             let end = f.position(at: f.end)
-            return TrueThrow(type: p.type, hand: (s.thrower?.rightHanded ?? true) ? "right" : "left", releaseTime: f.release,
+            return TrueThrow(type: p.type, hand: (s.thrower?.direction ?? 1) < 0 ? "right" : "left", releaseTime: f.release,
                              releaseX: f.x, releaseY: f.y, speedMetresPerSecond: p.speed, speedPixelsPerSecond: p.speed * s.pixelsPerMetre,
                              angle: p.angle, direction: s.thrower?.direction ?? 1, gravity: f.gravity, endTime: f.end,
                              endX: end.x, endY: end.y, leavesFrame: f.leavesFrame, hit: s.hits(p), bounces: p.bounces && !f.leavesFrame,

@@ -28,7 +28,7 @@ public enum ThrowScenes {
         }
         let direction: Double = r.chance(0.5) ? 1 : -1
         let throwerX = direction > 0 ? r.uniform(0.12...0.25) * Double(width) : r.uniform(0.75...0.88) * Double(width)
-        s.thrower = ThrowScene.Thrower(x: throwerX, direction: direction, rightHanded: r.chance(0.75), waves: r.chance(0.3))
+        s.thrower = ThrowScene.Thrower(x: throwerX, direction: direction, waves: r.chance(0.3))
         // The board beyond the thrower, where throws tend to land.
         let length = 1.22
         let boardX = throwerX + direction * r.uniform(2...4.5) * s.pixelsPerMetre

@@ -69,6 +69,10 @@ public struct ThrowScore: Codable, Sendable {
     public var throwsFound = 0
     public var throwsDuringShake = 0
     public var missed: [String] = []
+    /// True flights (not while shaking) that a true trajectory follows, found by the
+    /// detector whether or not a throw was made of it.
+    public var flightsTracked = 0
+    public var untracked: [String] = []
     public var trajectories = 0
     public var falseTrajectories = 0
     public var falseTrajectoryClips: [String] = []
@@ -97,6 +101,10 @@ public struct ThrowScore: Codable, Sendable {
             falseTrajectories += 1
             falseTrajectoryClips.append(String(format: "%@ %.2f–%.2f s", o.clip, t.start, t.end))
         }
+        for f in o.flights where !f.duringShake {
+            if o.trajectories.contains(where: { follows($0, f) }) { flightsTracked += 1 }
+            else { untracked.append(String(format: "%@ %.2f s", o.clip, f.release)) }
+        }
         var unused = Array(o.throwsFound.indices)
         for f in o.flights.sorted(by: { $0.release < $1.release }) {
             if f.duringShake { throwsDuringShake += 1; continue }
@@ -119,11 +127,14 @@ public struct ThrowScore: Codable, Sendable {
         }
     }
 
+    private func follows(_ t: Trajectory, _ f: TrueFlight) -> Bool {
+        let d = t.points.map { p -> Double in let q = f.position(at: p.time); return hypot(Double(p.x) - q.x, Double(p.y) - q.y) }.sorted()
+        return t.start >= f.release - 0.05 && t.start <= f.end + 0.05 && d[d.count / 2] <= max(6, 2 * t.objectSize)
+    }
+
     private func isTrue(_ t: Trajectory, _ flights: [TrueFlight]) -> Bool {
-        let tolerance = max(6, 2 * t.objectSize)
         for f in flights {
-            let d = t.points.map { p -> Double in let q = f.position(at: p.time); return hypot(Double(p.x) - q.x, Double(p.y) - q.y) }.sorted()
-            if t.start >= f.release - 0.05, t.start <= f.end + 0.05, d[d.count / 2] <= tolerance { return true }
+            if follows(t, f) { return true }
             if f.bounces, t.start >= f.end - 0.1, t.start <= f.end + 1 {
                 let landing = f.position(at: f.end), first = t.points[0]
                 if hypot(Double(first.x) - landing.x, Double(first.y) - landing.y) <= 0.25 * abs(f.speed) { return true }

@@ -152,7 +152,8 @@ public struct MovingBlobs {
         learnt += 1
     }
 
-    /// 8-connected regions of the mask (each visited once: the mask is cleared as it is read).
+    /// 8-connected regions of the mask (each visited once: a visited pixel is marked 2, still
+    /// moving for the background's learning).
     private mutating func components(threshold: Float, sizes: ClosedRange<Float>,
                                      region: (x: Float, y: Float, width: Float, height: Float)?) -> [Blob] {
         var found: [Blob] = []
@@ -160,8 +161,8 @@ public struct MovingBlobs {
         let maxSide = Int((sizes.upperBound / f).rounded(.up)) + 1
         mask.withUnsafeMutableBufferPointer { m in
             difference.withUnsafeBufferPointer { diff in
-                for start in 0..<(w * h) where m[start] != 0 {
-                    m[start] = 0
+                for start in 0..<(w * h) where m[start] == 1 {
+                    m[start] = 2
                     stack.removeAll(keepingCapacity: true)
                     stack.append(Int32(start))
                     var count = 0, minX = w, maxX = -1, minY = h, maxY = -1
@@ -179,7 +180,7 @@ public struct MovingBlobs {
                                 let xx = x + dx
                                 guard xx >= 0, xx < w else { continue }
                                 let j = yy * w + xx
-                                if m[j] != 0 { m[j] = 0; stack.append(Int32(j)) }
+                                if m[j] == 1 { m[j] = 2; stack.append(Int32(j)) }
                             }
                         }
                     }

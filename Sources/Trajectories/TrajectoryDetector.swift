@@ -179,6 +179,8 @@ struct Track {
         let p = (x: Float(q.x), y: Float(q.y))
         let step = hypot(p.x - last.x, p.y - last.y)
         let size = medianSize
+        // A long track's path is known to a fraction of a pixel: a bounce or a landing falls outside.
+        if points.count >= 6 { return (p, max(4, 0.6 * size)) }
         if points.count >= 4 { return (p, max(6, 1.5 * size, 0.2 * step)) }
         return (p, max(8, 2.5 * size, 0.6 * step))
     }
@@ -190,9 +192,21 @@ struct Track {
     /// does not fall upwards (its acceleration along the image's up is under 100 px/s²,
     /// a tenth of gravity at 100 pixels a metre).
     func trajectory(options: TrajectoryOptions, ending: Trajectory.Ending, final: Bool) -> Trajectory? {
-        guard points.count >= options.minimumPoints, let motion = BallisticMotion.fit(points) else { return nil }
+        guard points.count >= options.minimumPoints, var motion = BallisticMotion.fit(points) else { return nil }
         let size = Double(medianSize)
         let tolerance = max(1, 0.1 * size)
+        // The ends may hold a point that is not free flight: the object still touching the
+        // hand's blob, or landing. Such an end point is dropped while it lies more than three
+        // tolerances off the path the others make.
+        var points = points
+        while points.count > options.minimumPoints {
+            func off(_ p: TrajectoryPoint) -> Double { let q = motion.position(at: p.time); return hypot(Double(p.x) - q.x, Double(p.y) - q.y) }
+            let first = off(points[0]), last = off(points[points.count - 1])
+            guard max(first, last) > 3 * tolerance else { break }
+            if first > last { points.removeFirst() } else { points.removeLast() }
+            guard let refit = BallisticMotion.fit(points) else { return nil }
+            motion = refit
+        }
         let residual = motion.residual(points)
         guard residual <= tolerance, motion.ay > -100 else { return nil }
         let first = points[0], last = points[points.count - 1]

@@ -15,7 +15,8 @@ struct ThrowsScore: ParsableCommand {
             clip with throws goes through annotate's pipeline with --trajectories, the truth's \
             board as --scale and --target; a clip without throws through the trajectory \
             detector alone. Prints the share of throws found (a reported throw released \
-            within 0.25 s of a true one, the same way), false trajectories per 10 minutes (a \
+            within 0.25 s of a true one, the same way; without --model only the flights a \
+            trajectory follows), false trajectories per 10 minutes (a \
             trajectory that follows no true flight nor a bounce of one), trajectories with a \
             point while the camera shook, the release speed's relative error (median, 95th \
             percentile), the forearm's and the flight's angle errors at release (median), \
@@ -43,8 +44,9 @@ struct ThrowsScore: ParsableCommand {
     struct Line: Encodable {
         var clips: Int
         var minutes: Double
-        var throwsTrue: Int, throwsFound: Int, foundShare: Double, throwsDuringShake: Int
-        var missed: [String]
+        var throwsTrue: Int, throwsFound: Int?, foundShare: Double?, throwsDuringShake: Int
+        var missed: [String]?
+        var flightsTracked: Int, untracked: [String]
         var trajectories: Int, falseTrajectories: Int, falsePerTenMinutes: Double, falseTrajectoryClips: [String]
         var trajectoriesWhileShaking: Int
         var speedErrorMedian: Double?, speedErrorP95: Double?
@@ -53,7 +55,7 @@ struct ThrowsScore: ParsableCommand {
         var typeAccuracy: Double?, hitAccuracy: Double?
 
         enum CodingKeys: String, CodingKey {
-            case clips, minutes, missed, trajectories
+            case clips, minutes, missed, trajectories, untracked, flightsTracked = "flights_tracked"
             case throwsTrue = "throws", throwsFound = "throws_found", foundShare = "found_share", throwsDuringShake = "throws_during_shake"
             case falseTrajectories = "false_trajectories", falsePerTenMinutes = "false_per_10_minutes"
             case falseTrajectoryClips = "false_trajectory_clips", trajectoriesWhileShaking = "trajectories_while_shaking"
@@ -70,8 +72,6 @@ struct ThrowsScore: ParsableCommand {
         var base = ThrowOptions()
         base.detector.objectSize = objectSize.range
         base.backgroundLabels = Set(backgroundLabel)
-        let needsPoses = clips.contains { !$0.truth.throwsMade.isEmpty }
-        if needsPoses && model == nil { throw ValidationError("\(folder) has throws: give --model (the throw types' model)") }
         let live = try model.map { try makeLivePipeline(model: $0, pose: pose, options: CoachOptions()) }
         var score = ThrowScore()
         let bar = ProgressDisplay(title: "score", total: clips.count, unit: "clips")
@@ -95,8 +95,10 @@ struct ThrowsScore: ParsableCommand {
 
         let speed = ThrowScore.spread(score.speedErrors), release = ThrowScore.spread(score.releaseAngleErrors)
         let launch = ThrowScore.spread(score.launchAngleErrors)
-        let line = Line(clips: score.clips, minutes: round3(score.seconds / 60), throwsTrue: score.throwsTrue, throwsFound: score.throwsFound,
-                        foundShare: round3(score.foundShare), throwsDuringShake: score.throwsDuringShake, missed: score.missed,
+        let line = Line(clips: score.clips, minutes: round3(score.seconds / 60), throwsTrue: score.throwsTrue,
+                        throwsFound: model == nil ? nil : score.throwsFound, foundShare: model == nil ? nil : round3(score.foundShare),
+                        throwsDuringShake: score.throwsDuringShake, missed: model == nil ? nil : score.missed,
+                        flightsTracked: score.flightsTracked, untracked: score.untracked,
                         trajectories: score.trajectories, falseTrajectories: score.falseTrajectories,
                         falsePerTenMinutes: round3(score.falsePerTenMinutes), falseTrajectoryClips: score.falseTrajectoryClips,
                         trajectoriesWhileShaking: score.trajectoriesWhileShaking,
@@ -106,8 +108,14 @@ struct ThrowsScore: ParsableCommand {
                         typeAccuracy: score.typesScored > 0 ? round3(Double(score.typesRight) / Double(score.typesScored)) : nil,
                         hitAccuracy: score.hitsScored > 0 ? round3(Double(score.hitsRight) / Double(score.hitsScored)) : nil)
         if json { print(JSONLines.encode(line)); return }
-        print(String(format: "%d clips, %.1f min: %d of %d throws found (%.1f %%)%@", line.clips, line.minutes, line.throwsFound, line.throwsTrue,
-                     line.foundShare * 100, line.throwsDuringShake > 0 ? " (\(line.throwsDuringShake) released while the camera shook, not counted)" : ""))
+        print(String(format: "%d clips, %.1f min, %d throws%@: trajectories follow %d of them", line.clips, line.minutes, line.throwsTrue,
+                     line.throwsDuringShake > 0 ? " (and \(line.throwsDuringShake) released while the camera shook, not counted)" : "",
+                     line.flightsTracked))
+        if let found = line.throwsFound, let share = line.foundShare {
+            print(String(format: "throws found: %d of %d (%.1f %%)", found, line.throwsTrue, share * 100))
+        } else if line.throwsTrue > 0 {
+            print("throws not scored: no --model (the trajectory detector alone)")
+        }
         print(String(format: "false trajectories: %d (%.2f per 10 minutes); with a point while the camera shook: %d",
                      line.falseTrajectories, line.falsePerTenMinutes, line.trajectoriesWhileShaking))
         if let speed {
@@ -117,7 +125,8 @@ struct ThrowsScore: ParsableCommand {
         if let launch { print(String(format: "launch angle (flight) error: median %.1f°, 95th percentile %.1f°", launch.median, launch.p95)) }
         if let t = line.typeAccuracy { print(String(format: "types right: %.1f %% of %d", t * 100, score.typesScored)) }
         if let h = line.hitAccuracy { print(String(format: "hits right: %.1f %% of %d", h * 100, score.hitsScored)) }
-        for m in score.missed.prefix(20) { print("  missed: \(m)") }
+        for m in score.untracked.prefix(20) { print("  no trajectory: \(m)") }
+        if model != nil { for m in score.missed.prefix(20) { print("  missed: \(m)") } }
         for f in score.falseTrajectoryClips.prefix(20) { print("  false: \(f)") }
     }
 }
