@@ -36,12 +36,22 @@ public enum ThrowScenes {
         var t = r.uniform(0.5...1.0)
         for _ in 0..<throwCount {
             let type = r.pick(ThrowType.allCases)
-            let angle = r.uniform(type.angles)
             let duration = r.uniform(0.6...0.9)
-            s.throwsPlanned.append(ThrowScene.PlannedThrow(
-                type: type, swingStart: t, swingDuration: duration, speed: r.uniform(4...12), angle: angle,
+            let planned = ThrowScene.PlannedThrow(
+                type: type, swingStart: t, swingDuration: duration, speed: 0, angle: 0,
                 ballRadius: r.uniform(0.03...0.06), ballColor: r.pick([[255, 140, 0], [220, 30, 30], [250, 230, 40], [245, 245, 245], [30, 30, 40], [40, 160, 230]]),
-                bounces: r.chance(0.3)))
+                bounces: r.chance(0.3))
+            // A throw the camera sees: its top within the picture, and half a second of
+            // flight in it (as anyone filming throws frames them). Drawn again until so.
+            s.throwsPlanned.append(planned)
+            let k = s.throwsPlanned.count - 1
+            for _ in 0..<50 {
+                s.throwsPlanned[k].speed = r.uniform(4...12)
+                s.throwsPlanned[k].angle = r.uniform(type.angles)
+                let f = s.flight(s.throwsPlanned[k])
+                let top = f.vy < 0 ? f.y - f.vy * f.vy / (2 * f.gravity) : f.y
+                if top >= 0.04 * h && f.end - f.release >= 0.5 { break }
+            }
             // The next swing starts once this ball is down.
             let f = s.flight(s.throwsPlanned.last!)
             t = f.end + r.uniform(0.4...1.0)

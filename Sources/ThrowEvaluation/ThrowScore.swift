@@ -56,8 +56,9 @@ public struct ClipOutcome: Sendable {
 /// - A true throw is **found** when a reported throw has its release within 0.25 s of the
 ///   true one and goes the same way sideways. Throws released while the camera shook are
 ///   not counted (none is to be reported there) but listed.
-/// - A trajectory is **true** when its points lie, on median, within max(6 px, twice the
-///   object's size) of a true flight at their times; the piece after a bounce (it starts
+/// - A trajectory is **true** when it starts at most 0.15 s before a true flight's release
+///   (it may take the object's last frames in the hand) and its points lie, on median,
+///   within max(6 px, twice the object's size) of the flight at their times; the piece after a bounce (it starts
 ///   within a second after a bouncing flight's end, near where it ended) is a true one too.
 ///   Every other trajectory is **false**.
 /// - Speed error: |found − true| / true at release; angle errors: the forearm's angle (the
@@ -129,7 +130,7 @@ public struct ThrowScore: Codable, Sendable {
 
     private func follows(_ t: Trajectory, _ f: TrueFlight) -> Bool {
         let d = t.points.map { p -> Double in let q = f.position(at: p.time); return hypot(Double(p.x) - q.x, Double(p.y) - q.y) }.sorted()
-        return t.start >= f.release - 0.05 && t.start <= f.end + 0.05 && d[d.count / 2] <= max(6, 2 * t.objectSize)
+        return t.start >= f.release - 0.15 && t.start <= f.end + 0.05 && d[d.count / 2] <= max(6, 2 * t.objectSize)
     }
 
     private func isTrue(_ t: Trajectory, _ flights: [TrueFlight]) -> Bool {

@@ -10,6 +10,10 @@ public struct TrajectoryOptions: Sendable, Equatable {
     public var minimumPoints = 8
     /// Where trajectories are looked for (pixels: x, y, width, height); nil: the whole frame.
     public var region: (x: Float, y: Float, width: Float, height: Float)?
+    /// The slowest a thrown object goes, on average along its path, in frame widths per
+    /// second (0.15: 4 m/s seen 1280 pixels wide at 50 pixels a metre). Slower things that
+    /// move along a line are a person's parts: a foot, a hand.
+    public var minimumSpeed = 0.15
     /// Frames a trajectory with a fitted path may go unseen and still go on (a point missed,
     /// the object passing something of its colour).
     public var maximumGap = 4
@@ -22,7 +26,7 @@ public struct TrajectoryOptions: Sendable, Equatable {
     public init() {}
 
     public static func == (a: TrajectoryOptions, b: TrajectoryOptions) -> Bool {
-        a.objectSize == b.objectSize && a.minimumPoints == b.minimumPoints && a.maximumGap == b.maximumGap
+        a.objectSize == b.objectSize && a.minimumPoints == b.minimumPoints && a.minimumSpeed == b.minimumSpeed && a.maximumGap == b.maximumGap
             && a.region.map { [$0.x, $0.y, $0.width, $0.height] } == b.region.map { [$0.x, $0.y, $0.width, $0.height] }
             && a.cameraMotion == b.cameraMotion && a.settleFrames == b.settleFrames
     }
@@ -57,7 +61,7 @@ public final class TrajectoryDetector {
     }
 
     /// The tracks under way that already look like trajectories (for drawing as they fly).
-    public var ongoing: [Trajectory] { tracks.compactMap { $0.trajectory(options: options, ending: .stopped, final: false) } }
+    public var ongoing: [Trajectory] { tracks.compactMap { $0.trajectory(options: options, frameWidth: frameWidth, ending: .stopped) } }
 
     /// One frame: the trajectories that ended with it.
     public func push(_ image: RGBImage, time: Double) -> [Trajectory] {
@@ -96,7 +100,7 @@ public final class TrajectoryDetector {
     }
 
     private func finish(_ track: Track, _ ending: Trajectory.Ending) -> Trajectory? {
-        guard var t = track.trajectory(options: options, ending: ending, final: true) else { return nil }
+        guard var t = track.trajectory(options: options, frameWidth: frameWidth, ending: ending) else { return nil }
         t.id = nextID
         nextID += 1
         return t
@@ -190,20 +194,21 @@ struct Track {
     /// follows its parabola to a fraction of a pixel; a swaying or swinging thing's does not),
     /// that goes at least four object sizes and 20 pixels, does not turn back sideways, and
     /// does not fall upwards (its acceleration along the image's up is under 100 px/s²,
-    /// a tenth of gravity at 100 pixels a metre).
-    func trajectory(options: TrajectoryOptions, ending: Trajectory.Ending, final: Bool) -> Trajectory? {
+    /// a tenth of gravity at 100 pixels a metre), and at `minimumSpeed` at least.
+    func trajectory(options: TrajectoryOptions, frameWidth: Int, ending: Trajectory.Ending) -> Trajectory? {
         guard points.count >= options.minimumPoints, var motion = BallisticMotion.fit(points) else { return nil }
         let size = Double(medianSize)
         let tolerance = max(1, 0.1 * size)
-        // The ends may hold a point that is not free flight: the object still touching the
-        // hand's blob, or landing. Such an end point is dropped while it lies more than three
-        // tolerances off the path the others make.
+        // A few points may not be free flight: the object still touching the hand's blob, a
+        // piece of another blob taken on the way, the landing. The worst point is dropped
+        // while it lies more than three tolerances off the path the others make, a fifth of
+        // the points at most.
         var points = points
-        while points.count > options.minimumPoints {
-            func off(_ p: TrajectoryPoint) -> Double { let q = motion.position(at: p.time); return hypot(Double(p.x) - q.x, Double(p.y) - q.y) }
-            let first = off(points[0]), last = off(points[points.count - 1])
-            guard max(first, last) > 3 * tolerance else { break }
-            if first > last { points.removeFirst() } else { points.removeLast() }
+        let keep = max(options.minimumPoints, points.count * 4 / 5)
+        while points.count > keep {
+            let off = points.map { p -> Double in let q = motion.position(at: p.time); return hypot(Double(p.x) - q.x, Double(p.y) - q.y) }
+            guard let worst = off.indices.max(by: { off[$0] < off[$1] }), off[worst] > 3 * tolerance else { break }
+            points.remove(at: worst)
             guard let refit = BallisticMotion.fit(points) else { return nil }
             motion = refit
         }
@@ -212,6 +217,7 @@ struct Track {
         let first = points[0], last = points[points.count - 1]
         let path = zip(points, points.dropFirst()).reduce(0.0) { $0 + Double(hypot($1.1.x - $1.0.x, $1.1.y - $1.0.y)) }
         guard path >= max(20, 4 * size) else { return nil }
+        guard path / max(1e-6, last.time - first.time) >= options.minimumSpeed * Double(frameWidth) else { return nil }
         let direction: Float = last.x >= first.x ? 1 : -1
         let backwards = zip(points, points.dropFirst()).filter { ($0.1.x - $0.0.x) * direction < -Float(tolerance) }.count
         guard backwards <= 1 else { return nil }
