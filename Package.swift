@@ -175,7 +175,7 @@ let package = Package(
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "Live", "Media", "Movement", "Pose", "PoseFixtures", "Trajectories"],
                     swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "Images", "Live", "LiveView", "Media"], swiftSettings: commonSettings),
-        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "Media", "Movement", "Tensor", "TFLite"],
+        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "Media", "Movement", "Scenes", "Tensor", "TFLite"],
                     swiftSettings: commonSettings),
         .testTarget(name: "PackageLayoutTests", dependencies: ["TestData"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CBLAS", "CFFmpeg", "CHDF5", "CLapacke"],

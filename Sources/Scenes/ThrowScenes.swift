@@ -80,6 +80,33 @@ public enum ThrowScenes {
         return s
     }
 
+    /// The demo's scene: the figure throws overhand (7 m/s at 20°), then underhand at 40° at
+    /// the speed that lands it where the first one landed, on the middle of a board;
+    /// 1280×720 at 150 pixels a metre.
+    public static func demoScene() -> ThrowScene {
+        var s = ThrowScene()
+        s.pixelsPerMetre = 150; s.floor = 640; s.noise = 1.5
+        s.posters = [[420, 120, 160, 110, 60, 110, 160], [900, 80, 120, 150, 170, 80, 60]]
+        s.thrower = ThrowScene.Thrower(x: 240, direction: 1, waves: false)
+        s.board = ThrowScene.Board(x: 780, length: 1.22)
+        s.throwsPlanned = [
+            ThrowScene.PlannedThrow(type: .overhand, swingStart: 0.8, swingDuration: 0.75, speed: 7, angle: 20, ballRadius: 0.045,
+                                    ballColor: [255, 140, 0], bounces: false),
+            ThrowScene.PlannedThrow(type: .underhand, swingStart: 3.0, swingDuration: 0.8, speed: 6, angle: 40, ballRadius: 0.045,
+                                    ballColor: [220, 30, 30], bounces: false),
+        ]
+        func landing(_ k: Int) -> Double { let f = s.flight(s.throwsPlanned[k]); return f.position(at: f.end).x }
+        let spot = landing(0)
+        s.board = ThrowScene.Board(x: spot - 0.61 * s.pixelsPerMetre, length: 1.22)
+        // The underhand throw's speed, to a hundredth of a metre per second.
+        s.throwsPlanned[1].speed = stride(from: 3.0, through: 12, by: 0.01).min { a, b in
+            s.throwsPlanned[1].speed = a; let la = abs(landing(1) - spot)
+            s.throwsPlanned[1].speed = b; return la < abs(landing(1) - spot)
+        } ?? 6
+        s.frames = Int(((s.flight(s.throwsPlanned[1]).end + 0.6) * s.fps).rounded())
+        return s
+    }
+
     /// Renders `scene` to CLIP.mp4 (H.264) and its truth to CLIP.json in `folder`.
     public static func write(_ scene: ThrowScene, name: String, to folder: URL) throws {
         let renderer = ThrowSceneRenderer(scene: scene)

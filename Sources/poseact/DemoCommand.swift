@@ -28,7 +28,11 @@ struct Demo: ParsableCommand {
             and runs a test clip through the live pipeline as `poseact live --input` does. \
             Last, the coach: a generated video of the figure doing 8 jumping jacks at changing \
             speeds goes through the live pipeline, which counts its repetitions from the poses \
-            alone and measures its shoulder angles. \
+            alone and measures its shoulder angles. Then throws: a throw-type model \
+            (overhand, underhand, background) trained on generated clips, and a generated \
+            scene of the figure throwing twice through the live pipeline with \
+            --trajectories: each throw's type, release speed and angle, and whether it \
+            landed on the board. \
             Prints what was found and the time per stage. Needs nothing but the two model \
             files; --overlay writes the tracked video with its wireframe, --keep keeps the \
             generated dataset, store, run folder and weights file.
@@ -160,6 +164,7 @@ extension Demo {
         print(String(format: "live: test clip wave5.mp4 through the real-time pipeline: %d frames at %.0f fps, states %@; %@",
                      stats.frames, stats.fps, states.joined(separator: " → "), stats.summary.lines.joined(separator: ", ")))
         try coach(exported, folder: root)
+        try throwing(folder: root)
         if let keep { print("  kept \(keep)/clips, \(store), \(run) and \(weights)") }
     }
 

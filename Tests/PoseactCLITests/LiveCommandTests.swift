@@ -97,34 +97,6 @@ final class LiveCommandTests: PennSliceTestCase {
     static let pushupClip = "data/pushups/test/correct/correct39.mp4"
     var pushup: String { shared.appendingPathComponent(Self.pushupClip).path }
 
-    /// `poseact ARGS` started in the background, its stdout and stderr going to files.
-    func start(_ arguments: [String]) throws -> (process: Process, stdout: String, stderr: String) {
-        try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
-        let tag = UUID().uuidString.prefix(6)
-        let out = Self.dir.appendingPathComponent("bg-\(tag).out").path, err = Self.dir.appendingPathComponent("bg-\(tag).err").path
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.standardOutput = FileHandle(forWritingAtPath: out)
-        process.standardError = FileHandle(forWritingAtPath: err)
-        try process.run()
-        return (process, out, err)
-    }
-
-    /// Waits (up to `seconds`) until the file holds `text`; its contents.
-    func wait(for text: String, in path: String, seconds: Double) -> String {
-        let deadline = Date().addingTimeInterval(seconds)
-        var contents = ""
-        while Date() < deadline {
-            contents = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-            if contents.contains(text) { break }
-            usleep(50_000)
-        }
-        return contents
-    }
-
     /// `live --serve`: the page, opened in a real headless browser (chromium), shows the
     /// video with the wireframe drawn on it, the label, and at the end of the input the
     /// summary and "the input ended"; the page stays until Ctrl-C, which ends the run with
@@ -291,5 +263,36 @@ final class LiveCommandTests: PennSliceTestCase {
         XCTAssertEqual(process.terminationStatus, 1)
         XCTAssertEqual(text.split(separator: "\n").count, 1, text)
         XCTAssertTrue(text.contains("no display") && text.contains("--serve"), text)
+    }
+}
+
+/// Background runs of poseact, for the live tests (a run that stays until Ctrl-C).
+extension PennSliceTestCase {
+    /// `poseact ARGS` started in the background, its stdout and stderr going to files.
+    func start(_ arguments: [String]) throws -> (process: Process, stdout: String, stderr: String) {
+        try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
+        let tag = UUID().uuidString.prefix(6)
+        let out = Self.dir.appendingPathComponent("bg-\(tag).out").path, err = Self.dir.appendingPathComponent("bg-\(tag).err").path
+        FileManager.default.createFile(atPath: out, contents: nil)
+        FileManager.default.createFile(atPath: err, contents: nil)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.standardOutput = FileHandle(forWritingAtPath: out)
+        process.standardError = FileHandle(forWritingAtPath: err)
+        try process.run()
+        return (process, out, err)
+    }
+
+    /// Waits (up to `seconds`) until the file holds `text`; its contents.
+    func wait(for text: String, in path: String, seconds: Double) -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        var contents = ""
+        while Date() < deadline {
+            contents = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            if contents.contains(text) { break }
+            usleep(50_000)
+        }
+        return contents
     }
 }
