@@ -132,6 +132,16 @@ public enum ThrowScenes {
         return scenes
     }
 
+    /// One long scene of `throwCount` throws in a row by one person and nothing else moving
+    /// (a practice session; what `bench live --trajectories` plays).
+    public static func sessionScene(throwCount: Int, seed: UInt64, width: Int = 1280, height: Int = 720) -> ThrowScene {
+        var r = SceneRandom(seed: seed)
+        var s = scene(&r, width: width, height: height, throwCount: throwCount)
+        s.walker = nil; s.leaves = []; s.shakes = []; s.thrower?.waves = false
+        s.frames = Int(((s.throwsPlanned.last.map { s.flight($0).end } ?? 0) + 1) * s.fps)
+        return s
+    }
+
     /// Distractor scenes (no throw) of 20 s each, `minutes` in all: the figure waving,
     /// people walking by, leaves, shakes, noise.
     public static func distractorSet(minutes: Double, seed: UInt64, width: Int = 1280, height: Int = 720) -> [ThrowScene] {

@@ -8,6 +8,8 @@ struct ThrowsRender: ParsableCommand {
         abstract: "Render scenes of throws (or of distractors, or labeled clips of throw types) with their exact truth.",
         discussion: """
             --set throws: scenes of one or two throws each, --count throws in all; \
+            --set session: one scene of --count throws in a row by one person, nothing else \
+            moving (for `bench live --trajectories`); \
             --set distractors: 20-second scenes with no throw, --minutes in all (the figure \
             waving, people walking by, leaves, a shaking camera); --set types: labeled \
             folders train/ and test/ of overhand, underhand and background clips for \
@@ -20,11 +22,11 @@ struct ThrowsRender: ParsableCommand {
             a shadow, and the distractors. The same seed renders the same scenes.
             """)
 
-    enum SceneSet: String, ExpressibleByArgument, CaseIterable { case throwsSet = "throws", distractors, types }
+    enum SceneSet: String, ExpressibleByArgument, CaseIterable { case throwsSet = "throws", session, distractors, types }
 
     @Argument(help: "The folder to write (created; must not hold files of another set).") var output: String
-    @Option(name: .customLong("set"), help: "throws, distractors or types.") var sceneSet: SceneSet = .throwsSet
-    @Option(parsing: .unconditional, help: "Throws to render (--set throws).") var count = 20
+    @Option(name: .customLong("set"), help: "throws, session, distractors or types.") var sceneSet: SceneSet = .throwsSet
+    @Option(parsing: .unconditional, help: "Throws to render (--set throws, session).") var count = 20
     @Option(parsing: .unconditional, help: "Minutes of distractor video (--set distractors).") var minutes = 1.0
     @Option(parsing: .unconditional, help: "Train clips per label, and a third as many test clips (--set types).") var perLabel = 20
     @Option(parsing: .unconditional, help: "The seed every scene is drawn from.") var seed: UInt64 = 1
@@ -54,9 +56,13 @@ struct ThrowsRender: ParsableCommand {
             print("wrote \(n) labeled clips (overhand, underhand, background) to \(output) in \(Int(Date().timeIntervalSince(started))) s")
             return
         }
-        let scenes = sceneSet == .throwsSet ? ThrowScenes.throwSet(throwCount: count, seed: seed, width: width, height: height)
-                                            : ThrowScenes.distractorSet(minutes: minutes, seed: seed, width: width, height: height)
-        let prefix = sceneSet == .throwsSet ? "throw" : "distractor"
+        let scenes: [ThrowScene]
+        switch sceneSet {
+        case .throwsSet: scenes = ThrowScenes.throwSet(throwCount: count, seed: seed, width: width, height: height)
+        case .session: scenes = [ThrowScenes.sessionScene(throwCount: count, seed: seed, width: width, height: height)]
+        default: scenes = ThrowScenes.distractorSet(minutes: minutes, seed: seed, width: width, height: height)
+        }
+        let prefix = ["throws": "throw", "session": "session"][sceneSet.rawValue] ?? "distractor"
         var frames = 0
         for (k, scene) in scenes.enumerated() {
             let name = String(format: "%@%03d", prefix, k + 1)
