@@ -14,6 +14,9 @@ public struct TrajectoryOptions: Sendable, Equatable {
     /// second (0.15: 4 m/s seen 1280 pixels wide at 50 pixels a metre). Slower things that
     /// move along a line are a person's parts: a foot, a hand.
     public var minimumSpeed = 0.15
+    /// The slowest a trajectory that does not bend goes (frame widths per second): 0.5 is a
+    /// 12 m/s throw seen 1280 pixels wide at 53 pixels a metre.
+    public var minimumStraightSpeed = 0.5
     /// Frames a trajectory with a fitted path may go unseen and still go on (a point missed,
     /// the object passing something of its colour).
     public var maximumGap = 4
@@ -26,7 +29,7 @@ public struct TrajectoryOptions: Sendable, Equatable {
     public init() {}
 
     public static func == (a: TrajectoryOptions, b: TrajectoryOptions) -> Bool {
-        a.objectSize == b.objectSize && a.minimumPoints == b.minimumPoints && a.minimumSpeed == b.minimumSpeed && a.maximumGap == b.maximumGap
+        a.objectSize == b.objectSize && a.minimumPoints == b.minimumPoints && a.minimumSpeed == b.minimumSpeed && a.minimumStraightSpeed == b.minimumStraightSpeed && a.maximumGap == b.maximumGap
             && a.region.map { [$0.x, $0.y, $0.width, $0.height] } == b.region.map { [$0.x, $0.y, $0.width, $0.height] }
             && a.cameraMotion == b.cameraMotion && a.settleFrames == b.settleFrames
     }
@@ -217,11 +220,16 @@ struct Track {
         let first = points[0], last = points[points.count - 1]
         let path = zip(points, points.dropFirst()).reduce(0.0) { $0 + Double(hypot($1.1.x - $1.0.x, $1.1.y - $1.0.y)) }
         guard path >= max(20, 4 * size) else { return nil }
-        guard path / max(1e-6, last.time - first.time) >= options.minimumSpeed * Double(frameWidth) else { return nil }
+        let duration = max(1e-6, last.time - first.time)
+        guard path / duration >= options.minimumSpeed * Double(frameWidth) else { return nil }
+        // A path that does not bend (it sags under 2 px from its chord) is a straight line: free
+        // flight seen for long enough always bends, so a straight one must be fast (a hard
+        // throw seen briefly); feet and hands of people walking go straight and slowly.
+        let sag = abs(motion.ay) * duration * duration / 8
+        guard sag >= 2 || path / duration >= options.minimumStraightSpeed * Double(frameWidth) else { return nil }
         let direction: Float = last.x >= first.x ? 1 : -1
         let backwards = zip(points, points.dropFirst()).filter { ($0.1.x - $0.0.x) * direction < -Float(tolerance) }.count
         guard backwards <= 1 else { return nil }
-        let duration = last.time - first.time
         let confidence = 0.5 * max(0, 1 - residual / tolerance) + 0.5 * min(1, Double(points.count) / Double(2 * options.minimumPoints))
         return Trajectory(id: 0, points: points, motion: motion, equation: motion.equation(duration: duration),
                           residual: residual, confidence: confidence, objectSize: size, ending: ending)
