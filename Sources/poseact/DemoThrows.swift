@@ -42,7 +42,11 @@ extension Demo {
         let video = folder.appendingPathComponent("throws.mp4")
         try ThrowScenes.write(scene, name: "throws", to: folder)
         let truth = ThrowSceneTruth(scene: scene, clip: "throws.mp4")
-        let live = LivePipeline(pipeline: try inference.models.pipeline(PipelineOptions(maxPeople: 2, threads: inference.threads)),
+        // A 1280×720 scene with the figure a third of its height: the detector looks in tiles,
+        // as `live` does by default.
+        var poseOptions = PipelineOptions(maxPeople: 2, threads: inference.threads)
+        poseOptions.detectInTiles = true
+        let live = LivePipeline(pipeline: try inference.models.pipeline(poseOptions),
                                 coach: PeopleCoach(classifier: model, options: CoachOptions()))
         live.asFastAsPossible = true
         live.drawOverlay = false
