@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "Trajectories", dependencies: ["Images"], swiftSettings: optimisedSettings),
         // Rendered test scenes with exact truth: a figure that throws, balls on ballistic
         // paths, distractors, a shaking camera (`poseact throws render`).
-        .target(name: "Scenes", dependencies: ["Images", "Media"], swiftSettings: optimisedSettings),
+        .target(name: "Scenes", dependencies: ["Images", "Media", "Tensor"], swiftSettings: optimisedSettings),
 
         // ---- Wing 2, keypoints → model.
         // The joint vocabulary, the HDF5 keypoint store, the keypoint formats and imports,
@@ -169,7 +169,7 @@ let package = Package(
                     swiftSettings: commonSettings),
         .testTarget(name: "ReaderFuzzingTests", dependencies: ["TestData", "Classifier", "Keypoints", "ReaderFuzzing", "Tensor", "TrainingFixtures"],
                     swiftSettings: commonSettings),
-        .testTarget(name: "ScenesTests", dependencies: ["Images", "Scenes"], swiftSettings: commonSettings),
+        .testTarget(name: "ScenesTests", dependencies: ["Images", "Scenes", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "TrajectoriesTests", dependencies: ["Images", "Trajectories"], swiftSettings: commonSettings),
         .testTarget(name: "MovementTests", dependencies: ["Movement", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "Live", "Media", "Movement", "Pose", "PoseFixtures", "Trajectories"],

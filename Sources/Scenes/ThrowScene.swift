@@ -1,5 +1,6 @@
 import Foundation
 import Images
+import Tensor
 
 /// A scene of throws and of things that move without being thrown, described in full so
 /// that it renders the same from its description on any machine, with the exact truth of
@@ -176,7 +177,7 @@ public struct ThrowScene: Codable, Sendable {
     public func shakeOffset(frame index: Int) -> (x: Int, y: Int) {
         let t = Double(index) / fps
         guard let s = shakes.first(where: { t >= $0.start && t < $0.end }) else { return (0, 0) }
-        var r = SceneRandom(seed: noiseSeed &+ UInt64(index) &* 7919)
+        var r = SplitMix64(seed: noiseSeed &+ UInt64(index) &* 7919)
         let a = s.amplitude
         return (Int(r.uniform(-a...a).rounded()), Int(r.uniform(-a...a).rounded()))
     }

@@ -1,12 +1,13 @@
 import Foundation
 import Images
 import Media
+import Tensor
 
 /// Sets of throw scenes drawn at random from a seed, and their videos and truth files.
 public enum ThrowScenes {
     /// One scene of a set: its look (room, light, noise, size) and distractors drawn from
     /// `r`; `throwCount` throws (none: a distractor scene of `seconds`).
-    public static func scene(_ r: inout SceneRandom, width: Int = 1280, height: Int = 720, throwCount: Int,
+    public static func scene(_ r: inout SplitMix64, width: Int = 1280, height: Int = 720, throwCount: Int,
                              seconds: Double? = nil, bigFigure: Bool = false) -> ThrowScene {
         var s = ThrowScene()
         s.width = width; s.height = height
@@ -122,7 +123,7 @@ public enum ThrowScenes {
 
     /// The scenes of a throw set: one or two throws each, `throwCount` throws in all.
     public static func throwSet(throwCount: Int, seed: UInt64, width: Int = 1280, height: Int = 720) -> [ThrowScene] {
-        var r = SceneRandom(seed: seed)
+        var r = SplitMix64(seed: seed)
         var scenes: [ThrowScene] = [], left = throwCount
         while left > 0 {
             let n = min(left, r.chance(0.5) ? 2 : 1)
@@ -135,7 +136,7 @@ public enum ThrowScenes {
     /// One long scene of `throwCount` throws in a row by one person and nothing else moving
     /// (a practice session; what `bench live --trajectories` plays).
     public static func sessionScene(throwCount: Int, seed: UInt64, width: Int = 1280, height: Int = 720) -> ThrowScene {
-        var r = SceneRandom(seed: seed)
+        var r = SplitMix64(seed: seed)
         var s = scene(&r, width: width, height: height, throwCount: throwCount)
         s.walker = nil; s.leaves = []; s.shakes = []; s.thrower?.waves = false
         s.frames = Int(((s.throwsPlanned.last.map { s.flight($0).end } ?? 0) + 1) * s.fps)
@@ -145,7 +146,7 @@ public enum ThrowScenes {
     /// Distractor scenes (no throw) of 20 s each, `minutes` in all: the figure waving,
     /// people walking by, leaves, shakes, noise.
     public static func distractorSet(minutes: Double, seed: UInt64, width: Int = 1280, height: Int = 720) -> [ThrowScene] {
-        var r = SceneRandom(seed: seed)
+        var r = SplitMix64(seed: seed)
         return (0..<max(1, Int((minutes * 3).rounded(.up)))).map { _ in
             var s = scene(&r, width: width, height: height, throwCount: 0, seconds: 20)
             s.thrower?.waves = true
@@ -166,7 +167,7 @@ public enum ThrowScenes {
     /// many test clips per label; 640×480, 1.6 s, the figure large.
     public static func writeTypeDataset(to folder: URL, perLabel: Int, seed: UInt64,
                                         progress: (String) -> Void = { _ in }) throws {
-        var r = SceneRandom(seed: seed)
+        var r = SplitMix64(seed: seed)
         for (split, count) in [("train", perLabel), ("test", max(1, perLabel / 3))] {
             for label in ThrowType.allCases.map(\.rawValue) + ["background"] {
                 let dir = folder.appendingPathComponent("\(split)/\(label)")

@@ -1,13 +1,14 @@
 import Foundation
 import Images
 import Scenes
+import Tensor
 import XCTest
 
 /// The rendered scenes hold what their truth says: the ball where the flight puts it, the
 /// forearm along the launch angle at release, the same pictures from the same seed.
 final class ThrowSceneTests: XCTestCase {
     func quietScene(seed: UInt64) -> ThrowScene {
-        var r = SceneRandom(seed: seed)
+        var r = SplitMix64(seed: seed)
         var s = ThrowScenes.scene(&r, throwCount: 1)
         s.noise = 0; s.shakes = []; s.walker = nil; s.leaves = []; s.shadow = false
         s.throwsPlanned[0].ballColor = [255, 0, 255]   // a colour nothing else has
