@@ -10,6 +10,22 @@ const isAction = (s) => s.state === s.label;
 // What the headline or a person's card says for a state.
 const headline = (s) => s.label === undefined || isAction(s) ? s.state : s.state + " (" + s.label + ")";
 
+// A person's card: a count on the right, a name, and a line of details (all as text).
+function card(className, count, title, details) {
+  const div = document.createElement("div");
+  div.className = className;
+  const number = document.createElement("span");
+  number.className = "reps";
+  number.textContent = count;
+  const name = document.createElement("b");
+  name.textContent = title;
+  const detail = document.createElement("div");
+  detail.className = "dim";
+  detail.textContent = details.join(" · ");
+  div.append(number, name, detail);
+  return div;
+}
+
 function show(s) {
   $("model").textContent = "model: " + s.model + " · person: " + (s.person === undefined ? "–" : "#" + s.person);
   $("label").textContent = headline(s);
@@ -27,40 +43,18 @@ function show(s) {
   });
   const people = s.people || [];
   $("people").replaceChildren(...people.map((p) => {
-    const div = document.createElement("div");
-    div.className = "person";
-    const reps = document.createElement("span");
-    reps.className = "reps";
-    reps.textContent = p.repetitions + (p.repetitions === 1 ? " rep" : " reps");
-    const name = document.createElement("b");
-    name.textContent = "#" + p.id + " " + headline(p);
-    const detail = document.createElement("div");
-    detail.className = "dim";
     const parts = [];
     if (p.confidence !== undefined) parts.push((p.confidence * 100).toFixed(0) + " %");
     if (p.occurrence) parts.push("in " + p.occurrence);
     for (const [n, a] of Object.entries(p.angles || {})) parts.push(n + " " + a.toFixed(0) + "°");
-    detail.textContent = parts.join(" · ");
-    div.append(reps, name, detail);
-    return div;
+    return card("person", p.repetitions + (p.repetitions === 1 ? " rep" : " reps"), "#" + p.id + " " + headline(p), parts);
   }));
   const fmt = (x, digits) => (x === undefined || x === null ? "–" : x.toFixed(digits));
   $("throwers").replaceChildren(...(s.throwers || []).map((t) => {
-    const div = document.createElement("div");
-    div.className = "person thrower";
-    const count = document.createElement("span");
-    count.className = "reps";
-    count.textContent = t.throws + (t.throws === 1 ? " throw" : " throws");
-    const name = document.createElement("b");
-    name.textContent = "#" + t.id + " " + (t.last_type || "throw");
-    const detail = document.createElement("div");
-    detail.className = "dim";
     const parts = ["speed " + fmt(t.last_speed, 1) + " " + t.speed_unit, "angle " + fmt(t.last_angle, 0) + "°",
                    "best " + fmt(t.best_speed, 1) + " " + t.speed_unit];
     if (t.hits !== undefined && t.hits !== null) parts.push(t.hits + (t.hits === 1 ? " hit" : " hits"));
-    detail.textContent = parts.join(" · ");
-    div.append(count, name, detail);
-    return div;
+    return card("person thrower", t.throws + (t.throws === 1 ? " throw" : " throws"), "#" + t.id + " " + (t.last_type || "throw"), parts);
   }));
   $("scene").textContent = s.scene || "";
   $("message").textContent = s.message || "";
