@@ -53,6 +53,8 @@ struct FrameLoop {
         throwCoach?.reset()
         let worker = throwCoach.map { TrajectoryWorker(detector: TrajectoryDetector(options: $0.options.detector),
                                                        background: trajectoriesInBackground) }
+        // A reader that throws (a stream that broke off) leaves no thread behind.
+        defer { worker?.close() }
         func ending() -> Ending {
             guard let worker, let throwCoach else { return Ending() }
             let last = worker.finish().ended

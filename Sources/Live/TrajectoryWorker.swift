@@ -70,6 +70,11 @@ final class TrajectoryWorker: @unchecked Sendable {
         return out
     }
 
+    /// Ends the thread without waiting for the queued frames (the input broke off).
+    func close() {
+        condition.lock(); closed = true; queue = []; condition.broadcast(); condition.unlock()
+    }
+
     /// The detector's milliseconds per frame: median and 95th percentile.
     var costMilliseconds: (median: Double, p95: Double)? {
         condition.lock(); let c = costs.sorted(); condition.unlock()
