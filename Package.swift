@@ -115,7 +115,7 @@ let package = Package(
         // Where a person watches a live run: the browser page (Hummingbird HTTP + WebSocket,
         // JPEG frames) and the native window (Xlib).
         // Scores --trajectories on rendered scenes against their truth.
-        .target(name: "ThrowEvaluation", dependencies: ["Live", "Media", "Scenes", "Trajectories"], swiftSettings: optimisedSettings),
+        .target(name: "ThrowEvaluation", dependencies: ["Basics", "Live", "Media", "Scenes", "Trajectories"], swiftSettings: optimisedSettings),
         .target(name: "LiveView", dependencies: ["Basics", "CX11", "Images", "Live", "Media",
                                                  .product(name: "Hummingbird", package: "hummingbird"),
                                                  .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Live
 import Media
@@ -10,11 +11,35 @@ import Trajectories
 /// a clip without throws goes through the trajectory detector alone (every trajectory
 /// found there is a false one).
 public enum ThrowScoring {
+    public enum Failure {}
+    public typealias TruthError = OneLineError<Failure>
+
+    /// A truth file is a few kilobytes; one over this is refused before it is read.
+    public static let maximumTruthBytes = 16 << 20
+
+    /// Every CLIP.json of `folder` (regular files only), read and checked: one line names the
+    /// file and what is wrong when one is not a scene's truth or names a video elsewhere.
     public static func truths(in folder: String) throws -> [(video: String, truth: ThrowSceneTruth)] {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted()
         return try names.map { name in
             let path = (folder as NSString).appendingPathComponent(name)
-            let truth = try JSONDecoder().decode(ThrowSceneTruth.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            guard attributes[.type] as? FileAttributeType == .typeRegular else {
+                throw TruthError("\(path): not a regular file; a scene's truth is one (poseact throws render writes them)")
+            }
+            guard (attributes[.size] as? Int ?? 0) <= maximumTruthBytes else {
+                throw TruthError("\(path): over \(maximumTruthBytes >> 20) MB, not a scene's truth (a few kilobytes)")
+            }
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let truth: ThrowSceneTruth
+            do {
+                truth = try JSONDecoder().decode(ThrowSceneTruth.self, from: data)
+            } catch let error as DecodingError {
+                throw TruthError(error.oneLine(file: path, expected: "a scene's truth (poseact throws render)", data: data))
+            }
+            guard !truth.clip.contains("/"), truth.clip.hasSuffix(".mp4") else {
+                throw TruthError("\(path): clip '\(OneLine.excerpt(truth.clip))' must be a .mp4 name in the same folder")
+            }
             return ((folder as NSString).appendingPathComponent(truth.clip), truth)
         }
     }

@@ -41,6 +41,24 @@ final class ThrowsCommandTests: PennSliceTestCase {
         XCTAssertEqual(line["flights_tracked"] as? Int, 3, "\(line)")
         XCTAssertEqual(line["false_trajectories"] as? Int, 0, "\(line)")
         XCTAssertNil(line["throws_found"], "no --model: throws are not scored")
+        // Hostile truth files: not JSON, the wrong shape, a clip outside the folder, a FIFO.
+        let hostile = Self.dir.appendingPathComponent("hostile-\(UUID().uuidString.prefix(6))")
+        for (content, said) in [("{\"clip\": ", "not valid JSON"), ("{\"clip\": 3}", "expected"),
+                                ((try String(contentsOfFile: folder + "/throw001.json", encoding: .utf8))
+                                    .replacingOccurrences(of: "\"clip\" : \"throw001.mp4\"", with: "\"clip\" : \"../x.mp4\""), "same folder")] {
+            try? FileManager.default.removeItem(at: hostile)
+            try FileManager.default.createDirectory(at: hostile, withIntermediateDirectories: true)
+            try content.write(to: hostile.appendingPathComponent("bad.json"), atomically: true, encoding: .utf8)
+            let bad = try poseact(["throws", "score", hostile.path])
+            XCTAssertNotEqual(bad.status, 0)
+            XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
+            XCTAssertTrue(bad.stderr.contains("bad.json") && bad.stderr.contains(said), bad.stderr)
+        }
+        try FileManager.default.removeItem(at: hostile.appendingPathComponent("bad.json"))
+        XCTAssertEqual(mkfifo(hostile.appendingPathComponent("fifo.json").path, 0o600), 0)
+        let fifo = try poseact(["throws", "score", hostile.path])
+        XCTAssertNotEqual(fifo.status, 0)
+        XCTAssertTrue(fifo.stderr.contains("not a regular file"), fifo.stderr)
         // A folder without truth is one line.
         let empty = try poseact(["throws", "score", Self.dir.path + "/no-such-folder"])
         XCTAssertNotEqual(empty.status, 0)
