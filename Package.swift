@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "Trajectories", dependencies: ["Images"], swiftSettings: optimisedSettings),
         // Rendered test scenes with exact truth: a figure that throws, balls on ballistic
         // paths, distractors, a shaking camera (`poseact throws render`).
-        .target(name: "Scenes", dependencies: ["Images", "Media", "Tensor"], swiftSettings: optimisedSettings),
+        .target(name: "Scenes", dependencies: ["Basics", "Images", "Media", "Tensor"], swiftSettings: optimisedSettings),
 
         // ---- Wing 2, keypoints → model.
         // The joint vocabulary, the HDF5 keypoint store, the keypoint formats and imports,

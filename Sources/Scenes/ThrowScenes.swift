@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Images
 import Media
@@ -118,7 +119,8 @@ public enum ThrowScenes {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let truth = ThrowSceneTruth(scene: scene, clip: name + ".mp4")
-        try encoder.encode(truth).write(to: folder.appendingPathComponent(name + ".json"))
+        // Like every output: written whole through a temporary file, never through a link.
+        try AtomicFile.write(encoder.encode(truth), to: folder.appendingPathComponent(name + ".json").path)
     }
 
     /// The scenes of a throw set: one or two throws each, `throwCount` throws in all.
