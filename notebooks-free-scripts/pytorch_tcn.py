@@ -57,11 +57,12 @@ import unicodedata
 # MirrorTests.swift compares them with poseact's at test time: keep them in step.
 DEFAULTS = {
     "data": {"store": None, "train_split": "train", "test_split": "test", "validation_share": 0.1,
-             "validation_group": "source", "folds": 0, "fold": 1},
+             "validation_group": "source", "folds": 0, "fold": 1,
+             "clips_per_label": 0, "draw": 1},
     "preprocessing": {"joints": "vision", "fps": 30, "window": 32, "stride": 8, "min_pose_share": 0.6,
                       "min_confidence": 0.2, "min_joint_share": 0.25, "normalization": "root_torso",
                       "outside_frame": "keep", "centre": "window", "torso": "mean",
-                      "features": ["position", "confidence", "velocity"]},
+                      "keypoint_filter": "none", "features": ["position", "confidence", "velocity"]},
     "model": {"type": "tcn", "channels": 128, "dilations": [1, 2, 4, 8], "kernel": 5, "blocks": [64, 64, 128, 128],
               "streams": [], "stream_weights": [], "dropout": 0.1, "pooling": "mean", "flip_average": True,
               "input_norm": False},
@@ -201,6 +202,7 @@ CHOICES = {
     ("preprocessing", "outside_frame"): ("keep", "missing"),
     ("preprocessing", "centre"): ("window", "frame"),
     ("preprocessing", "torso"): ("mean", "median"),
+    ("preprocessing", "keypoint_filter"): ("none", "one_euro"),
     ("model", "type"): ("tcn", "stgcn", "stgcn++"),
     ("model", "pooling"): ("mean", "max", "mean_max"),
     ("optimizer", "name"): ("adamw", "adam"),
@@ -439,6 +441,18 @@ def load_windows(path, cfg, seed):
         held = fold_groups(clips, folds)[int(d["fold"]) - 1]
         test_idx = [i for i in train_idx if clip_of[i] in held]
         train_idx = [i for i in train_idx if clip_of[i] not in held]
+    per_label = int(d["clips_per_label"] or 0)
+    if per_label > 0:
+        # A learning curve's draw, as TrainingData.drawGroups: per label (sorted), its clips
+        # sorted and shuffled with one SplitMix64 stream seeded draw + 0xD4A3, the first kept.
+        rng = SplitMix64(int(d["draw"]) + 0xD4A3)
+        by_label = {}
+        for i in train_idx:
+            by_label.setdefault(label_of[i], set()).add(clip_of[i])
+        kept = set()
+        for label in sorted(by_label):
+            kept |= set(shuffled(sorted(by_label[label]), rng)[:per_label])
+        train_idx = [i for i in train_idx if clip_of[i] in kept]
     test_idx = [i for i in test_idx if label_of[i] in set(classes)]
 
     val_clips = set()

@@ -18,10 +18,13 @@ extension ActionClassifier {
             .map { MisclassifiedClip(clip: clips.clipIDs[$0], label: labels[clips.truth[$0]], predicted: labels[clips.predicted[$0]],
                                      confidence: clips.confidence[$0], windows: clips.windows[$0]) }
             .sorted { ($0.confidence, $1.clip) > ($1.confidence, $0.clip) }
-        return EvaluationReport(model: modelPath, data: dataPath, split: split,
-                                windows: ClassificationMetrics(labels: labels, truth: truth, predicted: predicted),
-                                clips: ClassificationMetrics(labels: labels, truth: clips.truth, predicted: clips.predicted),
-                                misclassified: wrong)
+        var report = EvaluationReport(model: modelPath, data: dataPath, split: split,
+                                      windows: ClassificationMetrics(labels: labels, truth: truth, predicted: predicted),
+                                      clips: ClassificationMetrics(labels: labels, truth: clips.truth, predicted: clips.predicted),
+                                      misclassified: wrong)
+        report.smoothedWindowAccuracy = WindowSmoothing.accuracies(clipIDs: windows.map(\.clipID), starts: windows.map(\.start),
+                                                                   truth: truth, probabilities: probs)
+        return report
     }
 
     /// The windows of a keypoint store (or windows file) under this model's preprocessing,

@@ -21,6 +21,10 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         /// split is not used. 0: no cross-validation.
         public var folds = 0
         public var fold = 1
+        /// A learning curve's point: train on this many clips per label of the train split
+        /// (whole source videos, as the folds), drawn at random by `draw`; 0: all of them.
+        public var clipsPerLabel = 0
+        public var draw = 1
 
         public init() {}
 
@@ -28,6 +32,7 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
             .value("store", \.store), .value("train_split", \.trainSplit), .value("test_split", \.testSplit),
             .value("validation_share", \.validationShare), .value("validation_group", \.validationGroup),
             .value("folds", \.folds), .value("fold", \.fold),
+            .value("clips_per_label", \.clipsPerLabel), .value("draw", \.draw),
         ]
     }
 
@@ -122,6 +127,8 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         var p = preprocessing.problems.map { "preprocessing: \($0)" }
         if data.trainSplit.isEmpty { p.append("data.train_split must not be empty") }
         if !(0..<1).contains(data.validationShare) { p.append("data.validation_share must be in [0, 1)") }
+        if data.clipsPerLabel < 0 { p.append("data.clips_per_label must be 0 (all) or more") }
+        if data.draw < 0 { p.append("data.draw must be 0 or more") }
         if data.folds == 1 || data.folds < 0 { p.append("data.folds must be 0 (no cross-validation) or at least 2") }
         if data.folds >= 2 && !(1...data.folds).contains(data.fold) { p.append("data.fold must be in 1…\(data.folds)") }
         p += model.problems(prefix: "model.")

@@ -100,6 +100,11 @@ public struct TrainingData: Sendable {
             test = train.filter { held.contains(groupOf[$0.clipID] ?? $0.clipID) }
             train.removeAll { held.contains(groupOf[$0.clipID] ?? $0.clipID) }
         }
+        if config.data.clipsPerLabel > 0 {
+            let kept = drawGroups(labelOf: Dictionary(train.map { ($0.clipID, $0.label) }, uniquingKeysWith: { a, _ in a }),
+                                  groupOf: groupOf, perLabel: config.data.clipsPerLabel, draw: config.data.draw)
+            train.removeAll { !kept.contains(groupOf[$0.clipID] ?? $0.clipID) }
+        }
         // Test windows of labels the model never saw cannot be scored: say so, drop them.
         let unseen = Set(test.map(\.label)).subtracting(labels)
         test.removeAll { unseen.contains($0.label) }
@@ -166,6 +171,23 @@ extension TrainingData {
             for (i, g) in groups.enumerated() { out[(i / chunk) % folds].insert(g) }
         }
         return out
+    }
+}
+
+extension TrainingData {
+    /// A learning curve's draw: per label (labels in order), its groups sorted by name and
+    /// shuffled with one SplitMix64 stream seeded `draw + 0xD4A3`, the first `perLabel` kept
+    /// (all when it has fewer). The same draw gives the same clips for every config and
+    /// seed, and to the PyTorch mirror (pytorch_tcn.py).
+    public static func drawGroups(labelOf: [String: String], groupOf: [String: String], perLabel: Int, draw: Int) -> Set<String> {
+        var rng = SplitMix64(seed: UInt64(max(draw, 0)) &+ 0xD4A3)
+        var kept = Set<String>()
+        let byLabel = Dictionary(grouping: labelOf.keys, by: { labelOf[$0]! })
+        for label in byLabel.keys.sorted() {
+            let groups = Array(Set(byLabel[label]!.map { groupOf[$0] ?? $0 })).sorted().shuffledDeterministically(&rng)
+            kept.formUnion(groups.prefix(perLabel))
+        }
+        return kept
     }
 }
 

@@ -4,15 +4,21 @@ import Foundation
 /// many of each the model got right.
 public struct FoldResult: Sendable, Equatable {
     public var clips: Int, clipsRight: Int, windows: Int, windowsRight: Int
+    /// Windows right with the predictions smoothed over k = 1, 2, … windows
+    /// (`EvaluationReport.smoothedWindowAccuracy`); empty when the report has none.
+    public var smoothedWindowsRight: [Int]
 
-    public init(clips: Int, clipsRight: Int, windows: Int, windowsRight: Int) {
+    public init(clips: Int, clipsRight: Int, windows: Int, windowsRight: Int, smoothedWindowsRight: [Int] = []) {
         self.clips = clips; self.clipsRight = clipsRight; self.windows = windows; self.windowsRight = windowsRight
+        self.smoothedWindowsRight = smoothedWindowsRight
     }
 
     /// The counts behind a fold's evaluation report.
     public init(_ report: EvaluationReport) {
+        let n = Double(report.windows.count)
         self.init(clips: report.clips.count, clipsRight: Int((report.clips.accuracy * Double(report.clips.count)).rounded()),
-                  windows: report.windows.count, windowsRight: Int((report.windows.accuracy * Double(report.windows.count)).rounded()))
+                  windows: report.windows.count, windowsRight: Int((report.windows.accuracy * n).rounded()),
+                  smoothedWindowsRight: (report.smoothedWindowAccuracy ?? []).map { Int(($0 * n).rounded()) })
     }
 }
 
@@ -26,10 +32,13 @@ public struct CrossValidationSummary: Codable, Equatable, Sendable {
         public var windowAccuracy: Double
         public var clipsRight: Int
         public var clips: Int
+        /// Window accuracy with k = 1, 2, … windows' predictions averaged (empty: not known).
+        public var smoothedWindowAccuracy: [Double] = []
 
         enum CodingKeys: String, CodingKey {
             case seed, clips
             case clipAccuracy = "clip_accuracy", windowAccuracy = "window_accuracy", clipsRight = "clips_right"
+            case smoothedWindowAccuracy = "smoothed_window_accuracy"
         }
     }
 
@@ -43,12 +52,17 @@ public struct CrossValidationSummary: Codable, Equatable, Sendable {
     public var clipAccuracyMax: Double
     public var windowAccuracy: Double
     public var windowAccuracySD: Double
+    /// The seeds' mean window accuracy with k = 1, 2, … windows' predictions averaged, and
+    /// its spread (empty when a fold's report had none).
+    public var smoothedWindowAccuracy: [Double] = []
+    public var smoothedWindowAccuracySD: [Double] = []
 
     enum CodingKeys: String, CodingKey {
         case folds, seeds
         case perSeed = "per_seed", clipAccuracy = "clip_accuracy", clipAccuracySD = "clip_accuracy_sd"
         case clipAccuracyMin = "clip_accuracy_min", clipAccuracyMax = "clip_accuracy_max"
         case windowAccuracy = "window_accuracy", windowAccuracySD = "window_accuracy_sd"
+        case smoothedWindowAccuracy = "smoothed_window_accuracy", smoothedWindowAccuracySD = "smoothed_window_accuracy_sd"
     }
 
     /// `results[i]` are the folds of seed `seeds[i]`.
@@ -59,8 +73,15 @@ public struct CrossValidationSummary: Codable, Equatable, Sendable {
         perSeed = zip(seeds, results).map { seed, rs in
             let c = rs.reduce(0) { $0 + $1.clips }, cr = rs.reduce(0) { $0 + $1.clipsRight }
             let w = rs.reduce(0) { $0 + $1.windows }, wr = rs.reduce(0) { $0 + $1.windowsRight }
+            let ks = rs.map(\.smoothedWindowsRight.count).min() ?? 0
+            let smoothed = (0..<ks).map { k in Double(rs.reduce(0) { $0 + $1.smoothedWindowsRight[k] }) / Double(max(w, 1)) }
             return Seed(seed: seed, clipAccuracy: Double(cr) / Double(max(c, 1)), windowAccuracy: Double(wr) / Double(max(w, 1)),
-                        clipsRight: cr, clips: c)
+                        clipsRight: cr, clips: c, smoothedWindowAccuracy: smoothed)
+        }
+        let ks = perSeed.map(\.smoothedWindowAccuracy.count).min() ?? 0
+        for k in 0..<ks {
+            let (m, sd) = Self.meanSD(perSeed.map { $0.smoothedWindowAccuracy[k] })
+            smoothedWindowAccuracy.append(m); smoothedWindowAccuracySD.append(sd)
         }
         (clipAccuracy, clipAccuracySD) = Self.meanSD(perSeed.map(\.clipAccuracy))
         (windowAccuracy, windowAccuracySD) = Self.meanSD(perSeed.map(\.windowAccuracy))

@@ -21,6 +21,10 @@ public struct EvaluationReport: Codable, Equatable, Sendable {
     /// Clips of the data that gave no window (too short, too few poses), so are not scored;
     /// nil when not counted.
     public var unscoredClips: Int?
+    /// Window accuracy when each window's prediction is the mean of the probabilities of the
+    /// last k windows of its clip (`live --smooth k`: the verdict a viewer sees), for k = 1
+    /// (`windows.accuracy`) … `WindowSmoothing.largest`; nil in reports from before it.
+    public var smoothedWindowAccuracy: [Double]?
 
     public init(model: String, data: String, split: String?, windows: ClassificationMetrics, clips: ClassificationMetrics,
                 misclassified: [MisclassifiedClip] = [], unscoredClips: Int? = nil) {
@@ -35,6 +39,7 @@ public struct EvaluationReport: Codable, Equatable, Sendable {
         case perClass = "per_class", windowPerClass = "window_per_class"
         case windowConfusion = "window_confusion"
         case unscoredClips = "unscored_clips"
+        case smoothedWindowAccuracy = "smoothed_window_accuracy"
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -55,6 +60,7 @@ public struct EvaluationReport: Codable, Equatable, Sendable {
         try c.encode(windows.confusion, forKey: .windowConfusion)
         try c.encode(misclassified, forKey: .misclassified)
         try c.encodeIfPresent(unscoredClips, forKey: .unscoredClips)
+        try c.encodeIfPresent(smoothedWindowAccuracy, forKey: .smoothedWindowAccuracy)
     }
 
     public init(from decoder: Decoder) throws {
@@ -77,6 +83,7 @@ public struct EvaluationReport: Codable, Equatable, Sendable {
                                         macroF1: try c.decode(Double.self, forKey: .windowMacroF1))
         misclassified = try c.decodeIfPresent([MisclassifiedClip].self, forKey: .misclassified) ?? []
         unscoredClips = try c.decodeIfPresent(Int.self, forKey: .unscoredClips)
+        smoothedWindowAccuracy = try c.decodeIfPresent([Double].self, forKey: .smoothedWindowAccuracy)
     }
 
     /// The report as one JSON line.

@@ -19,8 +19,42 @@ public struct ExtractOptions: Sendable, Codable, Equatable {
     /// Extract only clips whose index (sorted by id) ≡ shard.index (mod shard.count).
     public var shardIndex: Int = 0
     public var shardCount: Int = 1
+    /// The pose pipeline's test-time augmentation (`PipelineOptions.mirrorAverage`).
+    public var mirrorAverage = false
+    /// The pose pipeline's re-detection of drifted tracks (`PipelineOptions.redetect`).
+    public var redetect = false
+    /// Every frame mirrored before posing, the poses mirrored back: the clip as its own
+    /// mirror image sees it, to measure how far the pose model agrees with itself
+    /// (`poseact dataset quality --mirror`).
+    public var mirror = false
 
     public init() {}
+
+    /// What the store records as the clips' estimator: the models, and the settings that
+    /// change keypoints.
+    public var estimator: String {
+        Extractor.estimator + (mirrorAverage ? " mirror-average" : "") + (redetect ? " redetect" : "") + (mirror ? " mirrored" : "")
+    }
+
+    // Options files of runs from before the pose settings existed still resume.
+    enum CodingKeys: String, CodingKey { case fps, maxPeople, jobs, threads, shardIndex, shardCount, mirrorAverage, redetect, mirror }
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        fps = try c.decode(Double.self, forKey: .fps); maxPeople = try c.decode(Int.self, forKey: .maxPeople)
+        jobs = try c.decode(Int.self, forKey: .jobs); threads = try c.decode(Int.self, forKey: .threads)
+        shardIndex = try c.decode(Int.self, forKey: .shardIndex); shardCount = try c.decode(Int.self, forKey: .shardCount)
+        mirrorAverage = try c.decodeIfPresent(Bool.self, forKey: .mirrorAverage) ?? false
+        redetect = try c.decodeIfPresent(Bool.self, forKey: .redetect) ?? false
+        mirror = try c.decodeIfPresent(Bool.self, forKey: .mirror) ?? false
+    }
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(fps, forKey: .fps); try c.encode(maxPeople, forKey: .maxPeople); try c.encode(jobs, forKey: .jobs)
+        try c.encode(threads, forKey: .threads); try c.encode(shardIndex, forKey: .shardIndex); try c.encode(shardCount, forKey: .shardCount)
+        if mirrorAverage { try c.encode(true, forKey: .mirrorAverage) }
+        if redetect { try c.encode(true, forKey: .redetect) }
+        if mirror { try c.encode(true, forKey: .mirror) }
+    }
 }
 
 /// How a run went.
@@ -97,8 +131,9 @@ public final class Extractor {
         let worker = { [self] in
             let pipeline: PosePipeline
             do {
-                pipeline = try PosePipeline(detectorPath: detectorPath, landmarkPath: landmarkPath,
-                                            options: PipelineOptions(maxPeople: options.maxPeople, threads: options.threads))
+                var settings = PipelineOptions(maxPeople: options.maxPeople, threads: options.threads)
+                settings.mirrorAverage = options.mirrorAverage; settings.redetect = options.redetect
+                pipeline = try PosePipeline(detectorPath: detectorPath, landmarkPath: landmarkPath, options: settings)
             } catch { state.fail(error); return }
             while let clip = state.take() {
                 do {
@@ -206,16 +241,19 @@ public final class Extractor {
         while let frame = try reader.next() {
             if let start = clip.start, frame.time < start - 1e-6 { continue }
             if let end = clip.end, frame.time >= end - 1e-6 { break }
-            let persons = pipeline.process(frame: frame)
+            var seen = frame
+            if options.mirror { seen.image = frame.image.mirrored() }
+            let persons = pipeline.process(frame: seen)
             times.append(Double(times.count) / options.fps)
-            let person = persons.first(where: \.isProminent) ?? persons.first
+            var person = persons.first(where: \.isProminent) ?? persons.first
+            if options.mirror { person = person?.mirrored(width: info.width) }
             keypoints += ClipKeypoints.row(person?.landmarks, width: info.width, height: info.height)
             world += ClipKeypoints.worldRow(person?.worldLandmarks)
         }
         for warning in reader.warnings { warnings.append(ClipWarning(clip: clip.id, warning)) }
         return ClipKeypoints(id: clip.id, label: clip.label, split: clip.split, source: clip.video, start: clip.start, end: clip.end,
                              fps: options.fps, width: info.width, height: info.height, jointNames: names, keypoints: keypoints,
-                             times: times, estimator: Self.estimator, modelHash: modelHash, world: world)
+                             times: times, estimator: options.estimator, modelHash: modelHash, world: world)
     }
 
     /// What the workers of one run share, behind one lock.

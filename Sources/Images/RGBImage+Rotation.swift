@@ -32,4 +32,22 @@ extension RGBImage {
         }
         return RGBImage(width: nw, height: nh, pixels: out)
     }
+
+    /// This image seen in a mirror (left and right swapped).
+    public func mirrored() -> RGBImage {
+        var out = pixels
+        let w = width
+        out.withUnsafeMutableBufferPointer { dst in
+            pixels.withUnsafeBufferPointer { src in
+                for y in 0..<height {
+                    let row = y * w * 3
+                    for x in 0..<w {
+                        let a = row + x * 3, b = row + (w - 1 - x) * 3
+                        dst[a] = src[b]; dst[a + 1] = src[b + 1]; dst[a + 2] = src[b + 2]
+                    }
+                }
+            }
+        }
+        return RGBImage(width: width, height: height, pixels: out)
+    }
 }

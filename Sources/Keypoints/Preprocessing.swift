@@ -112,6 +112,8 @@ public struct PreprocessingSpec: ConfigSection, Sendable, Equatable {
     public var centre: Centre = .window
     /// Which of the frames' torso lengths scales the window (`rootTorso` only).
     public var torso: TorsoLength = .mean
+    /// How the pose sequence is smoothed over time before anything else (step 0).
+    public var keypointFilter: KeypointFilter = .none
 
     public var featuresPerJoint: Int { features.reduce(0) { $0 + $1.width } }
     /// The fewest real poses a window needs (`minPoseShare` of `window`, at least 1).
@@ -140,6 +142,7 @@ public struct PreprocessingSpec: ConfigSection, Sendable, Equatable {
         // training always takes them per second.
         .value("velocity_unit", \.velocityUnit, before: .perFrame, inConfigFiles: false),
         .value("outside_frame", \.outsideFrame), .value("centre", \.centre), .value("torso", \.torso),
+        .value("keypoint_filter", \.keypointFilter),
     ]
 
     /// Bounds on sizes read from a config, a flag or a file: far beyond any real use (a
@@ -201,6 +204,8 @@ public struct Window: Sendable, Equatable {
 /// The one module that turns pose sequences into model input, for training (`windows`,
 /// `train`) and for `live`. The steps, in order (MMAction2 style; each is a function below):
 ///
+/// 0. `filter` — `spec.keypointFilter` over the whole sequence, causally (`KeypointRowSmoother`;
+///    `live` filters each person's frames as they come, from when they are first seen).
 /// 1. `mapJoints` — the source's joints to `spec.joints` by name (`Skeleton.index(of:in:)`);
 ///    `neck` (mid-shoulders), `root` (mid-hips) and `head` (mean of nose, eyes, ears) derived
 ///    when the source lacks them, and `nose` from a source's lone `head` point (Penn Action); a joint below `minConfidence`, or the source lacks, is
@@ -217,7 +222,7 @@ public struct Window: Sendable, Equatable {
 /// 7. `format` — the `features` channels per joint, missing joints and frames as 0.
 public enum Preprocessing {
     /// The steps, in order, as names (for logs and reports).
-    public static let steps = ["mapJoints", "resample", "markMissing", "cut", "keep", "normalize", "format"]
+    public static let steps = ["filter", "mapJoints", "resample", "markMissing", "cut", "keep", "normalize", "format"]
 
     /// One frame in the layout: joints × (x, y in 0–1 units, confidence; 0,0,0 when missing)
     /// and its reference points in pixels.
@@ -272,7 +277,11 @@ public enum Preprocessing {
     public static func windows(of clip: ClipKeypoints, spec: PreprocessingSpec, depth: Bool = false) -> [Window] {
         guard spec.problems.isEmpty, !clip.jointNames.isEmpty else { return [] }
         let j = clip.jointNames.count
-        let sourceFrames = (0..<clip.frameCount).map { Array(clip.keypoints[($0 * j * 3)..<(($0 + 1) * j * 3)]) }
+        var sourceFrames = (0..<clip.frameCount).map { Array(clip.keypoints[($0 * j * 3)..<(($0 + 1) * j * 3)]) }
+        // 0. filter
+        if spec.keypointFilter == .oneEuro {
+            sourceFrames = KeypointRowSmoother.smooth(sourceFrames, times: clip.times, width: clip.width, height: clip.height)
+        }
         let world = (spec.features.contains(.world) || depth) && clip.world?.count == clip.keypoints.count ? clip.world : nil
         let worldFrames = (0..<clip.frameCount).map { f in world.map { Array($0[(f * j * 3)..<((f + 1) * j * 3)]) } }
         // 1. map joints

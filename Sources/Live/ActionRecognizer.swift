@@ -74,6 +74,8 @@ public final class ActionRecognizer {
     private var world: [[Float]] = []
     private var times: [Double] = []
     private var recent: [[Float]] = []
+    /// The `keypoint_filter` of the model's preprocessing, over this person's stream.
+    private let keypointSmoother = KeypointRowSmoother()
     private var frameCount = 0
     private var nextPrediction: Double?
     private var width = 1, height = 1
@@ -98,6 +100,7 @@ public final class ActionRecognizer {
     public func reset() {
         _ = worker?.finishAll()
         frames = []; world = []; times = []; recent = []; frameCount = 0; nextPrediction = nil; finished = []
+        keypointSmoother.reset()
     }
 
     /// With `background`: waits for the windows handed over and returns their predictions
@@ -123,7 +126,10 @@ public final class ActionRecognizer {
     /// with the prominent one.
     public func push(person: Person?, width: Int, height: Int, time: Double) -> Prediction? {
         self.width = width; self.height = height
-        frames.append(ClipKeypoints.row(person?.landmarks, width: width, height: height))
+        var row = ClipKeypoints.row(person?.landmarks, width: width, height: height)
+        // Step 0 of the preprocessing, over the whole stream as training did over the clip.
+        if spec.keypointFilter == .oneEuro { row = keypointSmoother.smooth(row, width: width, height: height, time: time) }
+        frames.append(row)
         if spec.features.contains(.world) { world.append(ClipKeypoints.worldRow(person?.worldLandmarks)) }
         times.append(time)
         // Keep one window of time (and a frame before it, for the resampling).

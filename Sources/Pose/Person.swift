@@ -62,3 +62,18 @@ public struct Person: Sendable {
         self.presence = presence; self.isProminent = isProminent
     }
 }
+
+extension Person {
+    /// The person as the mirror image of a `width`-pixel-wide frame shows them: x → width − 1 − x
+    /// (landmarks put pixel centres on whole coordinates, as OpenCV's warp does), left and
+    /// right swapped (world landmarks: x negated).
+    public func mirrored(width: Int) -> Person {
+        var p = self
+        let m = PoseLandmarker.CropPose.mirrorIndex.prefix(landmarks.count)
+        let w = Float(width - 1)
+        p.landmarks = m.map { var l = landmarks[$0]; l.x = w - l.x; return l }
+        if worldLandmarks.count == landmarks.count { p.worldLandmarks = m.map { var v = worldLandmarks[$0]; v.x = -v.x; return v } }
+        p.box = Box(x: w - box.x - box.width, y: box.y, width: box.width, height: box.height)
+        return p
+    }
+}

@@ -25,6 +25,13 @@ public struct PipelineOptions: Sendable {
     /// detector finds them at: all squares when nobody is tracked, else one per detection
     /// in turn (a newcomer is found within a few detections, for one detector run more).
     public var detectInTiles: Bool = false
+    /// Test-time augmentation: every landmark run on the crop and its mirror image, the
+    /// two poses averaged (`PoseLandmarker.runMirrorAveraged`; twice the landmark work).
+    public var mirrorAverage: Bool = false
+    /// Every `detectEvery` frames, also while everyone is tracked, the detector looks again;
+    /// a track whose region has drifted from its person's detection (boxes overlapping by
+    /// less than half, or turned more than 45° apart) starts again from the detection.
+    public var redetect: Bool = false
 
     public init(maxPeople: Int = 4, detectEvery: Int = 10, minPresence: Float = 0.5, smoothing: Bool = false, threads: Int = 2) {
         self.maxPeople = maxPeople; self.detectEvery = detectEvery; self.minPresence = minPresence
@@ -102,13 +109,18 @@ public final class PosePipeline {
             dropTracks()
             times.cuts += 1
         }
-        if tracks.isEmpty || (tracks.count < options.maxPeople && framesSinceDetection >= options.detectEvery) {
+        let due = framesSinceDetection >= options.detectEvery
+        if tracks.isEmpty || (due && (tracks.count < options.maxPeople || options.redetect)) {
             let known = tracks.map { axisBox($0.roi) }
-            for roi in detect(image, everywhere: tracks.isEmpty) where tracks.count < options.maxPeople {
+            let followed = tracks.count
+            for roi in detect(image, everywhere: tracks.isEmpty) {
                 // A detection over someone already followed is that person, not a newcomer.
                 let box = axisBox(roi)
-                if known.contains(where: { $0.iou(box) > 0.3 }) { continue }
-                tracks.append(Track(roi: roi))
+                if let k = known.indices.max(by: { known[$0].iou(box) < known[$1].iou(box) }), known[k].iou(box) > 0.3 {
+                    if options.redetect && k < followed && Self.drifted(tracks[k].roi, from: roi, known[k].iou(box)) { tracks[k].roi = roi }
+                    continue
+                }
+                if tracks.count < options.maxPeople { tracks.append(Track(roi: roi)) }
             }
             framesSinceDetection = 0
         }
@@ -171,10 +183,18 @@ public final class PosePipeline {
         return kept
     }
 
+    /// Whether a tracked region has drifted from its person's fresh detection: their boxes
+    /// overlap by less than half, or their rotations differ by more than 45°.
+    static func drifted(_ tracked: RotatedRect, from detected: RotatedRect, _ iou: Float) -> Bool {
+        var turn = abs(tracked.rotation - detected.rotation).truncatingRemainder(dividingBy: 2 * .pi)
+        if turn > .pi { turn = 2 * .pi - turn }
+        return iou < 0.5 || turn > .pi / 4
+    }
+
     /// The person in `roi`, with the ROI for the next frame; nil when presence is too low.
     private func landmarks(_ image: RGBImage, roi: RotatedRect) -> (Person, RotatedRect)? {
         let start = DispatchTime.now().uptimeNanoseconds
-        let result = landmarker.run(image, roi: roi)
+        let result = options.mirrorAverage ? landmarker.runMirrorAveraged(image, roi: roi) : landmarker.run(image, roi: roi)
         times.landmarkSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         times.landmarkRuns += 1
         guard result.presence >= options.minPresence else { return nil }

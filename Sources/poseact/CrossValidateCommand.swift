@@ -106,6 +106,12 @@ struct CrossValidate: ParsableCommand {
         print(String(format: "cross-validation (%d folds, %d seeds): clip accuracy %.1f%% ± %.1f (sd), windows %.1f%% ± %.1f",
                      summary.folds, summary.seeds.count, summary.clipAccuracy * 100, summary.clipAccuracySD * 100,
                      summary.windowAccuracy * 100, summary.windowAccuracySD * 100))
+        if !summary.smoothedWindowAccuracy.isEmpty {
+            let ks = summary.smoothedWindowAccuracy.indices.map {
+                String(format: "%d: %.1f%% ± %.1f", $0 + 1, summary.smoothedWindowAccuracy[$0] * 100, summary.smoothedWindowAccuracySD[$0] * 100)
+            }
+            print("windows with the last k predictions averaged (live --smooth k), k = " + ks.joined(separator: ", "))
+        }
     }
 
     /// What the runs report, under one lock.

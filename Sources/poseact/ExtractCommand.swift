@@ -30,6 +30,11 @@ struct Extract: ParsableCommand {
     @Option(parsing: .unconditional, help: "People tracked per frame (the prominent one is stored).") var maxPeople = 2
     @Option(parsing: .unconditional, help: "Clips extracted at once.") var jobs = 2
     @Option(parsing: .unconditional, help: "Threads per model inference within a job.") var threads = 1
+    @Flag(help: "Run the landmark model on each crop and its mirror image and average the two poses (twice the landmark work).")
+    var mirrorAverage = false
+    @Flag(help: "Every 10 frames, detect again and restart a track that has drifted from its person.") var redetect = false
+    @Flag(help: "Pose every frame's mirror image and mirror the poses back (to measure the pose model's agreement with itself: dataset quality --mirror).")
+    var mirror = false
     @Option(help: ArgumentHelp("Extract shard i of n (0-based), e.g. 0/4.", valueName: "i/n")) var shard = Shard(index: 0, count: 1)
     @OptionGroup var models: PoseModelsOption
     @Flag(help: "Print the summary as one JSON object on stdout.") var json = false
@@ -64,6 +69,7 @@ struct Extract: ParsableCommand {
         var options = ExtractOptions()
         options.fps = fps; options.maxPeople = maxPeople; options.jobs = jobs; options.threads = threads
         options.shardIndex = shard.index; options.shardCount = shard.count
+        options.mirrorAverage = mirrorAverage; options.redetect = redetect; options.mirror = mirror
         let (detector, landmark) = try models.paths()
         let extractor = try Extractor(detectorPath: detector, landmarkPath: landmark, options: options)
         let display = ProgressDisplay(title: "extract", total: extractor.shard(listing.clips).count, unit: "clips")

@@ -48,7 +48,7 @@ final class ConfigTests: XCTestCase {
         }
         let file = try String(contentsOfFile: Self.repository.appendingPathComponent("configs/penn-action.yaml").path, encoding: .utf8)
         XCTAssertEqual(keys(file), keys(TrainingConfig().yaml()))
-        XCTAssertEqual(keys(file).count, 56, "7 data, 12 preprocessing, 11 model, 7 optimizer, 9 training, 10 augmentation")
+        XCTAssertEqual(keys(file).count, 59, "9 data, 13 preprocessing, 11 model, 7 optimizer, 9 training, 10 augmentation")
     }
 
     /// A weights file or checkpoint from before a key keeps the behaviour it was trained with:
@@ -175,7 +175,7 @@ final class ConfigTests: XCTestCase {
                     + "jitter, time_stretch, drop_frames, occlude, turn_degrees, mixup")
         assertError("preprocessing:\n  velocity_unit: per_frame\n",
                     "c.yaml:2: unknown key 'preprocessing.velocity_unit'; known keys here: joints, fps, window, stride, min_pose_share, "
-                    + "min_confidence, min_joint_share, normalization, features, outside_frame, centre, torso")
+                    + "min_confidence, min_joint_share, normalization, features, outside_frame, centre, torso, keypoint_filter")
         assertError("- data\n", "c.yaml:1: the config must be a mapping of keys (data, preprocessing, model, optimizer, training, augmentation), not a list")
         XCTAssertThrowsError(try TrainingConfig.parse("model: [1, 2\n", file: "c.yaml")) {
             XCTAssertTrue("\($0)".hasPrefix("c.yaml: not valid YAML"), "\($0)")

@@ -104,6 +104,50 @@ final class LiveTests: XCTestCase {
         XCTAssertEqual(lastState?.name, "low confidence")
     }
 
+    /// `preprocessing.keypoint_filter: one_euro` is step 0 in live as in training: a noisy,
+    /// moving person pushed frame by frame gives the last prediction the probabilities the
+    /// model gives the training window of the same frames (to 1e-6: the same code on the same
+    /// numbers), and the filter changes them (the test would see a live path that skipped it).
+    func testLiveFiltersKeypointsAsTrainingDid() throws {
+        var config = TrainingConfig()
+        config.model.channels = 8
+        config.model.dilations = [1]
+        config.preprocessing.features = [.position, .velocity]
+        // Deterministic noise of about 2 px.
+        func noise(_ k: Int) -> Float { 2 * sinf(Float(k) * 12.9898 + 78.233 * sinf(Float(k))) }
+        let frames = 40
+        let people: [Person] = (0..<frames).map { t in
+            let landmarks = (0..<33).map { j in
+                Landmark(x: 300 + Float(j % 5) * 10 + 40 * sinf(Float(t) * 0.2) + noise(t * 66 + j),
+                         y: 100 + Float(j) * 8 + noise(t * 66 + 33 + j), visibility: 0.9)
+            }
+            return Person(id: 1, box: Box(x: 280, y: 90, width: 80, height: 280), landmarks: landmarks,
+                          worldLandmarks: [SIMD3<Float>](repeating: .zero, count: 33), presence: 1, isProminent: true)
+        }
+        let rows = people.flatMap { ClipKeypoints.row($0.landmarks, width: 640, height: 480) }
+        let clip = ClipKeypoints(id: "c", label: "a", split: "train", source: "test", start: nil, end: nil, fps: 30, width: 640, height: 480,
+                                 jointNames: Skeleton.blazePoseNames, keypoints: rows, times: (0..<frames).map { Double($0) / 30 },
+                                 estimator: "test")
+        var last: [String: [Float]] = [:]
+        for filter in [KeypointFilter.oneEuro, .none] {
+            config.preprocessing.keypointFilter = filter
+            let classifier = ActionClassifier(labels: ["a", "b"], spec: config.preprocessing,
+                                              architecture: Architecture(config: config, classes: 2))
+            let recognizer = ActionRecognizer(classifier: classifier, minConfidence: 0)
+            var probabilities: [Float] = []
+            for t in 0..<frames {
+                if let p = recognizer.push(persons: [people[t]], width: 640, height: 480, time: Double(t) / 30) { probabilities = p.probabilities }
+            }
+            let training = try XCTUnwrap(Preprocessing.windows(of: clip, spec: config.preprocessing).last)
+            XCTAssertEqual(training.start, frames - 32)
+            let want = classifier.probabilities(values: [training.values], masks: [training.mask])[0]
+            XCTAssertEqual(probabilities.count, 2)
+            for (a, b) in zip(probabilities, want) { XCTAssertEqual(a, b, accuracy: 1e-6, "\(filter)") }
+            last[filter.rawValue] = probabilities
+        }
+        XCTAssertNotEqual(last["one_euro"], last["none"], "the filter changed nothing")
+    }
+
     /// Two people in view, one doing push-up-like repetitions (the shoulders and head going
     /// down and up), one standing still: each gets predictions of their own, under their id;
     /// the first one's repetitions are theirs alone; the second, gone, is closed once unseen

@@ -163,4 +163,39 @@ final class FixturePipelineTests: XCTestCase {
             XCTAssertLessThanOrEqual(worstW, 1e-3, name)
         }
     }
+
+    /// The mirror-averaged landmarks (`runMirrorAveraged`) see a mirrored image as the
+    /// mirror image of what they see in the original. On the mirrored image, the ROI whose
+    /// crop is the original crop's columns swapped (centre at width − 1 − x, then one crop
+    /// pixel along the ROI's x axis: OpenCV's warp puts pixel centres on whole coordinates),
+    /// mirrored back, every landmark is where it is in the original to 0.05 px (float
+    /// rounding; a wrong left/right pair or mirror axis moves points by pixels to body
+    /// widths). And the average stays near MediaPipe's own pose: within 6 % of the ROI's
+    /// size (the two runs disagree by about that much, docs/experiments.md).
+    func testMirrorAverageIsSymmetricAndNearMediaPipe() throws {
+        let (_, landmarker) = try models()
+        for name in ["pose", "pushup_correct39_f40", "pushup_wrong64_f40"] {
+            let json = try expected(name)
+            let img = try image(name), roi = try XCTUnwrap(roi(json), name)
+            let averaged = landmarker.runMirrorAveraged(img, roi: roi)
+            let step = roi.width / Float(PoseLandmarker.inputSize)
+            let mirroredROI = RotatedRect(centerX: Float(img.width - 1) - roi.centerX + step * cosf(roi.rotation),
+                                          centerY: roi.centerY - step * sinf(roi.rotation), width: roi.width,
+                                          height: roi.height, rotation: -roi.rotation)
+            let back = Person(id: 0, box: Box(x: 0, y: 0, width: 0, height: 0), landmarks: Array(landmarker.runMirrorAveraged(img.mirrored(), roi: mirroredROI).landmarks.prefix(33)),
+                              worldLandmarks: [], presence: 1).mirrored(width: img.width)
+            let want = (json["mediapipe"] as! [String: Any])["landmarks"] as! [[String: Any]]
+            var worstSymmetry: Float = 0, worstReference: Float = 0
+            for i in 0..<33 {
+                let a = averaged.landmarks[i], b = back.landmarks[i]
+                worstSymmetry = max(worstSymmetry, max(abs(a.x - b.x), abs(a.y - b.y)))
+                let dx = a.x - Float(want[i]["x"] as! Double), dy = a.y - Float(want[i]["y"] as! Double)
+                worstReference = max(worstReference, (dx * dx + dy * dy).squareRoot())
+            }
+            print(String(format: "mirror average %@: symmetric to %.4f px, %.1f px from MediaPipe (ROI %.0f px)", name, worstSymmetry,
+                         worstReference, roi.width))
+            XCTAssertLessThanOrEqual(worstSymmetry, 0.05, name)
+            XCTAssertLessThanOrEqual(worstReference, 0.06 * roi.width, name)
+        }
+    }
 }

@@ -90,29 +90,26 @@ public struct OneEuroFilter: Sendable {
     }
 }
 
-/// Smooths one person's 33 landmarks from frame to frame the way MediaPipe's pose
-/// tracking does (`PoseLandmarkFiltering` / the pose landmarker task):
+/// Smooths one pose's points from frame to frame the way MediaPipe's pose tracking does
+/// (`PoseLandmarkFiltering` / the pose landmarker task), whatever the points' type (the
+/// pose pipeline's landmarks, a keypoint store's rows):
 ///
-/// 1. visibility through a plain low-pass, `v̂ = α·v + (1 − α)·v̂_prev` with α = 0.1
-///    (`VisibilitySmoothingCalculator`);
-/// 2. x, y and z of every landmark through its own One-Euro filter (min cutoff 0.05,
-///    β 80, derivative cutoff 1 — the values of MediaPipe's pose landmarker for pose
-///    landmarks), with MediaPipe's scale rule (`LandmarksSmoothingCalculator`):
-///    coordinates are filtered in pixels (z on x's scale), and the speed that drives the
-///    cutoff is divided by the pose's size, `objectScale = (bbox width + bbox height) / 2`
-///    of all the landmarks in pixels — so β means the same for a person near the camera
-///    and one far away, and the speed is measured in body sizes per second. When that
-///    size is below `minAllowedObjectScale` (1e-6, a degenerate pose) the coordinates
-///    pass through unfiltered. A caller may give its own object scale instead (MediaPipe's
-///    task graph uses the tracking ROI's `(width + height) / 2`).
+/// 1. visibility (a row's confidence) through a plain low-pass,
+///    `v̂ = α·v + (1 − α)·v̂_prev` with α = 0.1 (`VisibilitySmoothingCalculator`);
+/// 2. each coordinate of every point through its own One-Euro filter (min cutoff 0.05,
+///    β 80, derivative cutoff 1: MediaPipe's pose landmarker's values), with MediaPipe's
+///    scale rule (`LandmarksSmoothingCalculator`): coordinates are filtered in pixels, and
+///    the speed that drives the cutoff is divided by the pose's size, `objectScale =
+///    (bbox width + bbox height) / 2` of the points in pixels, so β means the same for a
+///    person near the camera and one far away. Below `minAllowedObjectScale` (1e-6, a
+///    degenerate pose) the coordinates pass through unfiltered.
 ///
-/// Presence is passed through (MediaPipe does not smooth it). The first frame, and any
-/// frame whose time is not after the previous one, come out unchanged; the latter leaves
-/// all state alone (MediaPipe would still low-pass the visibility — poseact treats such a
-/// frame as not part of the sequence at all). An empty frame (no pose) resets the
-/// smoother, as MediaPipe does on an empty landmark packet; so does a change in the number
-/// of landmarks.
-public final class LandmarkSmoother {
+/// The first frame, and any frame whose time is not after the previous one, come out
+/// unchanged; the latter leaves all state alone. An empty frame (no pose) resets the
+/// smoother, as MediaPipe does on an empty landmark packet; so does a change in the
+/// number of points. A point marked absent (an imported skeleton's missing joint) passes
+/// through and its filters start afresh when it returns.
+public final class PoseSmoother {
     public let minCutoff: Double
     public let beta: Double
     public let derivativeCutoff: Double
@@ -120,69 +117,80 @@ public final class LandmarkSmoother {
     public let visibilityAlpha: Float
     /// Below this object scale (pixels) coordinates are not filtered.
     public let minAllowedObjectScale: Float
+    /// Coordinates per point (x, y; x, y, z).
+    public let dimensions: Int
 
-    private var xs: [OneEuroFilter] = [], ys: [OneEuroFilter] = [], zs: [OneEuroFilter] = []
+    private var filters: [OneEuroFilter] = []
     private var visibility: [Float] = []
+    /// Whether each point has a visibility to low-pass (it was present in an earlier frame).
+    private var seen: [Bool] = []
     private var lastTime: Double?
 
-    public init(minCutoff: Double = 0.05, beta: Double = 80, derivativeCutoff: Double = 1,
+    public init(dimensions: Int = 3, minCutoff: Double = 0.05, beta: Double = 80, derivativeCutoff: Double = 1,
                 visibilityAlpha: Float = 0.1, minAllowedObjectScale: Float = 1e-6) {
+        precondition(dimensions >= 1, "PoseSmoother: at least one coordinate per point")
+        self.dimensions = dimensions
         self.minCutoff = minCutoff; self.beta = beta; self.derivativeCutoff = derivativeCutoff
         self.visibilityAlpha = visibilityAlpha; self.minAllowedObjectScale = minAllowedObjectScale
     }
 
     /// Forgets the past: the next frame passes through as a first one.
     public func reset() {
-        xs = []; ys = []; zs = []; visibility = []; lastTime = nil
+        filters = []; visibility = []; seen = []; lastTime = nil
     }
 
     /// MediaPipe's object scale: the mean of the width and height of the axis-aligned box
-    /// around all the landmarks (visible or not), in the landmarks' unit (pixels).
-    public static func objectScale(of landmarks: [Landmark]) -> Float {
-        guard let first = landmarks.first else { return 0 }
-        var x0 = first.x, x1 = first.x, y0 = first.y, y1 = first.y
-        for l in landmarks.dropFirst() {
-            x0 = min(x0, l.x); x1 = max(x1, l.x); y0 = min(y0, l.y); y1 = max(y1, l.y)
+    /// around the points (x, y the first two of each point's `dimensions`), in pixels.
+    public static func objectScale(_ coordinates: [Float], dimensions: Int, present: [Bool]? = nil) -> Float {
+        var x0 = Float.infinity, x1 = -Float.infinity, y0 = Float.infinity, y1 = -Float.infinity
+        for p in 0..<(coordinates.count / dimensions) where present?[p] ?? true {
+            let x = coordinates[p * dimensions], y = coordinates[p * dimensions + 1]
+            x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
         }
-        return ((x1 - x0) + (y1 - y0)) / 2
+        return x0 <= x1 ? ((x1 - x0) + (y1 - y0)) / 2 : 0
     }
 
-    /// Smooths one frame's landmarks taken at `time` seconds. `objectScale` overrides the
-    /// size computed from the landmarks (see the type's documentation).
-    public func smooth(_ landmarks: [Landmark], time: Double, objectScale: Float? = nil) -> [Landmark] {
-        if landmarks.isEmpty { reset(); return landmarks }
-        if let t0 = lastTime, !(time > t0) { return landmarks }
-        if xs.count != landmarks.count {
+    /// Smooths one frame taken at `time` seconds, in place: `coordinates` holds `dimensions`
+    /// values per point (pixels; z on x's scale), `visibility` one per point. `present`
+    /// (nil: all) marks the points the frame has. `objectScale` overrides the size computed
+    /// from the points.
+    public func smooth(coordinates: inout [Float], visibility v: inout [Float], present: [Bool]? = nil, time: Double,
+                       objectScale: Float? = nil) {
+        let points = v.count
+        if points == 0 { reset(); return }
+        precondition(coordinates.count == points * dimensions && (present?.count ?? points) == points,
+                     "PoseSmoother: \(coordinates.count) coordinates, \(points) visibilities")
+        if let t0 = lastTime, !(time > t0) { return }
+        if filters.count != points * dimensions {
             reset()
-            let f = OneEuroFilter(minCutoff: minCutoff, beta: beta, derivativeCutoff: derivativeCutoff)
-            xs = Array(repeating: f, count: landmarks.count); ys = xs; zs = xs
+            filters = Array(repeating: OneEuroFilter(minCutoff: minCutoff, beta: beta, derivativeCutoff: derivativeCutoff),
+                            count: points * dimensions)
         }
-        let first = lastTime == nil
+        if lastTime == nil { visibility = v; seen = [Bool](repeating: false, count: points) }
         lastTime = time
-
-        var out = landmarks
-        // 1. Visibility low-pass (first frame: passes through).
-        if first {
-            visibility = landmarks.map(\.visibility)
-        } else {
-            let a = visibilityAlpha
-            for i in out.indices {
-                let v = a * landmarks[i].visibility + (1 - a) * visibility[i]
-                visibility[i] = v
-                out[i].visibility = v
+        // 1. Visibility low-pass (a point's first frame, or its return: passes through).
+        for i in 0..<points {
+            if let present, !present[i] { seen[i] = false; continue }
+            if seen[i] {
+                visibility[i] = visibilityAlpha * v[i] + (1 - visibilityAlpha) * visibility[i]
+                v[i] = visibility[i]
+            } else {
+                visibility[i] = v[i]; seen[i] = true
             }
         }
-
         // 2. Coordinates, with the speed measured in object sizes.
-        let scale = objectScale ?? Self.objectScale(of: landmarks)
-        guard scale >= minAllowedObjectScale else { return out }
+        let scale = objectScale ?? Self.objectScale(coordinates, dimensions: dimensions, present: present)
+        guard scale >= minAllowedObjectScale else { return }
         let valueScale = 1 / Double(scale)
-        for i in out.indices {
-            let l = landmarks[i]
-            out[i].x = Float(xs[i].filter(Double(l.x), time: time, valueScale: valueScale))
-            out[i].y = Float(ys[i].filter(Double(l.y), time: time, valueScale: valueScale))
-            out[i].z = Float(zs[i].filter(Double(l.z), time: time, valueScale: valueScale))
+        for i in 0..<points {
+            if let present, !present[i] {
+                for d in 0..<dimensions { filters[i * dimensions + d].reset() }
+                continue
+            }
+            for d in 0..<dimensions {
+                let k = i * dimensions + d
+                coordinates[k] = Float(filters[k].filter(Double(coordinates[k]), time: time, valueScale: valueScale))
+            }
         }
-        return out
     }
 }
