@@ -11,7 +11,8 @@
 #                                                as notebooks-free-scripts/pushups.sh makes it)
 #
 # POSEACT_SHARED: the shared folder (default ../shared). POSEACT_BIN: a poseact binary to use
-# as it is; without it the script builds .build/release/poseact first.
+# as it is; without it the script builds .build/release/poseact first. ANNOTATE_FLAGS: more
+# flags for annotate (e.g. "--smooth 5").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${POSEACT_SHARED:-../shared}
@@ -30,7 +31,8 @@ fi
 sum=0; agreed=0; total=0
 for v in montage_01 montage_02 montage_03; do
     # The last line of the text output: "agreement with FILE: 88.2% of 11.9 s (...)".
-    out=$("$BIN" annotate --model "$MODEL" "$DIR/$v.mp4" --compare "$DIR/annotations.csv" --models models)
+    # shellcheck disable=SC2086
+    out=$("$BIN" annotate --model "$MODEL" "$DIR/$v.mp4" --compare "$DIR/annotations.csv" --models models ${ANNOTATE_FLAGS:-})
     line=$(grep '^agreement with ' <<<"$out" | tail -1)
     # "occurrences against FILE: 6 for 6 annotated segments, labels the same, boundaries 0.22 s off on average, 0.67 s at most"
     occ=$(grep '^occurrences against ' <<<"$out" | tail -1 | sed -E 's/^occurrences against [^:]*: //')

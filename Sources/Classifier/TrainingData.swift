@@ -31,6 +31,7 @@ public struct TrainingData: Sendable {
         var groupOf: [String: String] = [:]   // clip id → validation group
         var clipsOfSplit: [String: Int] = [:]
         var labelOf: [String: String] = [:], splitOfClip: [String: String] = [:]   // for the cross-validation folds
+        var estimators = Set<String>()
         if WindowsFile.isWindowsFile(path) {
             if config.augmentation.turnDegrees > 0 {
                 throw ConfigError("\(path): a windows file has no depth, which augmentation.turn_degrees needs: train on the "
@@ -63,6 +64,7 @@ public struct TrainingData: Sendable {
                 clipsOfSplit[entry.split ?? "", default: 0] += 1
                 labelOf[entry.id] = entry.label; splitOfClip[entry.id] = entry.split ?? ""
                 let clip = try store.read(entry.id)
+                estimators.insert(clip.estimator)
                 if let p = Preprocessing.problem(with: clip, spec: spec) { throw ConfigError("\(path): \(p)") }
                 let turn = config.augmentation.turnDegrees > 0
                 if turn && clip.world == nil {
@@ -149,7 +151,7 @@ public struct TrainingData: Sendable {
                              windowsWithDepth: config.augmentation.turnDegrees > 0 ? ws.filter { $0.depth != nil }.count : nil)
         }
         let summary = DataSummary(path: path, train: side(train), validation: side(validation), test: side(test),
-                                  unseenTestLabels: unseen.sorted())
+                                  unseenTestLabels: unseen.sorted(), estimator: estimators.count == 1 ? estimators.first : nil)
         return TrainingData(spec: spec, labels: labels, train: train, validation: validation, test: test, summary: summary)
     }
 }
@@ -224,8 +226,12 @@ public struct DataSummary: Codable, Equatable, Sendable {
     public var validation: Side
     public var test: Side
     public var unseenTestLabels: [String]
+    /// What made the keypoints (`ClipKeypoints.estimator`: the pose models and the settings
+    /// that change them, such as "mirror-average"), when every clip of a store says the same;
+    /// nil for a windows file or a mix. `live` poses with the same settings.
+    public var estimator: String?
 
     enum CodingKeys: String, CodingKey {
-        case path, train, validation, test, unseenTestLabels = "unseen_test_labels"
+        case path, train, validation, test, estimator, unseenTestLabels = "unseen_test_labels"
     }
 }

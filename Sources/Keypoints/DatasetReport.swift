@@ -48,6 +48,10 @@ public struct DatasetReport: Encodable, Sendable {
     public var duplicates: [[String]]
     /// Human sentences about what will hurt training.
     public var warnings: [String]
+    /// Training clips (split train, or every clip when the store has no splits) of the
+    /// label with the fewest, and where that stands on the measured learning curves.
+    public var fewestTrainingClips: Int
+    public var learningCurve: String
 
     /// A label with fewer clips than the largest by this factor gets a warning.
     public static let imbalanceWarning = 1.5
@@ -115,6 +119,9 @@ public struct DatasetReport: Encodable, Sendable {
         for i in entries.indices { groups[find(i), default: []].append(entries[i].id) }
         duplicates = groups.values.filter { $0.count > 1 }.map { $0.sorted() }.sorted { $0[0] < $1[0] }
 
+        let hasTrain = labels.values.contains { $0.bySplit["train"] != nil }
+        fewestTrainingClips = labels.values.map { hasTrain ? ($0.bySplit["train"]?.clips ?? 0) : $0.clips }.min() ?? 0
+        learningCurve = LearningCurve.note(clipsPerLabel: fewestTrainingClips)
         warnings = DatasetReport.warnings(clips: clips, labels: labels, splits: splits, window: window,
                                           shortClips: shortClips, emptyClips: emptyClips,
                                           duplicates: duplicates, layouts: layouts.count)
@@ -219,6 +226,7 @@ public struct DatasetReport: Encodable, Sendable {
                 }
             }
             if labels.count > 1 { lines.append(String(format: "imbalance (largest / smallest label): %.2f", imbalance)) }
+            lines.append(learningCurve)
         }
         lines.append("")
         if warnings.isEmpty {
@@ -245,11 +253,13 @@ public struct DatasetReport: Encodable, Sendable {
         var imbalance: Double
         var duplicates: [[String]]
         var warnings: [String]
+        var fewest_training_clips: Int
+        var learning_curve: String
     }
 
     /// Its JSON: clips, frames, frames_with_person, labels {label: {clips, frames,
     /// frames_with_person, splits}}, splits, short_clips, empty_clips, imbalance, duplicates,
-    /// warnings, store, window.
+    /// warnings, fewest_training_clips, learning_curve, store, window.
     public func encode(to encoder: Encoder) throws {
         try JSONReport(
             store: store, window: window, clips: clips, frames: frames, frames_with_person: framesWithPerson,
@@ -259,7 +269,8 @@ public struct DatasetReport: Encodable, Sendable {
             },
             splits: splits, short_clips: shortClips.map { JSONShort(id: $0.id, frames: $0.frames) },
             empty_clips: emptyClips, imbalance: imbalance.isFinite ? (imbalance * 1000).rounded() / 1000 : 0,
-            duplicates: duplicates, warnings: warnings).encode(to: encoder)
+            duplicates: duplicates, warnings: warnings, fewest_training_clips: fewestTrainingClips,
+            learning_curve: learningCurve).encode(to: encoder)
     }
 
     /// 12345 → "12,345".

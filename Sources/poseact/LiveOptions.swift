@@ -63,8 +63,17 @@ struct LiveOptions: ParsableArguments {
     }
 }
 
-/// The model and the pose pipeline, ready to run live.
+/// The model and the pose pipeline, ready to run live. The pipeline poses as the model's
+/// training keypoints were extracted (`extract --mirror-average`, `--redetect`, recorded in
+/// the weights file), so live sees the keypoints the model learnt from.
 func makeLivePipeline(model: String, pose: PosePipelineOptions, options: CoachOptions) throws -> LivePipeline {
     let classifier = try ActionClassifier.load(path: modelPath(model))
-    return LivePipeline(pipeline: try pose.pipeline(), coach: PeopleCoach(classifier: classifier, options: options))
+    let pipeline = try pose.pipeline()
+    let record = classifier.training.data ?? classifier.training.members?.first?.data
+    if let estimator = record?.estimator {
+        let words = Set(estimator.split(separator: " ").map(String.init))
+        pipeline.options.mirrorAverage = words.contains("mirror-average")
+        pipeline.options.redetect = words.contains("redetect")
+    }
+    return LivePipeline(pipeline: pipeline, coach: PeopleCoach(classifier: classifier, options: options))
 }

@@ -26,6 +26,7 @@ final class JSONOutputTests: PennSliceTestCase {
         let csv = Self.dir.appendingPathComponent("slice.csv").path
         try assertJSONLines(["import", csv, "--output", Self.dir.appendingPathComponent("json-import.h5").path, "--json"])
         try assertJSONLines(["dataset", "inspect", store, "--json"])
+        try assertJSONLines(["dataset", "quality", store, "--json"])
         try assertJSONLines(["windows", store, "--output", Self.dir.appendingPathComponent("json-windows.h5").path, "--json"])
         try assertJSONLines(["evaluate", run, "--data", store, "--json"])
         try assertJSONLines(["model", "inspect", run, "--json"])
@@ -39,6 +40,23 @@ final class JSONOutputTests: PennSliceTestCase {
         let video = try TestData.shared("data/pushups/test/correct/correct39.mp4").path
         try assertJSONLines(["bench", "pose-video", video, "--frames", "5"] + models)
         // annotate, live and bench live: LiveCommandTests reads their lines with json().
+    }
+
+    /// `dataset quality`: the raw keypoints and each filter as one JSON object; the Penn
+    /// Action slice is hand-annotated, so its "jitter" is the annotators' and the filter
+    /// still lowers it; a mirror store that cannot be read is one line.
+    func testDatasetQualityMeasuresEachFilter() throws {
+        let store = try store()
+        let result = try poseact(["dataset", "quality", store, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let figures = try XCTUnwrap(object["figures"] as? [[String: Any]])
+        XCTAssertEqual(figures.compactMap { $0["filter"] as? String }, ["none", "one_euro"])
+        let jitter = figures.compactMap { $0["jitter"] as? Double }
+        XCTAssertEqual(jitter.count, 2)
+        XCTAssertGreaterThan(jitter[0], 0)
+        XCTAssertLessThan(jitter[1], jitter[0])
+        try assertOneLineError(["dataset", "quality", store, "--mirror", "/nonexistent.h5"], mentions: ["/nonexistent.h5"])
     }
 
     /// Flags that cannot go together, or values out of range, are refused before any work.
