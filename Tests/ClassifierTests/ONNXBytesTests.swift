@@ -29,10 +29,10 @@ final class ONNXBytesTests: XCTestCase {
         let ensemble = try ActionClassifier(ensemble: [tcn, graph], weights: [2, 1])
         let hashes = try [tcn, graph, plus, ensemble].map { SHA256.hash(data: try $0.onnx()).map { String(format: "%02x", $0) }.joined() }
         XCTAssertEqual(hashes, [
-            "af4a6afc417c60dd9151704dd5b50bef62f1bbb1a7e95d2a4a9f0abb2bca41a0",
-            "e22e91126e1730bdc9f7c470de7f25616ccdfdbda20166dfd336665e70858c13",
-            "96fe59b856900ab8180bf5f11d16860075eed92dc1980e860552854bd777a447",
-            "74bf9d129d176e036750a99f50fb55baf1d09a24f36533488e62dee2cf27b70c",
+            "b54bfd4723fde39f2edd2454e9e5919b67ce08cbcc8d6d6607c64cc92bcc41fc",
+            "8740103941ca20464ad207fc9b3301158e2f7f5d0707c609639097c302bbbf16",
+            "7de9f0b7b78a57051344b6d55c9ca093ec6c9c6eb6fee2d3cb85628f40e5bd1a",
+            "029e43e2b89d10da54a4de1ec49ab4d3c23bf0b4595a9f36f128d9098b9f9b7d",
         ])
     }
 }
