@@ -113,7 +113,7 @@ public final class PoseLandmarker: @unchecked Sendable {
         var points: [SIMD8<Float>] = [], worlds: [SIMD3<Float>] = []
         points.reserveCapacity(39); worlds.reserveCapacity(39)
         for j in 0..<39 {
-            let (x, y, _) = refine(x: raw[j * 5] / size, y: raw[j * 5 + 1] / size, landmark: j, heatmap: heatmap)
+            let (x, y) = refine(x: raw[j * 5] / size, y: raw[j * 5 + 1] / size, landmark: j, heatmap: heatmap)
             let z: Float = raw[j * 5 + 2] / size
             let visibility = PoseLandmarker.sigmoid(raw[j * 5 + 3]), presence = PoseLandmarker.sigmoid(raw[j * 5 + 4])
             points.append(SIMD8<Float>(x, y, z, visibility, presence, 0, 0, 0))
@@ -152,10 +152,10 @@ public final class PoseLandmarker: @unchecked Sendable {
     /// landmark's cell, if the strongest sigmoid ≥ 0.5, the landmark moves to the window's
     /// sigmoid-weighted mean cell (in crop-normalised units; no half-cell offset).
     @inline(__always)
-    func refine(x: Float, y: Float, landmark j: Int, heatmap: UnsafeBufferPointer<Float>) -> (x: Float, y: Float, refined: Bool) {
+    func refine(x: Float, y: Float, landmark j: Int, heatmap: UnsafeBufferPointer<Float>) -> (Float, Float) {
         let side = Self.heatmapSize, channels = 39
         let col = Int(x * Float(side)), row = Int(y * Float(side))   // truncation, as MediaPipe
-        guard col >= 0, col < side, row >= 0, row < side else { return (x, y, false) }
+        guard col >= 0, col < side, row >= 0, row < side else { return (x, y) }
         let half = refinementKernel / 2
         var sum: Float = 0, sumX: Float = 0, sumY: Float = 0, best: Float = 0
         for r in max(0, row - half)...min(side - 1, row + half) {
@@ -164,7 +164,7 @@ public final class PoseLandmarker: @unchecked Sendable {
                 best = max(best, s); sum += s; sumX += Float(c) * s; sumY += Float(r) * s
             }
         }
-        guard best >= refinementMinConfidence, sum > 0 else { return (x, y, false) }
-        return (sumX / sum / Float(side), sumY / sum / Float(side), true)
+        guard best >= refinementMinConfidence, sum > 0 else { return (x, y) }
+        return (sumX / sum / Float(side), sumY / sum / Float(side))
     }
 }
