@@ -85,12 +85,19 @@ public final class ActionRecognizer {
     /// Predictions finished by the worker, not yet returned.
     private var finished: [Prediction] = []
 
-    public init(classifier: ActionClassifier, minConfidence: Float = 0.6, smoothing: Int = 1, background: Bool = false) {
+    /// The model's milliseconds per window go to `modelTimes` (the coach's, for `bench live`).
+    public convenience init(classifier: ActionClassifier, minConfidence: Float = 0.6, smoothing: Int = 1, background: Bool = false) {
+        self.init(classifier: classifier, minConfidence: minConfidence, smoothing: smoothing, background: background, modelTimes: nil)
+    }
+
+    init(classifier: ActionClassifier, minConfidence: Float, smoothing: Int, background: Bool, modelTimes: SharedTimes?) {
         self.classifier = classifier
         self.minConfidence = minConfidence
         self.smoothing = max(1, smoothing)
-        worker = background ? ClassifierWorker(name: "poseact-classifier") { job in (job, Self.classify(job, classifier)) } : nil
+        self.modelTimes = modelTimes
+        worker = background ? ClassifierWorker(name: "poseact-classifier") { job in (job, Self.classify(job, classifier, modelTimes)) } : nil
     }
+    private let modelTimes: SharedTimes?
 
     deinit { worker?.close() }
 
@@ -154,7 +161,7 @@ public final class ActionRecognizer {
                                          spec: spec, times: times, world: world.isEmpty ? nil : world)
             let job = Job(window: w.map { ($0.values, $0.mask) }, time: time, frame: frameCount - 1, personID: person?.id)
             guard let worker else {
-                return prediction(job, Self.classify(job, classifier))
+                return prediction(job, Self.classify(job, classifier, modelTimes))
             }
             worker.submit(job)
         }
@@ -164,8 +171,11 @@ public final class ActionRecognizer {
     }
 
     /// The model's probabilities for a job's window (none without a window).
-    private static func classify(_ job: Job, _ classifier: ActionClassifier) -> [Float] {
-        job.window.map { classifier.probabilities(values: [$0.values], masks: [$0.mask])[0] } ?? []
+    private static func classify(_ job: Job, _ classifier: ActionClassifier, _ times: SharedTimes?) -> [Float] {
+        guard let window = job.window else { return [] }
+        let start = monotonicSeconds()
+        defer { times?.add((monotonicSeconds() - start) * 1000) }
+        return classifier.probabilities(values: [window.values], masks: [window.mask])[0]
     }
 
     /// The prediction of a classified window: smoothed over the last ones, then the state.

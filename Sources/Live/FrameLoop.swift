@@ -31,6 +31,10 @@ struct FrameLoop {
         var throwsMade: [ThrowReport] = []
         /// Whether the camera stands still (trajectories are looked for).
         var sceneIsStable = true
+        /// Milliseconds of each stage of this frame, on the frame's thread.
+        var costs: [FrameCosts.Stage: Double] = [:]
+        /// The frame's landmark runs (people posed) and their own seconds, summed.
+        var landmarkRuns = 0, landmarkRunSeconds = 0.0
     }
 
     /// What came after the last frame: the trajectories under way when the input ended.
@@ -61,18 +65,31 @@ struct FrameLoop {
             return Ending(trajectories: last, throwsMade: last.compactMap(throwCoach.take),
                           trajectoryCost: worker.costMilliseconds, trajectoryFramesDropped: worker.droppedFrames)
         }
+        var converted = reader.conversionSeconds
         while var frame = try reader.next() {
+            var costs: [FrameCosts.Stage: Double] = [.convert: (reader.conversionSeconds - converted) * 1000]
+            converted = reader.conversionSeconds
+            var clock = monotonicSeconds()
+            /// Milliseconds since the last call (or the frame's start).
+            func lap() -> Double { let now = monotonicSeconds(); defer { clock = now }; return (now - clock) * 1000 }
             if let transform {
                 // The transform stands for a bigger frame from the source (benchmarks): its time
                 // is not the pipeline's latency.
-                let start = monotonicSeconds()
                 frame.image = transform(frame.image)
-                frame.decodedAt += monotonicSeconds() - start
+                costs[.tile] = lap()
+                frame.decodedAt += costs[.tile]! / 1000
             }
             // The detector sees the frame first: on its own thread it works while the poses are found.
             worker?.submit(frame.image, time: frame.time)
+            let before = pipeline.times
             let persons = pipeline.process(frame: frame)
+            let after = pipeline.times
+            _ = lap()
+            costs[.detector] = (after.detectSeconds - before.detectSeconds) * 1000
+            costs[.landmarks] = (after.landmarkStageSeconds - before.landmarkStageSeconds) * 1000
+            costs[.tracking] = (after.trackingSeconds - before.trackingSeconds) * 1000
             let events = coach.push(persons: persons, width: frame.image.width, height: frame.image.height, time: time(frame))
+            costs[.coach] = lap()
             var found = TrajectoryWorker.Output(), made: [ThrowReport] = []
             if let worker, let throwCoach {
                 throwCoach.push(persons: persons, time: frame.time)
@@ -90,9 +107,12 @@ struct FrameLoop {
                              following: coach.options.people, fps: shownFPS(),
                              note: found.sceneIsStable ? nil : "camera moving: no trajectories")
                 overlay = image
+                costs[.overlay] = lap()
             }
             let step = Step(frame: frame, persons: persons, events: events, overlay: overlay, trajectories: found.ended,
-                            throwsMade: made, sceneIsStable: found.sceneIsStable)
+                            throwsMade: made, sceneIsStable: found.sceneIsStable, costs: costs,
+                            landmarkRuns: after.landmarkRuns - before.landmarkRuns,
+                            landmarkRunSeconds: after.landmarkSeconds - before.landmarkSeconds)
             guard try body(step) else { return ending() }
         }
         return ending()

@@ -54,6 +54,8 @@ public struct LiveStats: Sendable {
     public var trajectoryCost: (median: Double, p95: Double)?
     /// Frames the trajectory detector had no room for.
     public var trajectoryFramesDropped = 0
+    /// Where the time went, stage by stage (`bench live`).
+    public var costs = FrameCosts()
     public var fps: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 }
 
@@ -108,6 +110,7 @@ public final class LivePipeline {
         defer { lock.lock(); self.reader = nil; lock.unlock() }
         if stoppedAlready { reader.interrupt() }
         var stats = LiveStats()
+        let cpuAtStart = FrameCosts.processCPUSeconds()
         var lastState: [Int: String] = [:]
         let started = monotonicSeconds()
         var recentTimes: [Double] = []   // when the last 31 frames were done
@@ -142,6 +145,7 @@ public final class LivePipeline {
         loop.trajectoriesInBackground = !asFastAsPossible
         var stable = true
         let ending = try loop.run(reader, time: \.time, shownFPS: recentFPS) { step in
+            let outputStart = monotonicSeconds()
             capturedAt[stats.frames] = step.frame.decodedAt
             capturedAt[stats.frames - 4 * coach.spec.window] = nil
             stats.persons += step.persons.count
@@ -156,6 +160,9 @@ public final class LivePipeline {
             events(.people(coach.views, angleNames: angleNames))
             if let image = step.overlay { events(.frame(image, time: step.frame.time)) }
             let done = monotonicSeconds()
+            var costs = step.costs
+            costs[.output] = (done - outputStart) * 1000
+            stats.costs.add(costs, landmarkRuns: step.landmarkRuns, landmarkRunSeconds: step.landmarkRunSeconds)
             stats.latencies.append((done - step.frame.decodedAt) * 1000)
             if stats.latencies.count > 100_000 { stats.latencies.removeFirst(50_000) }   // bounded over long runs
             recentTimes.append(done)
@@ -172,6 +179,9 @@ public final class LivePipeline {
         let skipped = coach.skippedWindows
         coach.finish(at: stats.frames > 0 ? (coach.lastFrameTime ?? 0) : 0).forEach(handle)
         stats.seconds = monotonicSeconds() - started
+        stats.costs.cpuSeconds = FrameCosts.processCPUSeconds() - cpuAtStart
+        stats.costs.captureSeconds = reader.captureSeconds
+        stats.costs.modelMilliseconds = coach.modelTimes.all()
         stats.dropped = reader.droppedFrames
         stats.skippedWindows = max(skipped, coach.skippedWindows)
         stats.error = reader.endReason

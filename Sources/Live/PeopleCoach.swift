@@ -117,10 +117,13 @@ public final class PeopleCoach {
 
     /// Windows the background models skipped (a newer one was due before they got to it).
     public var skippedWindows: Int { followed.values.reduce(0) { $0 + $1.recognizer.skippedWindows } + skippedByClosed }
+    /// Everyone's model runs, milliseconds per window (since the last reset).
+    let modelTimes = SharedTimes()
 
     public func reset() {
         for f in followed.values { _ = f.recognizer.finish() }
         followed = [:]; order = []; closed = []; prominentID = nil; skippedByClosed = 0; lastTime = nil; frames = 0; prominentNow = nil
+        modelTimes.reset()
     }
     /// The time of the last frame pushed.
     public var lastFrameTime: Double? { lastTime }
@@ -215,7 +218,7 @@ private final class Followed {
         self.id = id
         let o = coach.options
         recognizer = ActionRecognizer(classifier: coach.classifier, minConfidence: o.minConfidence, smoothing: o.smoothing,
-                                      background: o.modelThread)
+                                      background: o.modelThread, modelTimes: coach.modelTimes)
         // Spread over the stride the frames people's models run on (people found together
         // would otherwise all be classified on one frame, which then takes that much longer).
         if o.modelThread { recognizer.phase = coach.followedCount % max(1, coach.spec.stride) }

@@ -26,6 +26,7 @@ final class LiveCapture {
     private var threadDone = false
     private var endMessage: String?
     private var skippedCount = 0
+    private var receivingSeconds = 0.0
 
     /// Starts the decoding thread on `core`, which from now on belongs to that thread until `stop()`.
     init(core: DecoderCore, start: Double, paced: Bool, rateCap: Double?) {
@@ -41,6 +42,8 @@ final class LiveCapture {
 
     var dropped: Int { mailbox.dropped }
     var skipped: Int { condition.lock(); defer { condition.unlock() }; return skippedCount }
+    /// Seconds the thread spent in receiving frames (reading and decoding; pacing not included).
+    var receiveSeconds: Double { condition.lock(); defer { condition.unlock() }; return receivingSeconds }
 
     /// Waits for an unread frame and moves it into `dst`; returns its time, or nil once the
     /// source has ended (`reason` then says why, nil for the natural end of a file) or `stop()`
@@ -92,7 +95,10 @@ final class LiveCapture {
         var paceOrigin: Double?   // wall time minus media time of the first frame
         var lastSlot = Int.min
         while true {
-            guard let media = core.receive(into: work) else {
+            let receiving = monotonicSeconds()
+            let received = core.receive(into: work)
+            condition.lock(); receivingSeconds += monotonicSeconds() - receiving; condition.unlock()
+            guard let media = received else {
                 let message: String?
                 if isStopping || core.kind.isFile { message = nil }
                 else { message = core.stopReason

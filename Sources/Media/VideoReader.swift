@@ -67,6 +67,11 @@ public final class VideoReader {
     /// Frames left out on purpose by `targetFPS`: decoded but never shown when resampling, or
     /// above the rate cap in live mode.
     public var skippedFrames: Int { live?.skipped ?? resampledAway }
+    /// Seconds spent turning decoded frames into RGB images, on the thread that calls `next()`.
+    public private(set) var conversionSeconds = 0.0
+    /// Live mode: seconds the capture thread spent receiving and decoding frames (for a
+    /// file, its decoding; a camera's or a stream's includes the wait for its next frame).
+    public var captureSeconds: Double { live?.receiveSeconds ?? 0 }
 
     private let options: ReaderOptions
     private let core: DecoderCore
@@ -112,7 +117,7 @@ public final class VideoReader {
         if let live { return nextLive(live) }
         if let fps = options.targetFPS, fps > 0 { return nextResampled(fps) }
         guard let f = held, let t = core.receive(into: f) else { return nil }
-        let image = converter.convert(f, rotation: info.rotation)
+        let image = convert(f)
         av_frame_unref(f)
         defer { outIndex += 1 }
         return Frame(image: image, time: t, index: outIndex)
@@ -172,7 +177,7 @@ public final class VideoReader {
             if !heldShown { resampledAway += 1; heldShown = true }
             return nil
         }
-        if heldImage == nil { heldImage = converter.convert(held, rotation: info.rotation) }
+        if heldImage == nil { heldImage = convert(held) }
         heldShown = true
         defer { outIndex += 1 }
         return Frame(image: heldImage!, time: T, index: outIndex)
@@ -187,10 +192,16 @@ public final class VideoReader {
             if endReason == nil, let reason { core.warn(reason); endReason = reason }
             return nil
         }
-        let image = converter.convert(frame, rotation: info.rotation)
+        let image = convert(frame)
         av_frame_unref(frame)
         defer { outIndex += 1 }
         return Frame(image: image, time: time, index: outIndex, decodedAt: live.start + time)
+    }
+
+    private func convert(_ frame: UnsafeMutablePointer<AVFrame>) -> RGBImage {
+        let start = monotonicSeconds()
+        defer { conversionSeconds += monotonicSeconds() - start }
+        return converter.convert(frame, rotation: info.rotation)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Images
 import Media
+import Tensor
 import TFLite
 
 /// Settings of the pose pipeline.
@@ -32,6 +33,18 @@ public struct PipelineOptions: Sendable {
     /// a track whose region has drifted from its person's detection (boxes overlapping by
     /// less than half, or turned more than 45° apart) starts again from the detection.
     public var redetect: Bool = false
+    /// With two or more people, each core runs a whole person's landmark model at a time
+    /// (one-thread inferences side by side), not every operator split over the cores: a
+    /// split operator waits at its end for the slower core, about 200 times an inference,
+    /// and on a shared machine one late core holds up every person (docs/speed.md, "Several
+    /// people"). An odd person out still runs on all the cores. Same poses either way.
+    public var personPerCore: Bool = true
+    /// A person whose landmarks moved less than `stillness` (a share of their region's
+    /// width, mean over the body's landmarks) between their last two posed frames keeps
+    /// that pose for one frame, without a landmark run; the frame after, they are posed
+    /// again. 0: everyone is posed on every frame. What it saves and costs on the push-up
+    /// montages: docs/speed.md, "Several people".
+    public var stillness: Float = 0
 
     public init(maxPeople: Int = 4, detectEvery: Int = 10, minPresence: Float = 0.5, smoothing: Bool = false, threads: Int = 2) {
         self.maxPeople = maxPeople; self.detectEvery = detectEvery; self.minPresence = minPresence
@@ -42,9 +55,19 @@ public struct PipelineOptions: Sendable {
 /// Time spent per stage, summed over the frames processed.
 public struct StageTimes: Sendable {
     public var detectorRuns = 0, landmarkRuns = 0, frames = 0
+    /// Landmark runs made side by side, one person per core (`personPerCore`).
+    public var sideBySideRuns = 0
+    /// Poses held for a frame instead of a landmark run (`stillness`).
+    public var heldPoses = 0
     /// Hard cuts that dropped the tracks.
     public var cuts = 0
-    public var detectSeconds = 0.0, landmarkSeconds = 0.0
+    /// Seconds in the detector, and in landmark runs: `landmarkSeconds` sums each run's own
+    /// time (runs side by side count each), `landmarkStageSeconds` the frames' wall time in
+    /// the landmark stage.
+    public var detectSeconds = 0.0, landmarkSeconds = 0.0, landmarkStageSeconds = 0.0
+    /// Seconds of the frames' pose work outside the models: cut detection, the crops'
+    /// bookkeeping, tracking, smoothing.
+    public var trackingSeconds = 0.0
 }
 
 /// Frames in, people out: BlazePose's detector finds people, the landmark model follows
@@ -54,10 +77,19 @@ public struct StageTimes: Sendable {
 public final class PosePipeline {
     public let detector: PoseDetector
     public let landmarker: PoseLandmarker
+    /// One single-thread landmark model per core, for `personPerCore` (empty otherwise).
+    private let coreLandmarkers: [PoseLandmarker]
     public var options: PipelineOptions
     public private(set) var times = StageTimes()
 
-    private struct Track { var roi: RotatedRect }
+    private struct Track {
+        var roi: RotatedRect
+        /// The last pose found, and whether this frame shows it again without a landmark run.
+        var pose: Person? = nil
+        var held = false
+        /// The mean landmark movement between the last two posed frames, in region widths.
+        var movement: Float = .infinity
+    }
     private var tracks: [Track] = []
     private var framesSinceDetection = Int.max
     private let tracker = PersonTracker()
@@ -70,6 +102,9 @@ public final class PosePipeline {
         self.options = options
         detector = try PoseDetector(modelPath: detectorPath, threads: options.threads)
         landmarker = try PoseLandmarker(modelPath: landmarkPath, threads: options.threads)
+        let cores = min(options.threads, ThreadPool.shared.threadCount)
+        coreLandmarkers = options.personPerCore && options.maxPeople > 1 && cores > 1
+            ? try (0..<cores).map { _ in try PoseLandmarker(modelPath: landmarkPath, threads: 1) } : []
     }
 
     /// Forgets all tracks (a new video).
@@ -85,12 +120,8 @@ public final class PosePipeline {
     /// A still image: detection, then landmarks for every detected person, no tracking.
     public func process(image: RGBImage) -> [Person] {
         reset()
-        let found = detect(image)
-        var persons: [(Person, RotatedRect)] = []
-        for roi in found {
-            if let p = landmarks(image, roi: roi) { persons.append(p) }
-        }
-        let people = deduplicate(persons).map(\.0)
+        let found = landmarks(image, rois: detect(image)).compactMap { $0.map { Track(roi: $0.1, pose: $0.0) } }
+        let people = deduplicate(found).map(\.pose!)
         var result = people.enumerated().map { i, p -> Person in var q = p; q.id = i + 1; return q }
         if let best = result.indices.max(by: { result[$0].box.area < result[$1].box.area }) { result[best].isProminent = true }
         return result
@@ -99,6 +130,11 @@ public final class PosePipeline {
     /// The next frame of a video: tracking mode.
     public func process(frame: Frame) -> [Person] {
         let image = frame.image
+        let start = DispatchTime.now().uptimeNanoseconds, modelsBefore = times.detectSeconds + times.landmarkStageSeconds
+        defer {
+            let all = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            times.trackingSeconds += all - (times.detectSeconds + times.landmarkStageSeconds - modelsBefore)
+        }
         times.frames += 1
         framesSinceDetection = framesSinceDetection == .max ? .max : framesSinceDetection + 1
         // Tracking carries each ROI over from the last frame. Across a hard cut it lands on
@@ -117,20 +153,17 @@ public final class PosePipeline {
                 // A detection over someone already followed is that person, not a newcomer.
                 let box = axisBox(roi)
                 if let k = known.indices.max(by: { known[$0].iou(box) < known[$1].iou(box) }), known[k].iou(box) > 0.3 {
-                    if options.redetect && k < followed && Self.drifted(tracks[k].roi, from: roi, known[k].iou(box)) { tracks[k].roi = roi }
+                    if options.redetect && k < followed && Self.drifted(tracks[k].roi, from: roi, known[k].iou(box)) {
+                        tracks[k] = Track(roi: roi)
+                    }
                     continue
                 }
                 if tracks.count < options.maxPeople { tracks.append(Track(roi: roi)) }
             }
             framesSinceDetection = 0
         }
-        var persons: [(Person, RotatedRect)] = []
-        for track in tracks {
-            if let p = landmarks(image, roi: track.roi) { persons.append(p) }
-        }
-        persons = deduplicate(persons)
-        tracks = persons.map { Track(roi: $0.1) }
-        var people = persons.map(\.0)
+        tracks = deduplicate(nextTracks(image))
+        var people = tracks.map(\.pose!)
         let ids = tracker.update(people.map(\.box), time: frame.time)
         for i in people.indices { people[i].id = ids[i] }
         if options.smoothing {
@@ -191,12 +224,69 @@ public final class PosePipeline {
         return iou < 0.5 || turn > .pi / 4
     }
 
-    /// The person in `roi`, with the ROI for the next frame; nil when presence is too low.
-    private func landmarks(_ image: RGBImage, roi: RotatedRect) -> (Person, RotatedRect)? {
-        let start = DispatchTime.now().uptimeNanoseconds
-        let result = options.mirrorAverage ? landmarker.runMirrorAveraged(image, roi: roi) : landmarker.run(image, roi: roi)
-        times.landmarkSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        times.landmarkRuns += 1
+    /// The people in `rois`, in order, each with the ROI for the next frame; nil for those
+    /// whose presence is too low. With `coreLandmarkers`, pairs of people run side by
+    /// side, one per core (the pool's caller thread is core 0); an odd one out runs last on
+    /// every core.
+    private func landmarks(_ image: RGBImage, rois: [RotatedRect]) -> [(Person, RotatedRect)?] {
+        let stageStart = DispatchTime.now().uptimeNanoseconds
+        var results = [LandmarkResult?](repeating: nil, count: rois.count)
+        var seconds = [Double](repeating: 0, count: rois.count)
+        let cores = coreLandmarkers.count
+        let sideBySide = cores > 1 && rois.count > 1 ? rois.count / cores * cores : 0
+        func run(_ i: Int, on model: PoseLandmarker) -> (LandmarkResult, Double) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let result = options.mirrorAverage ? model.runMirrorAveraged(image, roi: rois[i]) : model.run(image, roi: rois[i])
+            return (result, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        if sideBySide > 0 {
+            results.withUnsafeMutableBufferPointer { out in
+                seconds.withUnsafeMutableBufferPointer { took in
+                    // Each task writes its own slots; `thread` picks the model, so no two
+                    // threads share one (if the pool is busy elsewhere, all run here on model 0).
+                    ThreadPool.shared.run(tasks: sideBySide, threads: cores) { task, thread in
+                        (out[task], took[task]) = run(task, on: coreLandmarkers[thread])
+                    }
+                }
+            }
+        }
+        for i in sideBySide..<rois.count { (results[i], seconds[i]) = run(i, on: landmarker) }
+        times.landmarkRuns += rois.count
+        times.sideBySideRuns += sideBySide
+        times.landmarkSeconds += seconds.reduce(0, +)
+        times.landmarkStageSeconds += Double(DispatchTime.now().uptimeNanoseconds - stageStart) / 1e9
+        return zip(rois, results).map { roi, result in result.flatMap { person($0, roi: roi, image: image) } }
+    }
+
+    /// This frame's tracks: each posed on its region (a track whose person is lost ends),
+    /// or, if still (`stillness`) and posed on the frame before, its last pose held.
+    private func nextTracks(_ image: RGBImage) -> [Track] {
+        let holds = tracks.map { options.stillness > 0 && !$0.held && $0.pose != nil && $0.movement < options.stillness }
+        let posed = tracks.indices.filter { !holds[$0] }
+        var found = landmarks(image, rois: posed.map { tracks[$0].roi })[...]
+        var next: [Track] = []
+        for (i, track) in tracks.enumerated() {
+            if holds[i] {
+                var held = track
+                held.held = true
+                next.append(held)
+                times.heldPoses += 1
+                continue
+            }
+            guard let (person, roi) = found.popFirst()! else { continue }
+            var movement = Float.infinity
+            if let last = track.pose {
+                let body = zip(person.landmarks, last.landmarks)
+                let moved = body.reduce(Float(0)) { $0 + hypotf($1.0.x - $1.1.x, $1.0.y - $1.1.y) } / Float(max(person.landmarks.count, 1))
+                movement = moved / max(track.roi.width, 1)
+            }
+            next.append(Track(roi: roi, pose: person, held: false, movement: movement))
+        }
+        return next
+    }
+
+    /// A landmark result as a person, with the ROI for the next frame; nil when presence is too low.
+    private func person(_ result: LandmarkResult, roi: RotatedRect, image: RGBImage) -> (Person, RotatedRect)? {
         guard result.presence >= options.minPresence else { return nil }
         let body = Array(result.landmarks.prefix(33))
         let w = Float(image.width), h = Float(image.height)
@@ -210,10 +300,10 @@ public final class PosePipeline {
     /// Two tracks that converged on one person: keep the more confident. And a pose that lies
     /// mostly (70 %) inside a larger one is part of that person (the legs a square of the
     /// frame saw alone, `PoseDetector.tiles`): keep the larger.
-    private func deduplicate(_ persons: [(Person, RotatedRect)]) -> [(Person, RotatedRect)] {
-        var kept: [(Person, RotatedRect)] = []
-        for candidate in persons.sorted(by: { $0.0.presence > $1.0.presence }) {
-            if kept.contains(where: { $0.0.box.iou(candidate.0.box) > 0.5 }) { continue }
+    private func deduplicate(_ found: [Track]) -> [Track] {
+        var kept: [Track] = []
+        for candidate in found.sorted(by: { $0.pose!.presence > $1.pose!.presence }) {
+            if kept.contains(where: { $0.pose!.box.iou(candidate.pose!.box) > 0.5 }) { continue }
             kept.append(candidate)
         }
         func inside(_ a: Box, _ b: Box) -> Bool {
@@ -221,7 +311,7 @@ public final class PosePipeline {
             let w = max(0, min(a.x + a.width, b.x + b.width) - max(a.x, b.x)), h = max(0, min(a.y + a.height, b.y + b.height) - max(a.y, b.y))
             return w * h >= 0.7 * a.area
         }
-        return kept.filter { p in !kept.contains { inside(p.0.box, $0.0.box) } }
+        return kept.filter { p in !kept.contains { inside(p.pose!.box, $0.pose!.box) } }
     }
 
     /// The axis-aligned box around a rotated rectangle.

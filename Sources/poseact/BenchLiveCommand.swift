@@ -13,13 +13,21 @@ struct LiveBench: ParsableCommand {
             The file plays as a live source at its frame rate (30 fps for the model's default) \
             through capture, pose, classification and the overlay; --copies N tiles each \
             frame N times (as it is captured, the tiling not counted as latency), for N \
-            people, each classified with a window of their own (`live --people all`), each \
+            people (at least N are followed, whatever --max-people says), each classified with a window of their own (`live --people all`), each \
             counted (repetitions). Prints one JSON object: \
             fps (frames processed per second), dropped_frames, latency_ms_median and \
             latency_ms_p95 and latency_ms_max (frame capture to overlay), frames, predictions, \
             prediction_latency_ms_median and prediction_latency_ms_p95 (capture of a window's \
             last frame to its prediction: the model runs on a thread of its own, as in live), \
-            skipped_windows (windows the model had no time for). --trajectories runs the \
+            skipped_windows (windows the model had no time for). Where the time goes: \
+            stage_ms (per stage of a frame on the frame's thread, mean and p95 milliseconds per \
+            frame: convert, tile, detector, landmarks, tracking, coach, overlay, output), \
+            frame_thread_ms (their means summed), landmark_ms_per_person (one person's \
+            landmark run, its own time, median), landmark_runs_per_frame, capture_ms \
+            (the capture thread's decoding per frame read), model_ms_per_window (median, \
+            on the model threads) and model_windows, cpu_share (the process's CPU time over \
+            the run's time on all cores), side_by_side_runs_per_frame (landmark runs one \
+            person per core) and held_poses_per_frame (--stillness). --trajectories runs the \
             trajectory detector too, on its own thread as in `live --trajectories`, and adds \
             trajectory_ms_median and trajectory_ms_p95 (its own time per frame), \
             trajectory_frames_dropped, trajectories and throws.
@@ -50,9 +58,23 @@ struct LiveBench: ParsableCommand {
         var trajectoryMSMedian: Double?, trajectoryMSP95: Double?
         var trajectoryFramesDropped: Int?
         var trajectories: Int?, throwsMade: Int?
+        var stageMS: [String: StageCost]
+        var frameThreadMS: Double
+        var landmarkMSPerPerson: Double, landmarkRunsPerFrame: Double
+        var captureMS: Double
+        var modelMSPerWindow: Double, modelWindows: Int
+        var cpuShare: Double
+        /// Landmark runs made side by side, and poses held (`--stillness`), per frame.
+        var sideBySideRunsPerFrame: Double, heldPosesPerFrame: Double
+
+        struct StageCost: Encodable { var mean: Double, p95: Double }
 
         enum CodingKeys: String, CodingKey {
             case fps, frames, predictions, seconds
+            case stageMS = "stage_ms", frameThreadMS = "frame_thread_ms", landmarkMSPerPerson = "landmark_ms_per_person"
+            case landmarkRunsPerFrame = "landmark_runs_per_frame", captureMS = "capture_ms"
+            case modelMSPerWindow = "model_ms_per_window", modelWindows = "model_windows", cpuShare = "cpu_share"
+            case sideBySideRunsPerFrame = "side_by_side_runs_per_frame", heldPosesPerFrame = "held_poses_per_frame"
             case droppedFrames = "dropped_frames", latencyMSMedian = "latency_ms_median", latencyMSP95 = "latency_ms_p95"
             case latencyMSMax = "latency_ms_max"
             case personsPerFrame = "persons_per_frame"
@@ -66,6 +88,8 @@ struct LiveBench: ParsableCommand {
     func run() throws {
         var options = CoachOptions()
         options.modelThread = true
+        var pose = pose
+        pose.maxPeople = max(pose.maxPeople, copies)   // every copy is someone to follow
         let live = try makeLivePipeline(model: model, pose: pose, options: options)
         live.maxFrames = frames
         let copies = copies
@@ -81,6 +105,12 @@ struct LiveBench: ParsableCommand {
             if case .throwMade = event { throwCount += 1 }
         }
         let lat = stats.latencies.sorted(), predictionLat = stats.predictionLatencies.sorted()
+        let costs = stats.costs, poseTimes = live.pipeline.times
+        var stages: [String: Timing.StageCost] = [:]
+        for (stage, values) in costs.milliseconds {
+            stages[stage.rawValue] = .init(mean: round3(values.reduce(0, +) / Double(max(values.count, 1))), p95: round3(percentile(values.sorted(), 0.95)))
+        }
+        let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
         print(JSONLines.encode(Timing(
             fps: round3(stats.fps), droppedFrames: stats.dropped, latencyMSMedian: round3(percentile(lat, 0.5)),
             latencyMSP95: round3(percentile(lat, 0.95)), latencyMSMax: round3(lat.last ?? 0), frames: stats.frames, predictions: predictions,
@@ -89,6 +119,14 @@ struct LiveBench: ParsableCommand {
             personsPerFrame: round3(Double(stats.persons) / Double(max(stats.frames, 1))), seconds: round3(stats.seconds),
             trajectoryMSMedian: stats.trajectoryCost.map { round3($0.median) }, trajectoryMSP95: stats.trajectoryCost.map { round3($0.p95) },
             trajectoryFramesDropped: trajectories ? stats.trajectoryFramesDropped : nil,
-            trajectories: trajectories ? stats.trajectories : nil, throwsMade: trajectories ? throwCount : nil)))
+            trajectories: trajectories ? stats.trajectories : nil, throwsMade: trajectories ? throwCount : nil,
+            stageMS: stages, frameThreadMS: round3(stages.values.reduce(0) { $0 + $1.mean }),
+            landmarkMSPerPerson: round3(percentile(costs.landmarkRunMilliseconds.sorted(), 0.5)),
+            landmarkRunsPerFrame: round3(Double(costs.landmarkRuns) / Double(max(stats.frames, 1))),
+            captureMS: round3(costs.captureSeconds * 1000 / Double(max(stats.frames + stats.dropped, 1))),
+            modelMSPerWindow: round3(percentile(costs.modelMilliseconds.sorted(), 0.5)), modelWindows: costs.modelMilliseconds.count,
+            cpuShare: round3(costs.cpuSeconds / max(stats.seconds * cores, 1e-9)),
+            sideBySideRunsPerFrame: round3(Double(poseTimes.sideBySideRuns) / Double(max(stats.frames, 1))),
+            heldPosesPerFrame: round3(Double(poseTimes.heldPoses) / Double(max(stats.frames, 1))))))
     }
 }

@@ -44,14 +44,23 @@ struct PosePipelineOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo,
           help: "In a frame wider or taller than 3:2, also look for people in squares of its short side (smaller people are found).")
     var detectTiles = true
+    @Flag(inversion: .prefixedNo,
+          help: "With two or more people, each core runs a whole person's landmark model at a time (else every model run is split over the cores).")
+    var personPerCore = true
+    @Option(parsing: .unconditional,
+            help: "Hold a person's pose for one frame, without a landmark run, when their landmarks moved less than this share of their region's width between their last two posed frames (0: pose everyone on every frame).")
+    var stillness: Float = 0
 
     func validate() throws {
         guard maxPeople >= 1 else { throw ValidationError("--max-people must be at least 1 (got \(maxPeople))") }
+        guard stillness >= 0, stillness < 1 else { throw ValidationError("--stillness must be 0 or more and below 1 (got \(stillness))") }
     }
 
     func pipeline(smoothing: Bool = false) throws -> PosePipeline {
         var options = PipelineOptions(maxPeople: maxPeople, smoothing: smoothing, threads: inference.threads)
         options.detectInTiles = detectTiles
+        options.personPerCore = personPerCore
+        options.stillness = stillness
         return try inference.models.pipeline(options)
     }
 }

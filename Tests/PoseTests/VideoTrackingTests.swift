@@ -1,4 +1,5 @@
 import Foundation
+import Images
 import Media
 import Pose
 import TestData
@@ -72,5 +73,40 @@ final class VideoTrackingTests: XCTestCase {
         let average = distances.reduce(0, +) / Float(max(1, distances.count))
         print("after the cut: mean landmark distance to a fresh start \(average) torso lengths")
         XCTAssertLessThan(average, 0.05)
+    }
+
+    /// Four people (a montage tiled 2 × 2), each core running whole people's landmark models
+    /// side by side, against every model run split over the cores: the same people, ids and
+    /// landmarks. Tolerance: 0.002 px, what the fixtures' engine differences (1e-2 on the
+    /// landmark outputs) move a landmark by; the kernels split rows, not sums, so 0 is expected.
+    func testPeopleSideBySideGiveTheSamePosesAsSplitRuns() throws {
+        let data = try TestData.shared("data/pushups/montage/montage_01.mp4")
+        let det = try TestData.model("pose_detection.tflite"), lm = try TestData.model("pose_landmark_full.tflite")
+        func pipeline(_ sideBySide: Bool) throws -> PosePipeline {
+            var options = PipelineOptions(maxPeople: 4, threads: 2)
+            options.personPerCore = sideBySide
+            return try PosePipeline(detectorPath: det.path, landmarkPath: lm.path, options: options)
+        }
+        let (split, sideBySide) = (try pipeline(false), try pipeline(true))
+        let reader = try VideoReader(data.path)
+        var frames = 0, people = 0, largest: Float = 0
+        while frames < 45, var frame = try reader.next() {
+            frame.image = frame.image.tiled(4)
+            let a = split.process(frame: frame), b = sideBySide.process(frame: frame)
+            XCTAssertEqual(a.map(\.id), b.map(\.id), "frame \(frames)")
+            for (p, q) in zip(a, b) {
+                XCTAssertEqual(p.presence, q.presence, accuracy: 1e-5)
+                for (l, m) in zip(p.landmarks, q.landmarks) { largest = max(largest, abs(l.x - m.x), abs(l.y - m.y)) }
+            }
+            frames += 1; people += a.count
+        }
+        print("side by side: \(people) poses in \(frames) frames, largest landmark difference \(largest) px; " +
+              "\(sideBySide.times.sideBySideRuns) of \(sideBySide.times.landmarkRuns) runs side by side")
+        XCTAssertGreaterThanOrEqual(people, 3 * frames, "the four copies should mostly be found")
+        XCTAssertLessThanOrEqual(largest, 0.002)
+        XCTAssertEqual(split.times.sideBySideRuns, 0)
+        if ProcessInfo.processInfo.activeProcessorCount > 1 {
+            XCTAssertGreaterThan(sideBySide.times.sideBySideRuns, sideBySide.times.landmarkRuns / 2)
+        }
     }
 }
