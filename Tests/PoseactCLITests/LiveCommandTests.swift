@@ -53,6 +53,20 @@ final class LiveCommandTests: PennSliceTestCase {
         XCTAssertEqual(b["frames"] as? Int, 45)
         let two = try json(try poseact(["bench", "live", "--model", run, "--input", video, "--frames", "30", "--copies", "2"] + models).stdout)
         XCTAssertGreaterThan(two["persons_per_frame"] as? Double ?? 0, 1.5, "two copies of one person: two people tracked")
+        // Where the time went: every stage of the frame's thread, a landmark run per person
+        // found (those lost in a frame also cost a run), two at a time on two cores.
+        let stages = try XCTUnwrap(two["stage_ms"] as? [String: [String: Double]])
+        XCTAssertEqual(Set(stages.keys), ["convert", "tile", "detector", "landmarks", "tracking", "coach", "overlay", "output"])
+        XCTAssertGreaterThan(stages["landmarks"]?["mean"] ?? 0, 1, "four landmark runs take milliseconds")
+        XCTAssertEqual(two["frame_thread_ms"] as? Double ?? 0, stages.values.reduce(0) { $0 + ($1["mean"] ?? 0) }, accuracy: 0.01)
+        XCTAssertGreaterThanOrEqual(two["landmark_runs_per_frame"] as? Double ?? 0, two["persons_per_frame"] as? Double ?? 9)
+        if ProcessInfo.processInfo.activeProcessorCount > 1 {
+            XCTAssertGreaterThan(two["side_by_side_runs_per_frame"] as? Double ?? 0, 1, "two people: one per core")
+        }
+        XCTAssertGreaterThan(two["landmark_ms_per_person"] as? Double ?? 0, 1)
+        let share = two["cpu_share"] as? Double ?? -1
+        XCTAssertTrue(share > 0 && share <= 1.05, "CPU share \(share)")
+        XCTAssertNotNil(two["model_ms_per_window"]); XCTAssertEqual(two["held_poses_per_frame"] as? Double, 0)
         try assertOneLineError(["live", "--model", run, "--input", Self.dir.appendingPathComponent("none.mp4").path] + models,
                                mentions: ["none.mp4"])
         try assertOneLineError(["live", "--model", run, "--input", "udp://127.0.0.1:9", "--timeout", "1"] + models,
