@@ -79,6 +79,9 @@ public final class LivePipeline {
     public var timeout = 5.0
     /// Applied to each frame before it is processed (benchmarks tile a frame into several people).
     public var capturedFrame: ((RGBImage) -> RGBImage)?
+    /// While anyone is followed, the detector runs on its own thread (`PipelineOptions.detectInBackground`),
+    /// for live sources (not with `asFastAsPossible`).
+    public var detectInBackground = true
     private let lock = NSLock()
     private var stopped = false
     private var reader: VideoReader?
@@ -139,6 +142,7 @@ public final class LivePipeline {
             }
         }
         let angleNames = coach.options.angles.map(\.name)
+        pipeline.options.detectInBackground = detectInBackground && !asFastAsPossible
         var loop = FrameLoop(pipeline: pipeline, coach: coach, drawOverlay: drawOverlay)
         loop.transform = capturedFrame
         loop.throwCoach = throwCoach

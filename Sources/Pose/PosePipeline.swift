@@ -45,6 +45,11 @@ public struct PipelineOptions: Sendable {
     /// again. 0: everyone is posed on every frame. What it saves and costs on the push-up
     /// montages: docs/speed.md, "Several people".
     public var stillness: Float = 0
+    /// While anyone is followed, the detector looks for newcomers (and drift) on a thread of
+    /// its own and its people join on a later frame, so that no frame waits for it; while
+    /// nobody is, it runs on the frame as before. Live sets this for live sources; `annotate`,
+    /// extraction and tests leave it off, as their poses must not depend on timing.
+    public var detectInBackground: Bool = false
 
     public init(maxPeople: Int = 4, detectEvery: Int = 10, minPresence: Float = 0.5, smoothing: Bool = false, threads: Int = 2) {
         self.maxPeople = maxPeople; self.detectEvery = detectEvery; self.minPresence = minPresence
@@ -59,6 +64,10 @@ public struct StageTimes: Sendable {
     public var sideBySideRuns = 0
     /// Poses held for a frame instead of a landmark run (`stillness`).
     public var heldPoses = 0
+    /// Detections made on the detector's own thread (`detectInBackground`; not in
+    /// `detectorRuns` and `detectSeconds`, which are the frames' own), their model runs and seconds.
+    public var backgroundDetections = 0, backgroundDetectorRuns = 0
+    public var backgroundDetectSeconds = 0.0
     /// Hard cuts that dropped the tracks.
     public var cuts = 0
     /// Seconds in the detector, and in landmark runs: `landmarkSeconds` sums each run's own
@@ -77,6 +86,9 @@ public struct StageTimes: Sendable {
 public final class PosePipeline {
     public let detector: PoseDetector
     public let landmarker: PoseLandmarker
+    private let detectorPath: String
+    /// The detector's own thread (`detectInBackground`), made by `reset()` when first asked for.
+    private var detectionWorker: DetectionWorker?
     /// One single-thread landmark model per core, for `personPerCore` (empty otherwise).
     private let coreLandmarkers: [PoseLandmarker]
     public var options: PipelineOptions
@@ -100,6 +112,7 @@ public final class PosePipeline {
 
     public init(detectorPath: String, landmarkPath: String, options: PipelineOptions = .init()) throws {
         self.options = options
+        self.detectorPath = detectorPath
         detector = try PoseDetector(modelPath: detectorPath, threads: options.threads)
         landmarker = try PoseLandmarker(modelPath: landmarkPath, threads: options.threads)
         let cores = min(options.threads, ThreadPool.shared.threadCount)
@@ -107,14 +120,22 @@ public final class PosePipeline {
             ? try (0..<cores).map { _ in try PoseLandmarker(modelPath: landmarkPath, threads: 1) } : []
     }
 
+    deinit { detectionWorker?.close() }
+
     /// Forgets all tracks (a new video).
     public func reset() {
         dropTracks(); shots.reset()
+        // A model that loaded once loads again; if it did not, detection stays on the frame.
+        if options.detectInBackground && detectionWorker == nil,
+           let second = try? PoseDetector(modelPath: detectorPath, threads: 1) {
+            detectionWorker = DetectionWorker(detector: second)
+        }
     }
 
     /// Forgets the people followed (tracks, ids, smoothing): the next frame detects afresh.
     private func dropTracks() {
         tracks = []; framesSinceDetection = .max; tracker.reset(); smoothers = [:]
+        detectionWorker?.discard()
     }
 
     /// A still image: detection, then landmarks for every detected person, no tracking.
@@ -146,20 +167,16 @@ public final class PosePipeline {
             times.cuts += 1
         }
         let due = framesSinceDetection >= options.detectEvery
-        if tracks.isEmpty || (due && (tracks.count < options.maxPeople || options.redetect)) {
-            let known = tracks.map { axisBox($0.roi) }
-            let followed = tracks.count
-            for roi in detect(image, everywhere: tracks.isEmpty) {
-                // A detection over someone already followed is that person, not a newcomer.
-                let box = axisBox(roi)
-                if let k = known.indices.max(by: { known[$0].iou(box) < known[$1].iou(box) }), known[k].iou(box) > 0.3 {
-                    if options.redetect && k < followed && Self.drifted(tracks[k].roi, from: roi, known[k].iou(box)) {
-                        tracks[k] = Track(roi: roi)
-                    }
-                    continue
-                }
-                if tracks.count < options.maxPeople { tracks.append(Track(roi: roi)) }
+        let looking = due && (tracks.count < options.maxPeople || options.redetect)
+        if let worker = options.detectInBackground && !tracks.isEmpty ? detectionWorker : nil {
+            if let found = worker.take() {
+                times.backgroundDetections += 1; times.backgroundDetectorRuns += found.runs
+                times.backgroundDetectSeconds += found.seconds
+                adopt(found.rois)
             }
+            if looking, worker.submit(image, tiles: tiles(image, everywhere: false), limit: options.maxPeople) { framesSinceDetection = 0 }
+        } else if tracks.isEmpty || looking {
+            adopt(detect(image, everywhere: tracks.isEmpty))
             framesSinceDetection = 0
         }
         tracks = deduplicate(nextTracks(image))
@@ -181,16 +198,37 @@ public final class PosePipeline {
         return people
     }
 
+    /// Detections as new tracks: one over someone already followed is that person, not a
+    /// newcomer (with `redetect`, their track starts again from it if it drifted).
+    private func adopt(_ rois: [RotatedRect]) {
+        let known = tracks.map { axisBox($0.roi) }
+        for roi in rois {
+            let box = axisBox(roi)
+            if let k = known.indices.max(by: { known[$0].iou(box) < known[$1].iou(box) }), known[k].iou(box) > 0.3 {
+                if options.redetect && Self.drifted(tracks[k].roi, from: roi, known[k].iou(box)) { tracks[k] = Track(roi: roi) }
+                continue
+            }
+            if tracks.count < options.maxPeople { tracks.append(Track(roi: roi)) }
+        }
+    }
+
     // MARK: stages
+
+    /// The squares of the frame the detector also looks in (`detectInTiles`): all of them,
+    /// or the next one in turn.
+    private func tiles(_ image: RGBImage, everywhere: Bool) -> [RotatedRect] {
+        let tiles = options.detectInTiles && options.maxPeople > 1 ? PoseDetector.tiles(width: image.width, height: image.height) : []
+        guard !tiles.isEmpty else { return [] }
+        defer { nextTile += 1 }
+        return everywhere ? tiles : [tiles[nextTile % tiles.count]]
+    }
 
     private func detect(_ image: RGBImage, everywhere: Bool = true) -> [RotatedRect] {
         let start = DispatchTime.now().uptimeNanoseconds
         var detections = detector.detect(image)
         times.detectorRuns += 1
-        let tiles = options.detectInTiles && options.maxPeople > 1 ? PoseDetector.tiles(width: image.width, height: image.height) : []
-        if !tiles.isEmpty {
-            let chosen = everywhere ? tiles : [tiles[nextTile % tiles.count]]
-            nextTile += 1
+        let chosen = tiles(image, everywhere: everywhere)
+        if !chosen.isEmpty {
             for tile in chosen { detections += detector.detect(image, region: tile) }
             times.detectorRuns += chosen.count
             detections = Self.distinct(detections)

@@ -27,7 +27,8 @@ struct LiveBench: ParsableCommand {
             (the capture thread's decoding per frame read), model_ms_per_window (median, \
             on the model threads) and model_windows, cpu_share (the process's CPU time over \
             the run's time on all cores), side_by_side_runs_per_frame (landmark runs one \
-            person per core) and held_poses_per_frame (--stillness). --trajectories runs the \
+            person per core), held_poses_per_frame (--stillness), background_detections and \
+            background_detection_ms (the detector on its own thread while anyone is followed). --trajectories runs the \
             trajectory detector too, on its own thread as in `live --trajectories`, and adds \
             trajectory_ms_median and trajectory_ms_p95 (its own time per frame), \
             trajectory_frames_dropped, trajectories and throws.
@@ -66,6 +67,8 @@ struct LiveBench: ParsableCommand {
         var cpuShare: Double
         /// Landmark runs made side by side, and poses held (`--stillness`), per frame.
         var sideBySideRunsPerFrame: Double, heldPosesPerFrame: Double
+        /// Detections on the detector's own thread, and its milliseconds per detection.
+        var backgroundDetections: Int, backgroundDetectionMS: Double
 
         struct StageCost: Encodable { var mean: Double, p95: Double }
 
@@ -75,6 +78,7 @@ struct LiveBench: ParsableCommand {
             case landmarkRunsPerFrame = "landmark_runs_per_frame", captureMS = "capture_ms"
             case modelMSPerWindow = "model_ms_per_window", modelWindows = "model_windows", cpuShare = "cpu_share"
             case sideBySideRunsPerFrame = "side_by_side_runs_per_frame", heldPosesPerFrame = "held_poses_per_frame"
+            case backgroundDetections = "background_detections", backgroundDetectionMS = "background_detection_ms"
             case droppedFrames = "dropped_frames", latencyMSMedian = "latency_ms_median", latencyMSP95 = "latency_ms_p95"
             case latencyMSMax = "latency_ms_max"
             case personsPerFrame = "persons_per_frame"
@@ -127,6 +131,8 @@ struct LiveBench: ParsableCommand {
             modelMSPerWindow: round3(percentile(costs.modelMilliseconds.sorted(), 0.5)), modelWindows: costs.modelMilliseconds.count,
             cpuShare: round3(costs.cpuSeconds / max(stats.seconds * cores, 1e-9)),
             sideBySideRunsPerFrame: round3(Double(poseTimes.sideBySideRuns) / Double(max(stats.frames, 1))),
-            heldPosesPerFrame: round3(Double(poseTimes.heldPoses) / Double(max(stats.frames, 1))))))
+            heldPosesPerFrame: round3(Double(poseTimes.heldPoses) / Double(max(stats.frames, 1))),
+            backgroundDetections: poseTimes.backgroundDetections,
+            backgroundDetectionMS: round3(poseTimes.backgroundDetectSeconds * 1000 / Double(max(poseTimes.backgroundDetections, 1))))))
     }
 }

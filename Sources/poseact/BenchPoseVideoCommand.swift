@@ -13,7 +13,7 @@ struct PoseVideoBench: ParsableCommand {
             Decodes FILE and runs the tracking pipeline on every frame, as fast as it goes. \
             Prints one JSON object: {"file", "frames", "width", "height", "fps", "decode_ms", \
             "pipeline_ms", "detect_ms", "landmarks_ms", "landmark_stage_ms", "detector_runs", \
-            "landmark_runs", "side_by_side_runs", "persons_per_frame"}: fps over the whole run; \
+            "landmark_runs", "side_by_side_runs", "held_poses" (--stillness), "persons_per_frame"}: fps over the whole run; \
             *_ms are means per frame (decode, pipeline, landmark_stage: everyone's landmark runs \
             on a frame) or per model run (detect, landmarks: a run's own time; with two or more \
             people, runs go side by side one per core, see --no-person-per-core).
@@ -37,13 +37,13 @@ struct PoseVideoBench: ParsableCommand {
         var frames: Int, width: Int, height: Int
         var fps: Double
         var decodeMS: Double, pipelineMS: Double, detectMS: Double, landmarksMS: Double, landmarkStageMS: Double
-        var detectorRuns: Int, landmarkRuns: Int, sideBySideRuns: Int
+        var detectorRuns: Int, landmarkRuns: Int, sideBySideRuns: Int, heldPoses: Int
         var personsPerFrame: Double
 
         enum CodingKeys: String, CodingKey {
             case file, frames, width, height, fps
             case decodeMS = "decode_ms", pipelineMS = "pipeline_ms", detectMS = "detect_ms", landmarksMS = "landmarks_ms"
-            case landmarkStageMS = "landmark_stage_ms", sideBySideRuns = "side_by_side_runs"
+            case landmarkStageMS = "landmark_stage_ms", sideBySideRuns = "side_by_side_runs", heldPoses = "held_poses"
             case detectorRuns = "detector_runs", landmarkRuns = "landmark_runs", personsPerFrame = "persons_per_frame"
         }
     }
@@ -73,6 +73,6 @@ struct PoseVideoBench: ParsableCommand {
             detectMS: round3(t.detectSeconds * 1000 / Double(max(t.detectorRuns, 1))),
             landmarksMS: round3(t.landmarkSeconds * 1000 / Double(max(t.landmarkRuns, 1))),
             landmarkStageMS: round3(t.landmarkStageSeconds * 1000 / n),
-            detectorRuns: t.detectorRuns, landmarkRuns: t.landmarkRuns, sideBySideRuns: t.sideBySideRuns, personsPerFrame: round3(Double(persons) / n))))
+            detectorRuns: t.detectorRuns, landmarkRuns: t.landmarkRuns, sideBySideRuns: t.sideBySideRuns, heldPoses: t.heldPoses, personsPerFrame: round3(Double(persons) / n))))
     }
 }

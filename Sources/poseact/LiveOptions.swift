@@ -75,5 +75,7 @@ func makeLivePipeline(model: String, pose: PosePipelineOptions, options: CoachOp
         pipeline.options.mirrorAverage = words.contains("mirror-average")
         pipeline.options.redetect = words.contains("redetect")
     }
-    return LivePipeline(pipeline: pipeline, coach: PeopleCoach(classifier: classifier, options: options))
+    let live = LivePipeline(pipeline: pipeline, coach: PeopleCoach(classifier: classifier, options: options))
+    live.detectInBackground = pose.backgroundDetector
+    return live
 }

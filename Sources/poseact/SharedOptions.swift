@@ -50,6 +50,9 @@ struct PosePipelineOptions: ParsableArguments {
     @Option(parsing: .unconditional,
             help: "Hold a person's pose for one frame, without a landmark run, when their landmarks moved less than this share of their region's width between their last two posed frames (0: pose everyone on every frame).")
     var stillness: Float = 0
+    @Flag(inversion: .prefixedNo,
+          help: "Live sources: while anyone is followed, look for newcomers on the detector's own thread, so that no frame waits for it (annotate and extract always detect on the frame).")
+    var backgroundDetector = true
 
     func validate() throws {
         guard maxPeople >= 1 else { throw ValidationError("--max-people must be at least 1 (got \(maxPeople))") }

@@ -109,4 +109,38 @@ final class VideoTrackingTests: XCTestCase {
             XCTAssertGreaterThan(sideBySide.times.sideBySideRuns, sideBySide.times.landmarkRuns / 2)
         }
     }
+
+    /// The detector on its own thread (live): a second person who comes into view while
+    /// the first is followed is found without the frame's thread running the detector.
+    func testANewcomerIsFoundByTheBackgroundDetector() throws {
+        let data = try TestData.shared("data/pushups/montage/montage_01.mp4")
+        let det = try TestData.model("pose_detection.tflite"), lm = try TestData.model("pose_landmark_full.tflite")
+        var options = PipelineOptions(maxPeople: 2, threads: 2)
+        options.detectInBackground = true
+        options.resetOnCut = false   // half the frame lighting up is a cut, which would detect on the frame
+        let pipeline = try PosePipeline(detectorPath: det.path, landmarkPath: lm.path, options: options)
+        pipeline.reset()
+        let reader = try VideoReader(data.path)
+        var frames = 0, foundTwoAt: Int?
+        while frames < 60, var frame = try reader.next() {
+            frame.image = frame.image.tiled(2)
+            if frames < 15 {   // the right half empty: one person in view
+                let w = frame.image.width
+                for y in 0..<frame.image.height { for x in (w / 2)..<w { for c in 0..<3 { frame.image.pixels[(y * w + x) * 3 + c] = 0 } } }
+            }
+            let people = pipeline.process(frame: frame)
+            if frames < 15 { XCTAssertLessThanOrEqual(people.count, 1, "frame \(frames)") }
+            if frames >= 15, people.count == 2, foundTwoAt == nil { foundTwoAt = frames }
+            frames += 1
+            if foundTwoAt != nil && frames > foundTwoAt! + 5 { break }
+            usleep(10_000)   // frames come 10 ms apart at least, as a live source's do at most
+        }
+        let t = pipeline.times
+        print("newcomer at frame 15 found at \(foundTwoAt.map(String.init) ?? "never"); " +
+              "\(t.backgroundDetections) background detections, \(t.detectorRuns) detector runs on frames")
+        // Due every 10 frames: handed over at frame 20 at the latest, taken up a frame or two later.
+        XCTAssertLessThanOrEqual(try XCTUnwrap(foundTwoAt, "the newcomer was never found"), 25)
+        XCTAssertGreaterThan(t.backgroundDetections, 0)
+        XCTAssertLessThanOrEqual(t.detectorRuns, 4, "the frames' own detector runs: only the first frame's (and its squares)")
+    }
 }
