@@ -6,9 +6,15 @@ import Tensor
 /// d·(K−1)/2.
 ///
 /// Shapes: inp is (B,T,C), weight is (OC,K·C) laid out [oc][k][c], bias is (OC),
-/// out is (B,T',OC), T' = ⌈T/s⌉. Forward is im2col + one GEMM; backward is two GEMMs +
-/// col2im (a 1×1 convolution needs neither im2col nor col2im for the input's gradient).
-/// The loops around the GEMMs are split over `LayerThreads`.
+/// out is (B,T',OC), T' = ⌈T/s⌉. Forward is one GEMM over the im2col of the input; backward
+/// is two GEMMs (dW, dinp). Without dilation, the im2col is not built: each sequence is
+/// copied between zero frames (`padded`), where output frame t's K·C values are the K·C
+/// contiguous floats from padded frame t·s, so the GEMMs read overlapping rows of it
+/// (lda = s·C); with stride 1 the input's gradient is likewise a convolution of the
+/// zero-padded output gradient with the flipped kernel (no col2im). ST-GCN's k = 9 layers
+/// spent a fifth of their time writing and reading the nine-fold im2col and its gradient.
+/// A 1×1 convolution of stride 1 reads its input as it is. The loops around the GEMMs are
+/// split over `LayerThreads`.
 /// `bias: false` drops the bias, for a convolution followed by batch norm (which
 /// subtracts any per-channel constant anyway).
 public final class Conv1D: Layer {
@@ -30,6 +36,17 @@ public final class Conv1D: Layer {
     let padLeft: Int
     /// Kernel 1 and stride 1: the input is its own im2col, and dinp needs no col2im.
     let pointwise: Bool
+    /// Not pointwise and dilation 1: the GEMMs read `padded` instead of `col`.
+    let direct: Bool
+    /// `direct` and stride 1: dinp is a GEMM over `paddedGrad` (no `dCol`, no col2im).
+    let directInput: Bool
+    /// Frames of a padded sequence: padLeft zeros, the T frames, zeros to the last window's end.
+    let paddedFrames: Int
+    /// `direct`: the input, each sequence between zero frames, (B, paddedFrames, C).
+    let padded: FloatBuffer
+    /// `directInput`: dout, each sequence between K − 1 − padLeft zero frames and padLeft
+    /// more, (B, T + K − 1, OC); the kernel flipped for it, (K·OC, C) laid out [k'][oc][c].
+    let paddedGrad: FloatBuffer, flipped: FloatBuffer
 
     public var inputShape: [Int] { [frames, inChannels] }
     public var outputShape: [Int] { [outFrames, outChannels] }
@@ -52,20 +69,36 @@ public final class Conv1D: Layer {
         output = FloatBuffer(count: maxBatch * outFrames * outChannels)
         inputGrad = FloatBuffer(count: maxBatch * frames * inChannels)
         pointwise = kernel == 1 && stride == 1
-        col = FloatBuffer(count: pointwise ? 1 : maxBatch * outFrames * kc)
-        dCol = FloatBuffer(count: pointwise ? 1 : maxBatch * outFrames * kc)
+        direct = !pointwise && dilation == 1
+        directInput = direct && stride == 1
+        paddedFrames = max(padLeft + frames, (outFrames - 1) * stride + kernel)
+        col = FloatBuffer(count: pointwise || direct ? 1 : maxBatch * outFrames * kc)
+        dCol = FloatBuffer(count: pointwise || directInput ? 1 : maxBatch * outFrames * kc)
+        padded = FloatBuffer(count: direct ? maxBatch * paddedFrames * inChannels : 1)
+        paddedGrad = FloatBuffer(count: directInput ? maxBatch * (frames + kernel - 1) * outChannels : 1)
+        flipped = FloatBuffer(count: directInput ? kc * outChannels : 1)
     }
 
     // inp is (B,T,C) → col is (B·T', K·C), col[b,t][k,c] = inp[b, t·s − padLeft + k·d, c] or 0.
-    // Then out (B·T', OC) = bias + col · weightᵀ (the GEMM adds to the bias rows).
+    // Then out (B·T', OC) = col · weightᵀ + bias.
     public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
         precondition(B <= maxBatch)
         let T = frames, TO = outFrames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
         let col = col.pointer, out = output.pointer, bias = bias?.value.pointer, pointwise = pointwise
-        LayerThreads.forEach(B * TO, minPerPiece: Self.rowsPerPiece) { rows in
+        if direct {
+            // padded[b, padLeft + t] = inp[b, t] (the zero frames are never written); out[b, t]
+            // reads padded frames t·s ..< t·s + K.
+            let xp = padded.pointer, P = paddedFrames, padLeft = padLeft
+            LayerThreads.forEach(B, minPerPiece: max(1, Self.rowsPerPiece / T)) { sequences in
+                for b in sequences { (xp + (b * P + padLeft) * C).update(from: x + b * T * C, count: T * C) }
+            }
+            PanelGemm.multiply(m: TO, n: OC, k: KC, groups: B, a: xp, lda: stride * C, aGroupStride: P * C,
+                               b: weight.value.pointer, ldb: KC, transposeB: true, bias: bias.map { UnsafePointer($0) },
+                               c: out, ldc: OC, cGroupStride: TO * OC)
+            return
+        }
+        if !pointwise { LayerThreads.forEach(B * TO, minPerPiece: Self.rowsPerPiece) { rows in
             for bt in rows {
-                if let bias { (out + bt * OC).update(from: bias, count: OC) }
-                if pointwise { continue }
                 let bi = bt / TO, t = bt % TO
                 let row = col + bt * KC
                 for k in 0..<K {
@@ -77,9 +110,9 @@ public final class Conv1D: Layer {
                     }
                 }
             }
-        }
-        BLAS.gemm(m: B * TO, n: OC, k: KC, a: pointwise ? x : UnsafePointer(col), lda: KC, b: weight.value.pointer, ldb: KC, transposeB: true,
-                     c: out, ldc: OC, accumulate: bias != nil)
+        } }
+        PanelGemm.multiply(m: B * TO, n: OC, k: KC, a: pointwise ? x : UnsafePointer(col), lda: KC, b: weight.value.pointer,
+                           ldb: KC, transposeB: true, bias: bias.map { UnsafePointer($0) }, c: out, ldc: OC)
     }
 
     /// Output rows per piece of the loops split over `LayerThreads`.
@@ -92,8 +125,14 @@ public final class Conv1D: Layer {
         let T = frames, TO = outFrames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
         let BT = B * TO
         guard BT > 0 else { return }
-        BLAS.gemm(m: OC, n: KC, k: BT, a: dOut, lda: OC, transposeA: true, b: pointwise ? x : UnsafePointer(col.pointer), ldb: KC,
-                  c: weight.grad.pointer, ldc: KC, accumulate: true)
+        if direct {
+            PanelGemm.accumulateTransposed(m: OC, n: KC, rows: TO, groups: B, a: dOut, lda: OC, aGroupStride: TO * OC,
+                                           b: padded.pointer, ldb: stride * C, bGroupStride: paddedFrames * C,
+                                           c: weight.grad.pointer, ldc: KC)
+        } else {
+            PanelGemm.accumulateTransposed(m: OC, n: KC, rows: BT, a: dOut, lda: OC, b: pointwise ? x : UnsafePointer(col.pointer),
+                                           ldb: KC, c: weight.grad.pointer, ldc: KC)
+        }
         if let db = bias?.grad.pointer {
             for bt in 0..<BT {
                 let d = dOut + bt * OC
@@ -102,10 +141,24 @@ public final class Conv1D: Layer {
         }
         let dx = inputGrad.pointer, dCol = dCol.pointer
         if pointwise {
-            BLAS.gemm(m: BT, n: C, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: C, c: dx, ldc: C)
+            PanelGemm.multiply(m: BT, n: C, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: C, c: dx, ldc: C)
             return
         }
-        BLAS.gemm(m: BT, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: dCol, ldc: KC)
+        if directInput {
+            // dinp[b, t] = Σ_k dout[b, t + padLeft − k] · W[:, k, :] = Σ_k' paddedGrad[b, t + k'] · flipped[k'],
+            // k' = K − 1 − k: paddedGrad[b, K − 1 − padLeft + t] = dout[b, t].
+            let L = T + K - 1, lead = K - 1 - padLeft, dp = paddedGrad.pointer, fl = flipped.pointer, w = weight.value.pointer
+            for kp in 0..<K {
+                for oc in 0..<OC { (fl + (kp * OC + oc) * C).update(from: w + oc * KC + (K - 1 - kp) * C, count: C) }
+            }
+            LayerThreads.forEach(B, minPerPiece: max(1, Self.rowsPerPiece / T)) { sequences in
+                for b in sequences { (dp + (b * L + lead) * OC).update(from: dOut + b * TO * OC, count: TO * OC) }
+            }
+            PanelGemm.multiply(m: T, n: C, k: K * OC, groups: B, a: dp, lda: OC, aGroupStride: L * OC,
+                               b: fl, ldb: C, c: dx, ldc: C, cGroupStride: T * C)
+            return
+        }
+        PanelGemm.multiply(m: BT, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: dCol, ldc: KC)
         // col2im, a sequence per piece's share (each writes only its own sequence's frames).
         LayerThreads.forEach(B, minPerPiece: max(1, Self.rowsPerPiece / TO)) { sequences in
             dx.advanced(by: sequences.lowerBound * T * C).update(repeating: 0, count: sequences.count * T * C)
