@@ -10,8 +10,9 @@ import Tensor
 /// is two GEMMs (dW, dinp). Without dilation, the im2col is not built: each sequence is
 /// copied between zero frames (`padded`), where output frame t's K·C values are the K·C
 /// contiguous floats from padded frame t·s, so the GEMMs read overlapping rows of it
-/// (lda = s·C); with stride 1 the input's gradient is likewise a convolution of the
-/// zero-padded output gradient with the flipped kernel (no col2im). ST-GCN's k = 9 layers
+/// (lda = s·C); the input's gradient is likewise, for the input frames of each residue
+/// modulo s, a convolution of the zero-padded output gradient with that residue's taps
+/// flipped (no col2im; with stride 1 one residue and every tap). ST-GCN's k = 9 layers
 /// spent a fifth of their time writing and reading the nine-fold im2col and its gradient.
 /// A 1×1 convolution of stride 1 reads its input as it is. The loops around the GEMMs are
 /// split over `LayerThreads`.
@@ -38,15 +39,15 @@ public final class Conv1D: Layer {
     let pointwise: Bool
     /// Not pointwise and dilation 1: the GEMMs read `padded` instead of `col`.
     let direct: Bool
-    /// `direct` and stride 1: dinp is a GEMM over `paddedGrad` (no `dCol`, no col2im).
-    let directInput: Bool
     /// Frames of a padded sequence: padLeft zeros, the T frames, zeros to the last window's end.
     let paddedFrames: Int
     /// `direct`: the input, each sequence between zero frames, (B, paddedFrames, C).
     let padded: FloatBuffer
-    /// `directInput`: dout, each sequence between K − 1 − padLeft zero frames and padLeft
-    /// more, (B, T + K − 1, OC); the kernel flipped for it, (K·OC, C) laid out [k'][oc][c].
+    /// `direct`: dout, each sequence after `gradLead` zero frames and zeros to `gradFrames`,
+    /// (B, gradFrames, OC); the kernel's taps flipped, residue by residue (see backward),
+    /// (K·OC, C).
     let paddedGrad: FloatBuffer, flipped: FloatBuffer
+    let gradLead: Int, gradFrames: Int
 
     public var inputShape: [Int] { [frames, inChannels] }
     public var outputShape: [Int] { [outFrames, outChannels] }
@@ -70,13 +71,16 @@ public final class Conv1D: Layer {
         inputGrad = FloatBuffer(count: maxBatch * frames * inChannels)
         pointwise = kernel == 1 && stride == 1
         direct = !pointwise && dilation == 1
-        directInput = direct && stride == 1
         paddedFrames = max(padLeft + frames, (outFrames - 1) * stride + kernel)
+        let lead = (kernel + stride - 1) / stride - 1, outFrames = outFrames
+        gradLead = lead
+        gradFrames = Self.residues(frames: frames, kernel: kernel, stride: stride, padLeft: padLeft)
+            .reduce(lead + outFrames) { max($0, $1.q0 + lead + $1.rows) }
         col = FloatBuffer(count: pointwise || direct ? 1 : maxBatch * outFrames * kc)
-        dCol = FloatBuffer(count: pointwise || directInput ? 1 : maxBatch * outFrames * kc)
+        dCol = FloatBuffer(count: pointwise || direct ? 1 : maxBatch * outFrames * kc)
         padded = FloatBuffer(count: direct ? maxBatch * paddedFrames * inChannels : 1)
-        paddedGrad = FloatBuffer(count: directInput ? maxBatch * (frames + kernel - 1) * outChannels : 1)
-        flipped = FloatBuffer(count: directInput ? kc * outChannels : 1)
+        paddedGrad = FloatBuffer(count: direct ? maxBatch * gradFrames * outChannels : 1)
+        flipped = FloatBuffer(count: direct ? kc * outChannels : 1)
     }
 
     // inp is (B,T,C) → col is (B·T', K·C), col[b,t][k,c] = inp[b, t·s − padLeft + k·d, c] or 0.
@@ -144,18 +148,8 @@ public final class Conv1D: Layer {
             PanelGemm.multiply(m: BT, n: C, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: C, c: dx, ldc: C)
             return
         }
-        if directInput {
-            // dinp[b, t] = Σ_k dout[b, t + padLeft − k] · W[:, k, :] = Σ_k' paddedGrad[b, t + k'] · flipped[k'],
-            // k' = K − 1 − k: paddedGrad[b, K − 1 − padLeft + t] = dout[b, t].
-            let L = T + K - 1, lead = K - 1 - padLeft, dp = paddedGrad.pointer, fl = flipped.pointer, w = weight.value.pointer
-            for kp in 0..<K {
-                for oc in 0..<OC { (fl + (kp * OC + oc) * C).update(from: w + oc * KC + (K - 1 - kp) * C, count: C) }
-            }
-            LayerThreads.forEach(B, minPerPiece: max(1, Self.rowsPerPiece / T)) { sequences in
-                for b in sequences { (dp + (b * L + lead) * OC).update(from: dOut + b * TO * OC, count: TO * OC) }
-            }
-            PanelGemm.multiply(m: T, n: C, k: K * OC, groups: B, a: dp, lda: OC, aGroupStride: L * OC,
-                               b: fl, ldb: C, c: dx, ldc: C, cGroupStride: T * C)
+        if direct {
+            directInputGradient(dOut, dx, batch: B)
             return
         }
         PanelGemm.multiply(m: BT, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: dCol, ldc: KC)
@@ -173,6 +167,45 @@ public final class Conv1D: Layer {
                     }
                 }
             }
+        }
+    }
+
+    /// The input frames u with (u + padLeft) ≡ ρ (mod s), for each residue ρ: the first, u0,
+    /// and how many (`rows`, every s-th from u0); the taps k ≡ ρ (`taps`, k = ρ + s·j); and
+    /// q0 = (u0 + padLeft − ρ) / s, the output frame the first of them reads through tap ρ.
+    static func residues(frames T: Int, kernel K: Int, stride s: Int, padLeft: Int)
+        -> [(rho: Int, u0: Int, rows: Int, taps: Int, q0: Int)] {
+        (0..<s).map { rho in
+            let u0 = ((rho - padLeft) % s + s) % s
+            let rows = u0 < T ? (T - u0 + s - 1) / s : 0, taps = K > rho ? (K - rho + s - 1) / s : 0
+            return (rho, u0, rows, taps, (u0 + padLeft - rho) / s)
+        }
+    }
+
+    // dinp[b, u] = Σ over (t', k) with t'·s − padLeft + k = u of dout[b, t'] · W[:, k, :]. For the
+    // residue ρ of u + padLeft: k = ρ + s·j and t' = q0 + m − j (u = u0 + s·m), j < taps, so
+    //   dinp[b, u0 + s·m] = Σ_i paddedGrad[b, gradLead + q0 − taps + 1 + m + i] · W[:, ρ + s·(taps − 1 − i), :],
+    // one GEMM per residue whose rows overlap (lda = OC) and whose output rows are s frames apart.
+    func directInputGradient(_ dOut: UnsafePointer<Float>, _ dx: UnsafeMutablePointer<Float>, batch B: Int) {
+        let T = frames, TO = outFrames, C = inChannels, OC = outChannels, K = kernel, KC = K * C, s = stride
+        let L = gradFrames, lead = gradLead, dp = paddedGrad.pointer, w = weight.value.pointer
+        let residues = Self.residues(frames: T, kernel: K, stride: s, padLeft: padLeft)
+        LayerThreads.forEach(B, minPerPiece: max(1, Self.rowsPerPiece / T)) { sequences in
+            for b in sequences { (dp + (b * L + lead) * OC).update(from: dOut + b * TO * OC, count: TO * OC) }
+            // Frames of a residue without taps (a 1×1 convolution with stride 2) get no gradient.
+            if residues.contains(where: { $0.taps == 0 && $0.rows > 0 }) {
+                dx.advanced(by: sequences.lowerBound * T * C).update(repeating: 0, count: sequences.count * T * C)
+            }
+        }
+        var fl = flipped.pointer
+        for r in residues where r.taps > 0 && r.rows > 0 {
+            for i in 0..<r.taps {
+                let k = r.rho + s * (r.taps - 1 - i)
+                for oc in 0..<OC { (fl + (i * OC + oc) * C).update(from: w + oc * KC + k * C, count: C) }
+            }
+            PanelGemm.multiply(m: r.rows, n: C, k: r.taps * OC, groups: B, a: dp + (lead + r.q0 - r.taps + 1) * OC, lda: OC,
+                               aGroupStride: L * OC, b: fl, ldb: C, c: dx + r.u0 * C, ldc: s * C, cGroupStride: T * C)
+            fl += r.taps * OC * C
         }
     }
 }

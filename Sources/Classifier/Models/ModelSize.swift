@@ -20,12 +20,15 @@ struct ModelSize {
     /// Sizes are Doubles: a hostile spec overflows no Int before it is refused.
     static func conv(_ n: Double, frames t: Int, _ ic: Int, _ oc: Int, kernel k: Int, dilation d: Int = 1, stride s: Int = 1,
                      bias: Bool = false) -> ModelSize {
-        let pointwise = k == 1 && s == 1, direct = !pointwise && d == 1, directInput = direct && s == 1
-        let toInt = (t - 1) / s + 1, paddedFrames = max(d * (k - 1) / 2 + t, (toInt - 1) * s + k)
+        let pointwise = k == 1 && s == 1, direct = !pointwise && d == 1
+        let toInt = (t - 1) / s + 1, padLeft = d * (k - 1) / 2, paddedFrames = max(padLeft + t, (toInt - 1) * s + k)
+        let lead = (k + s - 1) / s - 1
+        let gradFrames = Conv1D.residues(frames: t, kernel: k, stride: s, padLeft: padLeft)
+            .reduce(lead + toInt) { max($0, $1.q0 + lead + $1.rows) }
         let to = Double(toInt), ic = Double(ic), oc = Double(oc), kd = Double(k)
         // col (im2col) and dCol, or the zero-padded input and output gradient.
-        let columns = (pointwise || direct ? 0 : to * kd * ic) + (pointwise || directInput ? 0 : to * kd * ic)
-        let padded = (direct ? Double(paddedFrames) * ic : 0) + (directInput ? Double(t + k - 1) * oc : 0)
+        let columns = pointwise || direct ? 0 : 2 * to * kd * ic
+        let padded = direct ? Double(paddedFrames) * ic + Double(gradFrames) * oc : 0
         return ModelSize(parameters: oc * kd * ic + (bias ? oc : 0), perWindow: n * (to * oc + Double(t) * ic + columns + padded))
     }
 
