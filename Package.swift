@@ -62,8 +62,9 @@ let package = Package(
         // writer, the YAML config machinery and its key spelling, the newest-wins mailbox
         // between two threads (live capture, the classifier worker).
         .target(name: "Basics", swiftSettings: optimisedSettings),
-        // Dense float buffers, BLAS wrappers and the two-core parallel-for.
-        .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: optimisedSettings),
+        // Dense float buffers, BLAS wrappers (and the engine's GEMM kernels for the layers'
+        // narrow products) and the two-core parallel-for.
+        .target(name: "Tensor", dependencies: ["CBLAS", "CPUKernels"], swiftSettings: optimisedSettings),
         // RGB pictures: drawing, text, PNG (zlib); no codec library.
         .target(name: "Images", dependencies: ["Basics", "CZlib"], swiftSettings: optimisedSettings),
 

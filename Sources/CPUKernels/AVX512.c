@@ -37,6 +37,7 @@ const pa_kernel_table pa_kernels_avx512 = {
     .gemm_tile_rows = GEMM_MR, .gemm_tile_panels = GEMM_NP,
     .packed_gemm = packed_gemm_avx512, .conv_rows = conv_rows_avx512,
     .narrow_conv_rows = narrow_rows_avx512_8, .depthwise_rows = depthwise_rows_avx512,
+    .gemm_atb = gemm_atb_avx512,
 };
 
 #pragma clang attribute pop

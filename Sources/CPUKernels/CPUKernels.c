@@ -60,6 +60,11 @@ void pa_narrow_conv_rows(pa_path path, const pa_window *w, const float *filter, 
     table(path)->narrow_conv_rows(w, filter, bias, cout, output, residual, row_begin, row_end, lo, hi);
 }
 
+void pa_gemm_atb(pa_path path, const float *a, long lda, const float *b, long ldb, long rows, long groups,
+                 long gsa, long gsb, long m, float *c, long ldc, long col_begin, long col_end) {
+    table(path)->gemm_atb(a, lda, b, ldb, rows, groups, gsa, gsb, m, c, ldc, col_begin, col_end);
+}
+
 void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
     table(path)->depthwise_rows(d, row_begin, row_end, c_begin, c_end);
 }

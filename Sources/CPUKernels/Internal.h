@@ -17,6 +17,8 @@ typedef struct {
     void (*narrow_conv_rows)(const pa_window *w, const float *filter, const float *bias, long cout,
                              float *output, const float *residual, long row_begin, long row_end, float lo, float hi);
     void (*depthwise_rows)(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end);
+    void (*gemm_atb)(const float *a, long lda, const float *b, long ldb, long rows, long groups,
+                     long gsa, long gsb, long m, float *c, long ldc, long col_begin, long col_end);
 } pa_kernel_table;
 
 extern const pa_kernel_table pa_kernels_portable;

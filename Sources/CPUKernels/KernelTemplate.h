@@ -419,6 +419,101 @@ static inline void SUF(narrow_rows)(const pa_window *w, const float *filter, con
     for (long row = row_begin; row < row_end; row++) SUF(narrow_row)(w, filter, bias, cout, output, residual, row, lo, hi);
 }
 
+// ---- Weight gradients: C[i, j] += Σ_r A[r, i] · B[r, j] -----------------------------------
+
+/// The first `count` floats at p, zeros after (none when count ≤ 0).
+PA_INLINE V SUF(load_upto)(const float *p, long count) {
+    if (count <= 0) return SUF(splat)(0);
+    return SUF(load_part)(p, count);
+}
+
+PA_INLINE void SUF(store_upto)(float *p, V v, long count) {
+    if (count <= 0) return;
+    if (count >= VW) { SUF(store)(p, v); return; }
+#ifdef PA_STORE_FIRST
+    PA_STORE_FIRST(p, v, count);
+#else
+    for (long i = 0; i < count; i++) p[i] = v[i];
+#endif
+}
+
+/// An MR × (NP · 16) block of C, `width` columns valid, accumulated over `rows` rows of A
+/// and B: the registers of the GEMM tile, A broadcast down its column (A[r, i]) and B
+/// loaded along its row. FULL: all NP · 16 columns valid (plain loads in the loop).
+#define ATB_FUNCTION(NAME, MR, NP, FULL)                                                               \
+PA_INLINE void SUF(NAME)(const float *a, long lda, const float *b, long ldb, long rows, long groups,  \
+                         long gsa, long gsb, float *c, long ldc, long width) {                         \
+    V acc[MR][NP * NV];                                                                                \
+    PA_UNROLL for (int m = 0; m < MR; m++)                                                             \
+        PA_UNROLL for (int j = 0; j < NP * NV; j++) acc[m][j] = SUF(load_upto)(c + m * ldc + j * VW, width - j * VW); \
+    for (long g = 0; g < groups; g++)                                                                  \
+    for (long r = 0; r < rows; r++) {                                                                  \
+        V bv[NP * NV];                                                                                 \
+        const float *br = b + g * gsb + r * ldb, *ar = a + g * gsa + r * lda;                          \
+        PA_UNROLL for (int j = 0; j < NP * NV; j++)                                                    \
+            bv[j] = FULL ? SUF(load)(br + j * VW) : SUF(load_upto)(br + j * VW, width - j * VW);       \
+        PA_UNROLL for (int m = 0; m < MR; m++) {                                                       \
+            V x = SUF(splat)(ar[m]);                                                                   \
+            PA_UNROLL for (int j = 0; j < NP * NV; j++) acc[m][j] += x * bv[j];                        \
+        }                                                                                              \
+    }                                                                                                  \
+    PA_UNROLL for (int m = 0; m < MR; m++)                                                             \
+        PA_UNROLL for (int j = 0; j < NP * NV; j++) SUF(store_upto)(c + m * ldc + j * VW, acc[m][j], width - j * VW); \
+}
+#define DEFINE_ATB(MR, NP) DEFINE_ATB_(MR, NP)
+#define DEFINE_ATB_(MR, NP)                                                                            \
+    ATB_FUNCTION(atb_##MR##x##NP, MR, NP, 1)                                                           \
+    ATB_FUNCTION(atbp_##MR##x##NP, MR, NP, 0)
+
+DEFINE_ATB(GEMM_MR, GEMM_NP)
+DEFINE_ATB(GEMM_MR2, GEMM_NP)
+DEFINE_ATB(1, GEMM_NP)
+#if GEMM_NP > 1
+DEFINE_ATB(GEMM_MR, 1)
+DEFINE_ATB(GEMM_MR2, 1)
+DEFINE_ATB(1, 1)
+#endif
+
+/// Rows 0..<m of C against the NP panels from column j (`width` valid), in MR-, MR2- and
+/// 1-row tiles; KIND is atb (all columns valid) or atbp.
+#define ATB_ROWS(KIND, NP, MR, MR2)                                                                    \
+    do {                                                                                               \
+        long i = 0;                                                                                    \
+        for (; i + MR <= m; i += MR) SUF(KIND##_##MR##x##NP)(ar + i, lda, br + j, ldb, rn, gn, gsa, gsb, c + i * ldc + j, ldc, width); \
+        for (; i + MR2 <= m; i += MR2) SUF(KIND##_##MR2##x##NP)(ar + i, lda, br + j, ldb, rn, gn, gsa, gsb, c + i * ldc + j, ldc, width); \
+        for (; i < m; i++) SUF(KIND##_1x##NP)(ar + i, lda, br + j, ldb, rn, gn, gsa, gsb, c + i * ldc + j, ldc, width); \
+    } while (0)
+#define ATB_ROWS_EXPAND(KIND, NP, MR, MR2) ATB_ROWS(KIND, NP, MR, MR2)
+
+/// C[i, j] += Σ_g Σ_r A_g[r, i] · B_g[r, j] for i < m and columns [col_begin, col_end): group
+/// g's A starts g · gsa floats in (rows × m, row stride lda), its B g · gsb in (rows × ·, ldb);
+/// C is m × · (ldc). Each element is summed over g, then r, in order.
+static inline void SUF(gemm_atb)(const float *a, long lda, const float *b, long ldb, long rows, long groups,
+                                 long gsa, long gsb, long m, float *c, long ldc, long col_begin, long col_end) {
+    // Rows in chunks (whole groups, or a part of a single group) whose slices of A and B
+    // stay in cache while every block of C passes over them.
+    const long chunk = 256;
+    const long per = groups > 1 ? (chunk / rows > 1 ? chunk / rows : 1) : 1;
+    const long steps = groups > 1 ? groups : rows, stepRows = groups > 1 ? per : chunk;
+    for (long s0 = 0; s0 < steps; s0 += stepRows) {
+        const long sn = steps - s0 < stepRows ? steps - s0 : stepRows;
+        const long rn = groups > 1 ? rows : sn, gn = groups > 1 ? sn : 1;
+        const float *ar = groups > 1 ? a + s0 * gsa : a + s0 * lda, *br = groups > 1 ? b + s0 * gsb : b + s0 * ldb;
+        long j = col_begin;
+#if GEMM_NP > 1
+        for (; j + GEMM_NP * 16 <= col_end; j += GEMM_NP * 16) {
+            const long width = GEMM_NP * 16;
+            ATB_ROWS_EXPAND(atb, GEMM_NP, GEMM_MR, GEMM_MR2);
+        }
+#endif
+        for (; j < col_end; j += 16) {
+            const long width = col_end - j < 16 ? col_end - j : 16;
+            if (width == 16) ATB_ROWS_EXPAND(atb, 1, GEMM_MR, GEMM_MR2);
+            else ATB_ROWS_EXPAND(atbp, 1, GEMM_MR, GEMM_MR2);
+        }
+    }
+}
+
 #undef V
 #undef NV
 #undef PA_UNROLL
@@ -434,3 +529,8 @@ static inline void SUF(narrow_rows)(const pa_window *w, const float *filter, con
 #undef EDGE_TILE
 #undef EDGE_TILE_EXPAND
 #undef GEMM_ROWS_EXPAND
+#undef ATB_FUNCTION
+#undef DEFINE_ATB
+#undef DEFINE_ATB_
+#undef ATB_ROWS
+#undef ATB_ROWS_EXPAND

@@ -21,6 +21,7 @@ const pa_kernel_table pa_kernels_portable = {
     .gemm_tile_rows = GEMM_MR, .gemm_tile_panels = GEMM_NP,
     .packed_gemm = packed_gemm_portable, .conv_rows = conv_rows_portable,
     .narrow_conv_rows = narrow_rows_portable, .depthwise_rows = depthwise_rows_portable,
+    .gemm_atb = gemm_atb_portable,
 };
 
 void pa_dw_row_scalar(const pa_depthwise *d, long row, long c_begin, long c_end) {

@@ -4,8 +4,8 @@ import CBLAS
 /// work between its own threads (OpenBLAS's threading costs more than it gains on the
 /// small matrices of a pose model, and two thread pools fight over two cores).
 ///
-/// `gemm` is the one way into `cblas_sgemm`: the engine's convolutions and every layer's
-/// forward and backward call it, so no other target imports CBLAS.
+/// `gemm` is the one way into `cblas_sgemm` (the engine's convolutions, the layers' products
+/// that `PanelGemm` does not take), so no other target imports CBLAS.
 public enum BLAS {
     public static func useSingleThread() { LayerThreads.set(1) }
 

@@ -2,10 +2,10 @@ import CBLAS
 import Foundation
 import Synchronization
 
-/// The threads a training step runs on: OpenBLAS's for the GEMMs, and the same number for
-/// the layers' own loops between them (im2col, batch norm, the graph gathering, ReLU), which
-/// otherwise run on one core while the others wait: a third of an ST-GCN epoch's time at
-/// 2 threads. Set for a training run or an evaluation; 1 everywhere else (the pose
+/// The threads a training step runs on: the layers' GEMMs (`PanelGemm`) and their own loops
+/// (batch norm, the graph gathering, ReLU), which otherwise run on one core while the others
+/// wait (a third of an ST-GCN epoch's time at 2 threads), and as many for OpenBLAS's
+/// remaining products (the heads, ST-GCN++'s gathering). Set for a training run or an evaluation; 1 everywhere else (the pose
 /// engine splits its own work, and live runs the classifier beside it).
 ///
 /// A loop is cut into `pieces(_:minPerPiece:)` contiguous pieces that depend only on its

@@ -55,6 +55,42 @@ final class STGCNTests: XCTestCase {
         }
     }
 
+    /// Backward against the definition written out loop by loop (in Double), for the
+    /// convolutions that read a zero-padded copy instead of im2col: strides 1 to 3, odd and
+    /// even kernels, T a multiple of the stride or not, and more sequences than pieces.
+    func testConv1DBackwardMatchesTheDefinition() {
+        for (k, s, T) in [(9, 1, 12), (9, 2, 12), (9, 2, 7), (1, 2, 7), (4, 2, 8), (5, 3, 7), (2, 1, 5)] {
+            let B = 5, C = 3, OC = 20
+            var rng = SplitMix64(seed: 121)
+            let conv = Conv1D(frames: T, inChannels: C, outChannels: OC, kernel: k, stride: s, maxBatch: B, rng: &rng)
+            let TO = conv.outFrames, pad = (k - 1) / 2
+            let x = randomBuffer(B * T * C, seed: 122), dOut = randomBuffer(B * TO * OC, seed: 123)
+            conv.forward(x.pointer, batch: B, training: true)
+            conv.weight.zeroGrad()
+            conv.bias?.zeroGrad()
+            conv.backward(dOut.pointer, input: x.pointer, batch: B)
+            let w = conv.weight.value.pointer
+            var dx = [Double](repeating: 0, count: B * T * C), dw = [Double](repeating: 0, count: OC * k * C)
+            for b in 0..<B {
+                for t in 0..<TO {
+                    for kk in 0..<k {
+                        let u = t * s - pad + kk
+                        guard u >= 0 && u < T else { continue }
+                        for o in 0..<OC {
+                            let d = Double(dOut.pointer[(b * TO + t) * OC + o])
+                            for c in 0..<C {
+                                dx[(b * T + u) * C + c] += d * Double(w[(o * k + kk) * C + c])
+                                dw[(o * k + kk) * C + c] += d * Double(x.pointer[(b * T + u) * C + c])
+                            }
+                        }
+                    }
+                }
+            }
+            for i in 0..<(B * T * C) { XCTAssertEqual(Double(conv.inputGrad.pointer[i]), dx[i], accuracy: 1e-4, "k=\(k) s=\(s) T=\(T) dx[\(i)]") }
+            for i in 0..<(OC * k * C) { XCTAssertEqual(Double(conv.weight.grad.pointer[i]), dw[i], accuracy: 1e-4, "k=\(k) s=\(s) T=\(T) dW[\(i)]") }
+        }
+    }
+
     /// out[b,w,t,o] = Σ_k Σ_c W[o,k,c] · Σ_v A[k,w,v] · x[b,v,t,c] + bias[o], written out
     /// loop by loop, for both adjacencies (the edge list and the GEMM).
     func testGraphConvMatchesTheDefinition() {

@@ -43,6 +43,15 @@ typedef struct {
 void pa_packed_gemm(pa_path path, const float *a, long lda, long rows, const pa_packed_weights *w,
                     long panel_begin, long panel_end, float *out, const float *residual, long ldo, float lo, float hi);
 
+/// C[i, j] += Σ_g Σ_r A_g[r, i] · B_g[r, j] for rows i < m of C and its columns [col_begin,
+/// col_end), r < rows, g < groups: a weight gradient (A the output's gradient, B the layer's
+/// input). Group g's A starts g · gsa floats after a (row stride lda), its B g · gsb after b
+/// (ldb); C has row stride ldc. Each element is summed over g, then r, in order (the same
+/// bits however the columns are split between threads). A temporal convolution's groups are
+/// its sequences, B a zero-padded input whose rows overlap (ldb = stride · channels).
+void pa_gemm_atb(pa_path path, const float *a, long lda, const float *b, long ldb, long rows, long groups,
+                 long gsa, long gsb, long m, float *c, long ldc, long col_begin, long col_end);
+
 /// A depthwise convolution with depth multiplier 1, NHWC:
 /// input (n, ih, iw, c), filter (kh, kw, c), bias (c), output (n, oh, ow, c).
 typedef struct {

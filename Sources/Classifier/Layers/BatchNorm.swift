@@ -145,15 +145,14 @@ public final class BatchNorm: Layer {
         // Per piece: [Σ dout | Σ dout·xhat], then the pieces in order.
         let partial = UnsafeMutablePointer<Float>.allocate(capacity: pieces * 2 * C)
         defer { partial.deallocate() }
+        // Row pointers, not i · C + c: the index's overflow checks kept these loops scalar.
         LayerThreads.run(N, pieces: pieces) { rows, p in
             let s = partial + p * 2 * C, sx = s + C
             s.update(repeating: 0, count: 2 * C)
             for i in rows {
-                for c in 0..<C {
-                    let d = dOut[i * C + c]
-                    s[c] += d
-                    sx[c] += d * xh[i * C + c]
-                }
+                let d = dOut + i * C, x = UnsafePointer(xh + i * C)
+                for c in 0..<C { s[c] += d[c] }
+                for c in 0..<C { sx[c] += d[c] * x[c] }
             }
         }
         sDy.update(from: partial, count: C)
@@ -169,18 +168,23 @@ public final class BatchNorm: Layer {
             beta.grad.pointer[c] += sDy[c]
         }
         let dx = inputGrad.pointer, training = lastTraining
+        // Per channel: scale = gamma·invStd/N (training) or gamma·invStd, and the two sums.
+        let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: 3 * C)
+        defer { coefficients.deallocate() }
+        let n = Float(N)
+        for c in 0..<C {
+            coefficients[c] = training ? g[c] * inv[c] / n : g[c] * inv[c]
+            coefficients[C + c] = sDy[c]
+            coefficients[2 * C + c] = sDyXh[c]
+        }
+        let scale = UnsafePointer(coefficients), sumD = scale + C, sumDX = scale + 2 * C
         LayerThreads.run(N, pieces: pieces) { rows, _ in
-            if training {
-                let n = Float(N)
-                for i in rows {
-                    for c in 0..<C {
-                        let j = i * C + c
-                        dx[j] = g[c] * inv[c] / n * (n * dOut[j] - sDy[c] - xh[j] * sDyXh[c])
-                    }
-                }
-            } else {
-                for i in rows {
-                    for c in 0..<C { dx[i * C + c] = g[c] * inv[c] * dOut[i * C + c] }
+            for i in rows {
+                let d = dOut + i * C, x = UnsafePointer(xh + i * C), o = dx + i * C
+                if training {
+                    for c in 0..<C { o[c] = scale[c] * (n * d[c] - sumD[c] - x[c] * sumDX[c]) }
+                } else {
+                    for c in 0..<C { o[c] = scale[c] * d[c] }
                 }
             }
         }

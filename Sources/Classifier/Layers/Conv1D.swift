@@ -6,9 +6,16 @@ import Tensor
 /// d·(K−1)/2.
 ///
 /// Shapes: inp is (B,T,C), weight is (OC,K·C) laid out [oc][k][c], bias is (OC),
-/// out is (B,T',OC), T' = ⌈T/s⌉. Forward is im2col + one GEMM; backward is two GEMMs +
-/// col2im (a 1×1 convolution needs neither im2col nor col2im for the input's gradient).
-/// The loops around the GEMMs are split over `LayerThreads`.
+/// out is (B,T',OC), T' = ⌈T/s⌉. Forward is one GEMM over the im2col of the input; backward
+/// is two GEMMs (dW, dinp). Without dilation, the im2col is not built: each sequence is
+/// copied between zero frames (`padded`), where output frame t's K·C values are the K·C
+/// contiguous floats from padded frame t·s, so the GEMMs read overlapping rows of it
+/// (lda = s·C); the input's gradient is likewise, for the input frames of each residue
+/// modulo s, a convolution of the zero-padded output gradient with that residue's taps
+/// flipped (no col2im; with stride 1 one residue and every tap). ST-GCN's k = 9 layers
+/// spent a fifth of their time writing and reading the nine-fold im2col and its gradient.
+/// A 1×1 convolution of stride 1 reads its input as it is. The loops around the GEMMs are
+/// split over `LayerThreads`.
 /// `bias: false` drops the bias, for a convolution followed by batch norm (which
 /// subtracts any per-channel constant anyway).
 public final class Conv1D: Layer {
@@ -30,6 +37,17 @@ public final class Conv1D: Layer {
     let padLeft: Int
     /// Kernel 1 and stride 1: the input is its own im2col, and dinp needs no col2im.
     let pointwise: Bool
+    /// Not pointwise and dilation 1: the GEMMs read `padded` instead of `col`.
+    let direct: Bool
+    /// Frames of a padded sequence: padLeft zeros, the T frames, zeros to the last window's end.
+    let paddedFrames: Int
+    /// `direct`: the input, each sequence between zero frames, (B, paddedFrames, C).
+    let padded: FloatBuffer
+    /// `direct`: dout, each sequence after `gradLead` zero frames and zeros to `gradFrames`,
+    /// (B, gradFrames, OC); the kernel's taps flipped, residue by residue (see backward),
+    /// (K·OC, C).
+    let paddedGrad: FloatBuffer, flipped: FloatBuffer
+    let gradLead: Int, gradFrames: Int
 
     public var inputShape: [Int] { [frames, inChannels] }
     public var outputShape: [Int] { [outFrames, outChannels] }
@@ -52,20 +70,39 @@ public final class Conv1D: Layer {
         output = FloatBuffer(count: maxBatch * outFrames * outChannels)
         inputGrad = FloatBuffer(count: maxBatch * frames * inChannels)
         pointwise = kernel == 1 && stride == 1
-        col = FloatBuffer(count: pointwise ? 1 : maxBatch * outFrames * kc)
-        dCol = FloatBuffer(count: pointwise ? 1 : maxBatch * outFrames * kc)
+        direct = !pointwise && dilation == 1
+        paddedFrames = max(padLeft + frames, (outFrames - 1) * stride + kernel)
+        let lead = (kernel + stride - 1) / stride - 1, outFrames = outFrames
+        gradLead = lead
+        gradFrames = Self.residues(frames: frames, kernel: kernel, stride: stride, padLeft: padLeft)
+            .reduce(lead + outFrames) { max($0, $1.q0 + lead + $1.rows) }
+        col = FloatBuffer(count: pointwise || direct ? 1 : maxBatch * outFrames * kc)
+        dCol = FloatBuffer(count: pointwise || direct ? 1 : maxBatch * outFrames * kc)
+        padded = FloatBuffer(count: direct ? maxBatch * paddedFrames * inChannels : 1)
+        paddedGrad = FloatBuffer(count: direct ? maxBatch * gradFrames * outChannels : 1)
+        flipped = FloatBuffer(count: direct ? kc * outChannels : 1)
     }
 
     // inp is (B,T,C) → col is (B·T', K·C), col[b,t][k,c] = inp[b, t·s − padLeft + k·d, c] or 0.
-    // Then out (B·T', OC) = bias + col · weightᵀ (the GEMM adds to the bias rows).
+    // Then out (B·T', OC) = col · weightᵀ + bias.
     public func forward(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) {
         precondition(B <= maxBatch)
         let T = frames, TO = outFrames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
         let col = col.pointer, out = output.pointer, bias = bias?.value.pointer, pointwise = pointwise
-        LayerThreads.forEach(B * TO, minPerPiece: Self.rowsPerPiece) { rows in
+        if direct {
+            // padded[b, padLeft + t] = inp[b, t] (the zero frames are never written); out[b, t]
+            // reads padded frames t·s ..< t·s + K.
+            let xp = padded.pointer, P = paddedFrames, padLeft = padLeft
+            LayerThreads.forEach(B, minPerPiece: max(1, Self.rowsPerPiece / T)) { sequences in
+                for b in sequences { (xp + (b * P + padLeft) * C).update(from: x + b * T * C, count: T * C) }
+            }
+            PanelGemm.multiply(m: TO, n: OC, k: KC, groups: B, a: xp, lda: stride * C, aGroupStride: P * C,
+                               b: weight.value.pointer, ldb: KC, transposeB: true, bias: bias.map { UnsafePointer($0) },
+                               c: out, ldc: OC, cGroupStride: TO * OC)
+            return
+        }
+        if !pointwise { LayerThreads.forEach(B * TO, minPerPiece: Self.rowsPerPiece) { rows in
             for bt in rows {
-                if let bias { (out + bt * OC).update(from: bias, count: OC) }
-                if pointwise { continue }
                 let bi = bt / TO, t = bt % TO
                 let row = col + bt * KC
                 for k in 0..<K {
@@ -77,9 +114,9 @@ public final class Conv1D: Layer {
                     }
                 }
             }
-        }
-        BLAS.gemm(m: B * TO, n: OC, k: KC, a: pointwise ? x : UnsafePointer(col), lda: KC, b: weight.value.pointer, ldb: KC, transposeB: true,
-                     c: out, ldc: OC, accumulate: bias != nil)
+        } }
+        PanelGemm.multiply(m: B * TO, n: OC, k: KC, a: pointwise ? x : UnsafePointer(col), lda: KC, b: weight.value.pointer,
+                           ldb: KC, transposeB: true, bias: bias.map { UnsafePointer($0) }, c: out, ldc: OC)
     }
 
     /// Output rows per piece of the loops split over `LayerThreads`.
@@ -92,8 +129,14 @@ public final class Conv1D: Layer {
         let T = frames, TO = outFrames, C = inChannels, OC = outChannels, K = kernel, KC = kernel * inChannels
         let BT = B * TO
         guard BT > 0 else { return }
-        BLAS.gemm(m: OC, n: KC, k: BT, a: dOut, lda: OC, transposeA: true, b: pointwise ? x : UnsafePointer(col.pointer), ldb: KC,
-                  c: weight.grad.pointer, ldc: KC, accumulate: true)
+        if direct {
+            PanelGemm.accumulateTransposed(m: OC, n: KC, rows: TO, groups: B, a: dOut, lda: OC, aGroupStride: TO * OC,
+                                           b: padded.pointer, ldb: stride * C, bGroupStride: paddedFrames * C,
+                                           c: weight.grad.pointer, ldc: KC)
+        } else {
+            PanelGemm.accumulateTransposed(m: OC, n: KC, rows: BT, a: dOut, lda: OC, b: pointwise ? x : UnsafePointer(col.pointer),
+                                           ldb: KC, c: weight.grad.pointer, ldc: KC)
+        }
         if let db = bias?.grad.pointer {
             for bt in 0..<BT {
                 let d = dOut + bt * OC
@@ -102,10 +145,14 @@ public final class Conv1D: Layer {
         }
         let dx = inputGrad.pointer, dCol = dCol.pointer
         if pointwise {
-            BLAS.gemm(m: BT, n: C, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: C, c: dx, ldc: C)
+            PanelGemm.multiply(m: BT, n: C, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: C, c: dx, ldc: C)
             return
         }
-        BLAS.gemm(m: BT, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: dCol, ldc: KC)
+        if direct {
+            directInputGradient(dOut, dx, batch: B)
+            return
+        }
+        PanelGemm.multiply(m: BT, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: dCol, ldc: KC)
         // col2im, a sequence per piece's share (each writes only its own sequence's frames).
         LayerThreads.forEach(B, minPerPiece: max(1, Self.rowsPerPiece / TO)) { sequences in
             dx.advanced(by: sequences.lowerBound * T * C).update(repeating: 0, count: sequences.count * T * C)
@@ -120,6 +167,45 @@ public final class Conv1D: Layer {
                     }
                 }
             }
+        }
+    }
+
+    /// The input frames u with (u + padLeft) ≡ ρ (mod s), for each residue ρ: the first, u0,
+    /// and how many (`rows`, every s-th from u0); the taps k ≡ ρ (`taps`, k = ρ + s·j); and
+    /// q0 = (u0 + padLeft − ρ) / s, the output frame the first of them reads through tap ρ.
+    static func residues(frames T: Int, kernel K: Int, stride s: Int, padLeft: Int)
+        -> [(rho: Int, u0: Int, rows: Int, taps: Int, q0: Int)] {
+        (0..<s).map { rho in
+            let u0 = ((rho - padLeft) % s + s) % s
+            let rows = u0 < T ? (T - u0 + s - 1) / s : 0, taps = K > rho ? (K - rho + s - 1) / s : 0
+            return (rho, u0, rows, taps, (u0 + padLeft - rho) / s)
+        }
+    }
+
+    // dinp[b, u] = Σ over (t', k) with t'·s − padLeft + k = u of dout[b, t'] · W[:, k, :]. For the
+    // residue ρ of u + padLeft: k = ρ + s·j and t' = q0 + m − j (u = u0 + s·m), j < taps, so
+    //   dinp[b, u0 + s·m] = Σ_i paddedGrad[b, gradLead + q0 − taps + 1 + m + i] · W[:, ρ + s·(taps − 1 − i), :],
+    // one GEMM per residue whose rows overlap (lda = OC) and whose output rows are s frames apart.
+    func directInputGradient(_ dOut: UnsafePointer<Float>, _ dx: UnsafeMutablePointer<Float>, batch B: Int) {
+        let T = frames, TO = outFrames, C = inChannels, OC = outChannels, K = kernel, KC = K * C, s = stride
+        let L = gradFrames, lead = gradLead, dp = paddedGrad.pointer, w = weight.value.pointer
+        let residues = Self.residues(frames: T, kernel: K, stride: s, padLeft: padLeft)
+        LayerThreads.forEach(B, minPerPiece: max(1, Self.rowsPerPiece / T)) { sequences in
+            for b in sequences { (dp + (b * L + lead) * OC).update(from: dOut + b * TO * OC, count: TO * OC) }
+            // Frames of a residue without taps (a 1×1 convolution with stride 2) get no gradient.
+            if residues.contains(where: { $0.taps == 0 && $0.rows > 0 }) {
+                dx.advanced(by: sequences.lowerBound * T * C).update(repeating: 0, count: sequences.count * T * C)
+            }
+        }
+        var fl = flipped.pointer
+        for r in residues where r.taps > 0 && r.rows > 0 {
+            for i in 0..<r.taps {
+                let k = r.rho + s * (r.taps - 1 - i)
+                for oc in 0..<OC { (fl + (i * OC + oc) * C).update(from: w + oc * KC + k * C, count: C) }
+            }
+            PanelGemm.multiply(m: r.rows, n: C, k: r.taps * OC, groups: B, a: dp + (lead + r.q0 - r.taps + 1) * OC, lda: OC,
+                               aGroupStride: L * OC, b: fl, ldb: C, c: dx + r.u0 * C, ldc: s * C, cGroupStride: T * C)
+            fl += r.taps * OC * C
         }
     }
 }

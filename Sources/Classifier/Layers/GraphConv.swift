@@ -87,10 +87,10 @@ public final class GraphConv: Layer {
         case .importance: for i in 0..<(KV * V) { a[i] = graph[i] * p[i] }
         case .learned: a.update(from: p, count: KV * V)
         }
-        let zm = mixed.pointer, out = output.pointer, bias = bias.value.pointer, edgeList = edgeList
+        let zm = mixed.pointer, out = output.pointer, bias = UnsafePointer(bias.value.pointer), edgeList = edgeList
         switch adjacency {
         case .importance:
-            // mixed[b,w,t,k,:] = Σ over the edges (k·V + w, v) of A · x[b,v,t,:]; out = bias rows.
+            // mixed[b,w,t,k,:] = Σ over the edges (k·V + w, v) of A · x[b,v,t,:].
             LayerThreads.forEach(B, minPerPiece: 1) { samples in
                 zm.advanced(by: samples.lowerBound * V * T * KC).update(repeating: 0, count: samples.count * V * T * KC)
                 for b in samples {
@@ -102,7 +102,6 @@ public final class GraphConv: Layer {
                             for c in 0..<C { d[c] += weight * s[c] }
                         }
                     }
-                    for r in (b * V * T)..<((b + 1) * V * T) { (out + r * OC).update(from: bias, count: OC) }
                 }
             }
         case .learned:
@@ -110,12 +109,9 @@ public final class GraphConv: Layer {
             swapSamplesAndJoints(x, xt, rows: B, columns: V, count: TC)
             BLAS.gemm(m: KV, n: B * TC, k: V, a: a, lda: V, b: xt, ldb: B * TC, c: z, ldc: B * TC)
             rearrange(z, zm, batch: B, toMixed: true)
-            LayerThreads.forEach(B * V * T, minPerPiece: 256) { rows in
-                for r in rows { (out + r * OC).update(from: bias, count: OC) }
-            }
         }
-        BLAS.gemm(m: B * V * T, n: OC, k: KC, a: zm, lda: KC, b: weight.value.pointer, ldb: KC, transposeB: true,
-                  c: out, ldc: OC, accumulate: true)
+        PanelGemm.multiply(m: B * V * T, n: OC, k: KC, a: zm, lda: KC, b: weight.value.pointer, ldb: KC, transposeB: true,
+                           bias: bias, c: out, ldc: OC)
     }
 
     // dW (OC, K·C) += doutᵀ · mixed;  dbias += Σ dout;  dmixed = dout · W (into `mixed`);
@@ -125,14 +121,13 @@ public final class GraphConv: Layer {
         let KV = K * V, TC = T * C, KC = K * C, rows = B * V * T
         guard B > 0 else { return }
         let zm = mixed.pointer
-        BLAS.gemm(m: OC, n: KC, k: rows, a: dOut, lda: OC, transposeA: true, b: zm, ldb: KC,
-                  c: weight.grad.pointer, ldc: KC, accumulate: true)
+        PanelGemm.accumulateTransposed(m: OC, n: KC, rows: rows, a: dOut, lda: OC, b: zm, ldb: KC, c: weight.grad.pointer, ldc: KC)
         let db = bias.grad.pointer
         for r in 0..<rows {
             let d = dOut + r * OC
             for c in 0..<OC { db[c] += d[c] }
         }
-        BLAS.gemm(m: rows, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: zm, ldc: KC)
+        PanelGemm.multiply(m: rows, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: zm, ldc: KC)
         let dA = dEffective.pointer, dP = edges.grad.pointer, dx = inputGrad.pointer, a = effective.pointer
         switch adjacency {
         case .importance:

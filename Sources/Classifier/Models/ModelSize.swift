@@ -18,18 +18,26 @@ struct ModelSize {
     }
 
     /// Sizes are Doubles: a hostile spec overflows no Int before it is refused.
-    static func conv(_ n: Double, frames t: Int, _ ic: Int, _ oc: Int, kernel k: Int, stride s: Int = 1, bias: Bool = false) -> ModelSize {
-        let to = Double((t - 1) / s + 1), t = Double(t), ic = Double(ic), oc = Double(oc), kd = Double(k)
-        let columns = k == 1 && s == 1 ? 0 : 2 * to * kd * ic
-        return ModelSize(parameters: oc * kd * ic + (bias ? oc : 0), perWindow: n * (to * oc + t * ic + columns))
+    static func conv(_ n: Double, frames t: Int, _ ic: Int, _ oc: Int, kernel k: Int, dilation d: Int = 1, stride s: Int = 1,
+                     bias: Bool = false) -> ModelSize {
+        let pointwise = k == 1 && s == 1, direct = !pointwise && d == 1
+        let toInt = (t - 1) / s + 1, padLeft = d * (k - 1) / 2, paddedFrames = max(padLeft + t, (toInt - 1) * s + k)
+        let lead = (k + s - 1) / s - 1
+        let gradFrames = Conv1D.residues(frames: t, kernel: k, stride: s, padLeft: padLeft)
+            .reduce(lead + toInt) { max($0, $1.q0 + lead + $1.rows) }
+        let to = Double(toInt), ic = Double(ic), oc = Double(oc), kd = Double(k)
+        // col (im2col) and dCol, or the zero-padded input and output gradient.
+        let columns = pointwise || direct ? 0 : 2 * to * kd * ic
+        let padded = direct ? Double(paddedFrames) * ic + Double(gradFrames) * oc : 0
+        return ModelSize(parameters: oc * kd * ic + (bias ? oc : 0), perWindow: n * (to * oc + Double(t) * ic + columns + padded))
     }
 
     static func batchNorm(_ n: Double, frames t: Int, _ c: Int) -> ModelSize {
         ModelSize(parameters: 2 * Double(c), perWindow: 3 * n * Double(t) * Double(c))
     }
 
-    static func convNorm(_ n: Double, frames t: Int, _ ic: Int, _ oc: Int, kernel k: Int, stride s: Int = 1) -> ModelSize {
-        conv(n, frames: t, ic, oc, kernel: k, stride: s) + batchNorm(n, frames: (t - 1) / s + 1, oc)
+    static func convNorm(_ n: Double, frames t: Int, _ ic: Int, _ oc: Int, kernel k: Int, dilation d: Int = 1, stride s: Int = 1) -> ModelSize {
+        conv(n, frames: t, ic, oc, kernel: k, dilation: d, stride: s) + batchNorm(n, frames: (t - 1) / s + 1, oc)
     }
 
     /// ReLU's output and gradient, or Dropout's (`buffers` 3: and its mask).
@@ -42,13 +50,13 @@ struct ModelSize {
     }
 
     /// A TCN (`TCN.init`).
-    static func tcn(inputChannels c0: Int, frames t: Int, classes: Int, channels c: Int, blocks: Int, kernel k: Int,
+    static func tcn(inputChannels c0: Int, frames t: Int, classes: Int, channels c: Int, dilations: [Int], kernel k: Int,
                     pooling: TCN.Pooling, inputNorm: Bool) -> ModelSize {
         var size = ModelSize(perWindow: Double(t * c0))   // the input's copy
         if inputNorm { size = size + batchNorm(1, frames: t, c0) }
         var ic = c0
-        for _ in 0..<blocks {
-            size = size + conv(1, frames: t, ic, c, kernel: k) + batchNorm(1, frames: t, c) + elementwise(1, frames: t, c)
+        for d in dilations {
+            size = size + conv(1, frames: t, ic, c, kernel: k, dilation: d) + batchNorm(1, frames: t, c) + elementwise(1, frames: t, c)
                 + elementwise(1, frames: t, c, buffers: 3) + elementwise(1, frames: t, c, buffers: ic == c ? 2 : 0)
             ic = c
         }
@@ -92,8 +100,9 @@ struct ModelSize {
         let widths = [c - (branches - 1) * b] + [Int](repeating: b, count: branches - 1)
         let to = (t - 1) / s + 1
         var size = ModelSize()
-        for w in widths.dropLast() {
-            size = size + convNorm(n, frames: t, c, w, kernel: 1) + elementwise(n, frames: t, w) + convNorm(n, frames: t, w, w, kernel: 3, stride: s)
+        for (w, d) in zip(widths.dropLast(), MultiScaleTemporalConv.dilations) {
+            size = size + convNorm(n, frames: t, c, w, kernel: 1) + elementwise(n, frames: t, w)
+                + convNorm(n, frames: t, w, w, kernel: 3, dilation: d, stride: s)
         }
         size = size + convNorm(n, frames: t, c, widths[branches - 1], kernel: 1, stride: s)
             + batchNorm(n, frames: to, c) + elementwise(n, frames: to, c) + convNorm(n, frames: to, c, c, kernel: 1)
@@ -121,7 +130,7 @@ extension Architecture {
                                    inputNorm: m.inputNorm)
         }
         return ModelSize.tcn(inputChannels: inputChannels, frames: frames, classes: classes, channels: m.channels,
-                             blocks: m.dilations.count, kernel: m.kernel, pooling: m.pooling, inputNorm: m.inputNorm)
+                             dilations: m.dilations, kernel: m.kernel, pooling: m.pooling, inputNorm: m.inputNorm)
     }
 
     /// Why a net of this architecture, on `joints` joints with batches of `batch` windows,
