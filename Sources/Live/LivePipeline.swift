@@ -56,6 +56,8 @@ public struct LiveStats: Sendable {
     public var trajectoryFramesDropped = 0
     /// Where the time went, stage by stage (`bench live`).
     public var costs = FrameCosts()
+    /// Frames dropped while the first second's frames were processed (starting up).
+    public var droppedAtStart = 0
     public var fps: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 }
 
@@ -82,6 +84,10 @@ public final class LivePipeline {
     /// While anyone is followed, the detector runs on its own thread (`PipelineOptions.detectInBackground`),
     /// for live sources (not with `asFastAsPossible`).
     public var detectInBackground = true
+    /// When a frame's people would be posed too late to keep the next frame (two frame
+    /// times after its capture, less 20 ms), those who moved least keep their last pose for
+    /// it (`PipelineOptions.frameDeadline`); live sources only.
+    public var holdPosesWhenLate = true
     private let lock = NSLock()
     private var stopped = false
     private var reader: VideoReader?
@@ -101,10 +107,19 @@ public final class LivePipeline {
     /// Opens `input` (live mode unless `asFastAsPossible` on a file; frames at most at the
     /// model's rate) and runs it.
     public func run(input: String, events: (LiveEvent) -> Void) throws -> LiveStats {
+        configurePipeline()   // its models load before the source's frames start coming
         let reader = try VideoReader(input, options: ReaderOptions(targetFPS: coach.spec.fps,
                                                                    live: asFastAsPossible ? nil : true, timeout: timeout))
         defer { reader.close() }
         return try run(reader: reader, events: events)
+    }
+
+    private func configurePipeline() {
+        pipeline.options.detectInBackground = detectInBackground && !asFastAsPossible
+        // Two frame times after capture the next frame is replaced unseen; 20 ms of those are
+        // kept for the rest of the frame (3–4 ms) and for a run slower than the recent ones.
+        pipeline.options.frameDeadline = holdPosesWhenLate && !asFastAsPossible ? 2 / coach.spec.fps - 0.020 : nil
+        pipeline.prepareBackgroundDetector()
     }
 
     /// Runs an open reader to its end, `maxFrames` or `stop()`.
@@ -142,7 +157,7 @@ public final class LivePipeline {
             }
         }
         let angleNames = coach.options.angles.map(\.name)
-        pipeline.options.detectInBackground = detectInBackground && !asFastAsPossible
+        configurePipeline()
         var loop = FrameLoop(pipeline: pipeline, coach: coach, drawOverlay: drawOverlay)
         loop.transform = capturedFrame
         loop.throwCoach = throwCoach
@@ -167,6 +182,7 @@ public final class LivePipeline {
             var costs = step.costs
             costs[.output] = (done - outputStart) * 1000
             stats.costs.add(costs, landmarkRuns: step.landmarkRuns, landmarkRunSeconds: step.landmarkRunSeconds)
+            if Double(stats.frames) < coach.spec.fps { stats.droppedAtStart = reader.droppedFrames }
             stats.latencies.append((done - step.frame.decodedAt) * 1000)
             if stats.latencies.count > 100_000 { stats.latencies.removeFirst(50_000) }   // bounded over long runs
             recentTimes.append(done)

@@ -50,6 +50,13 @@ public struct PipelineOptions: Sendable {
     /// nobody is, it runs on the frame as before. Live sets this for live sources; `annotate`,
     /// extraction and tests leave it off, as their poses must not depend on timing.
     public var detectInBackground: Bool = false
+    /// Live: seconds after a frame's capture by which its poses must be done, or a newer frame
+    /// would replace the next one unseen (a drop). When the people's landmark runs would end
+    /// later (by the recent time of a run, one person per core), those who moved least keep
+    /// their last pose for this frame, never two frames in a row: some people's poses a frame
+    /// old rather than everyone's frame lost (a dropped frame reaches each person's model as
+    /// their last pose held too). nil: never. `annotate` and extraction leave it nil.
+    public var frameDeadline: Double?
 
     public init(maxPeople: Int = 4, detectEvery: Int = 10, minPresence: Float = 0.5, smoothing: Bool = false, threads: Int = 2) {
         self.maxPeople = maxPeople; self.detectEvery = detectEvery; self.minPresence = minPresence
@@ -62,8 +69,11 @@ public struct StageTimes: Sendable {
     public var detectorRuns = 0, landmarkRuns = 0, frames = 0
     /// Landmark runs made side by side, one person per core (`personPerCore`).
     public var sideBySideRuns = 0
-    /// Poses held for a frame instead of a landmark run (`stillness`).
-    public var heldPoses = 0
+    /// Poses held for a frame instead of a landmark run (`stillness`, `frameDeadline`), and
+    /// of those, the ones held because the frame was late (`frameDeadline`).
+    public var heldPoses = 0, lateHolds = 0
+    /// People just detected on a late frame, posed from the next one (`frameDeadline`).
+    public var lateDeferrals = 0
     /// Detections made on the detector's own thread (`detectInBackground`; not in
     /// `detectorRuns` and `detectSeconds`, which are the frames' own), their model runs and seconds.
     public var backgroundDetections = 0, backgroundDetectorRuns = 0
@@ -89,6 +99,8 @@ public final class PosePipeline {
     private let detectorPath: String
     /// The detector's own thread (`detectInBackground`), made by `reset()` when first asked for.
     private var detectionWorker: DetectionWorker?
+    /// One single-thread detector per core, for `personPerCore`: a frame's squares side by side.
+    private let coreDetectors: [PoseDetector]
     /// One single-thread landmark model per core, for `personPerCore` (empty otherwise).
     private let coreLandmarkers: [PoseLandmarker]
     public var options: PipelineOptions
@@ -107,6 +119,8 @@ public final class PosePipeline {
     private let tracker = PersonTracker()
     private var shots = ShotChangeDetector()
     private var smoothers: [Int: LandmarkSmoother] = [:]
+    /// A landmark run's own seconds, averaged over recent frames (`frameDeadline`).
+    private var recentRunSeconds = 0.0
     /// The square `detect` looks in next, when it looks in one.
     private var nextTile = 0
 
@@ -116,8 +130,9 @@ public final class PosePipeline {
         detector = try PoseDetector(modelPath: detectorPath, threads: options.threads)
         landmarker = try PoseLandmarker(modelPath: landmarkPath, threads: options.threads)
         let cores = min(options.threads, ThreadPool.shared.threadCount)
-        coreLandmarkers = options.personPerCore && options.maxPeople > 1 && cores > 1
-            ? try (0..<cores).map { _ in try PoseLandmarker(modelPath: landmarkPath, threads: 1) } : []
+        let sideBySide = options.personPerCore && options.maxPeople > 1 && cores > 1
+        coreLandmarkers = sideBySide ? try (0..<cores).map { _ in try PoseLandmarker(modelPath: landmarkPath, threads: 1) } : []
+        coreDetectors = sideBySide ? try (0..<cores).map { _ in try PoseDetector(modelPath: detectorPath, threads: 1) } : []
     }
 
     deinit { detectionWorker?.close() }
@@ -125,6 +140,12 @@ public final class PosePipeline {
     /// Forgets all tracks (a new video).
     public func reset() {
         dropTracks(); shots.reset()
+        prepareBackgroundDetector()
+    }
+
+    /// Loads the detector's own thread's model now, if `detectInBackground` will need it (a
+    /// live source's frames start coming when it opens: load before).
+    public func prepareBackgroundDetector() {
         // A model that loaded once loads again; if it did not, detection stays on the frame.
         if options.detectInBackground && detectionWorker == nil,
            let second = try? PoseDetector(modelPath: detectorPath, threads: 1) {
@@ -179,8 +200,10 @@ public final class PosePipeline {
             adopt(detect(image, everywhere: tracks.isEmpty))
             framesSinceDetection = 0
         }
-        tracks = deduplicate(nextTracks(image))
-        var people = tracks.map(\.pose!)
+        let (found, deferred) = nextTracks(image, capturedAt: frame.decodedAt)
+        let kept = deduplicate(found)
+        tracks = kept + deferred
+        var people = kept.map(\.pose!)
         let ids = tracker.update(people.map(\.box), time: frame.time)
         for i in people.indices { people[i].id = ids[i] }
         if options.smoothing {
@@ -225,14 +248,25 @@ public final class PosePipeline {
 
     private func detect(_ image: RGBImage, everywhere: Bool = true) -> [RotatedRect] {
         let start = DispatchTime.now().uptimeNanoseconds
-        var detections = detector.detect(image)
-        times.detectorRuns += 1
         let chosen = tiles(image, everywhere: everywhere)
-        if !chosen.isEmpty {
+        var detections: [Detection]
+        if coreDetectors.count > 1 && !chosen.isEmpty {
+            // The whole frame and its squares, one per core at a time (same detections, in
+            // the same order, as one after another).
+            let regions: [RotatedRect?] = [nil] + chosen
+            var found = [[Detection]](repeating: [], count: regions.count)
+            found.withUnsafeMutableBufferPointer { out in
+                ThreadPool.shared.run(tasks: regions.count, threads: coreDetectors.count) { task, thread in
+                    out[task] = coreDetectors[thread].detect(image, region: regions[task])
+                }
+            }
+            detections = found.flatMap { $0 }
+        } else {
+            detections = detector.detect(image)
             for tile in chosen { detections += detector.detect(image, region: tile) }
-            times.detectorRuns += chosen.count
-            detections = Self.distinct(detections)
         }
+        times.detectorRuns += 1 + chosen.count
+        if !chosen.isEmpty { detections = Self.distinct(detections) }
         times.detectSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return detections.prefix(options.maxPeople).map {
             regionOfInterest(center: $0.keypoints[0], scalePoint: $0.keypoints[1], imageWidth: image.width, imageHeight: image.height)
@@ -297,13 +331,38 @@ public final class PosePipeline {
     }
 
     /// This frame's tracks: each posed on its region (a track whose person is lost ends),
-    /// or, if still (`stillness`) and posed on the frame before, its last pose held.
-    private func nextTracks(_ image: RGBImage) -> [Track] {
-        let holds = tracks.map { options.stillness > 0 && !$0.held && $0.pose != nil && $0.movement < options.stillness }
-        let posed = tracks.indices.filter { !holds[$0] }
+    /// or, if still (`stillness`) and posed on the frame before, its last pose held. On a
+    /// late frame (`frameDeadline`), beyond the runs that fit (one per core at least), the
+    /// people who moved least keep their last pose, and people just detected are `deferred`:
+    /// followed, and posed from the next frame on.
+    private func nextTracks(_ image: RGBImage, capturedAt: Double) -> (found: [Track], deferred: [Track]) {
+        var holds = tracks.map { options.stillness > 0 && !$0.held && $0.pose != nil && $0.movement < options.stillness }
+        var defers = [Bool](repeating: false, count: tracks.count)
+        if let deadline = options.frameDeadline, capturedAt > 0, recentRunSeconds > 0 {
+            let cores = max(1, coreLandmarkers.count), toPose = holds.filter { !$0 }.count
+            let left = deadline - (monotonicSeconds() - capturedAt)
+            let fit = max(1, Int(left / recentRunSeconds)) * cores
+            if toPose > fit {
+                let candidates = tracks.indices.filter { !holds[$0] && !tracks[$0].held && tracks[$0].pose != nil }
+                    .sorted { tracks[$0].movement < tracks[$1].movement }
+                for i in candidates.prefix(toPose - fit) { holds[i] = true; times.lateHolds += 1 }
+                let over = holds.filter { !$0 }.count - fit
+                for i in tracks.indices.filter({ !holds[$0] && tracks[$0].pose == nil }).suffix(max(0, over)) {
+                    defers[i] = true; times.lateDeferrals += 1
+                }
+            }
+        }
+        let posed = tracks.indices.filter { !holds[$0] && !defers[$0] }
+        let before = times.landmarkSeconds
         var found = landmarks(image, rois: posed.map { tracks[$0].roi })[...]
-        var next: [Track] = []
+        if !posed.isEmpty {
+            // One run's own time, recently: what the next frame's runs are expected to take.
+            let run = (times.landmarkSeconds - before) / Double(posed.count)
+            recentRunSeconds = recentRunSeconds == 0 ? run : 0.8 * recentRunSeconds + 0.2 * run
+        }
+        var next: [Track] = [], deferred: [Track] = []
         for (i, track) in tracks.enumerated() {
+            if defers[i] { deferred.append(track); continue }
             if holds[i] {
                 var held = track
                 held.held = true
@@ -320,7 +379,7 @@ public final class PosePipeline {
             }
             next.append(Track(roi: roi, pose: person, held: false, movement: movement))
         }
-        return next
+        return (next, deferred)
     }
 
     /// A landmark result as a person, with the ROI for the next frame; nil when presence is too low.

@@ -15,19 +15,22 @@ struct LiveBench: ParsableCommand {
             frame N times (as it is captured, the tiling not counted as latency), for N \
             people (at least N are followed, whatever --max-people says), each classified with a window of their own (`live --people all`), each \
             counted (repetitions). Prints one JSON object: \
-            fps (frames processed per second), dropped_frames, latency_ms_median and \
+            fps (frames processed per second), dropped_frames (and of them dropped_at_start, \
+            while the first second's frames were processed), latency_ms_median and \
             latency_ms_p95 and latency_ms_max (frame capture to overlay), frames, predictions, \
             prediction_latency_ms_median and prediction_latency_ms_p95 (capture of a window's \
             last frame to its prediction: the model runs on a thread of its own, as in live), \
             skipped_windows (windows the model had no time for). Where the time goes: \
-            stage_ms (per stage of a frame on the frame's thread, mean and p95 milliseconds per \
+            stage_ms (per stage of a frame on the frame's thread, mean, p95 and max milliseconds per \
             frame: convert, tile, detector, landmarks, tracking, coach, overlay, output), \
             frame_thread_ms (their means summed), landmark_ms_per_person (one person's \
             landmark run, its own time, median), landmark_runs_per_frame, capture_ms \
             (the capture thread's decoding per frame read), model_ms_per_window (median, \
             on the model threads) and model_windows, cpu_share (the process's CPU time over \
             the run's time on all cores), side_by_side_runs_per_frame (landmark runs one \
-            person per core), held_poses_per_frame (--stillness), background_detections and \
+            person per core), held_poses_per_frame (--stillness, --hold-when-late) and of \
+            them late_holds_per_frame (a frame late: --hold-when-late), late_deferrals (people \
+            detected on a late frame, posed from the next), background_detections and \
             background_detection_ms (the detector on its own thread while anyone is followed). --trajectories runs the \
             trajectory detector too, on its own thread as in `live --trajectories`, and adds \
             trajectory_ms_median and trajectory_ms_p95 (its own time per frame), \
@@ -49,7 +52,7 @@ struct LiveBench: ParsableCommand {
     /// What it prints.
     struct Timing: Encodable {
         var fps: Double
-        var droppedFrames: Int
+        var droppedFrames: Int, droppedAtStart: Int
         var latencyMSMedian: Double, latencyMSP95: Double, latencyMSMax: Double
         var frames: Int, predictions: Int
         var predictionLatencyMSMedian: Double, predictionLatencyMSP95: Double
@@ -66,20 +69,20 @@ struct LiveBench: ParsableCommand {
         var modelMSPerWindow: Double, modelWindows: Int
         var cpuShare: Double
         /// Landmark runs made side by side, and poses held (`--stillness`), per frame.
-        var sideBySideRunsPerFrame: Double, heldPosesPerFrame: Double
+        var sideBySideRunsPerFrame: Double, heldPosesPerFrame: Double, lateHoldsPerFrame: Double, lateDeferrals: Int
         /// Detections on the detector's own thread, and its milliseconds per detection.
         var backgroundDetections: Int, backgroundDetectionMS: Double
 
-        struct StageCost: Encodable { var mean: Double, p95: Double }
+        struct StageCost: Encodable { var mean: Double, p95: Double, max: Double }
 
         enum CodingKeys: String, CodingKey {
             case fps, frames, predictions, seconds
             case stageMS = "stage_ms", frameThreadMS = "frame_thread_ms", landmarkMSPerPerson = "landmark_ms_per_person"
             case landmarkRunsPerFrame = "landmark_runs_per_frame", captureMS = "capture_ms"
             case modelMSPerWindow = "model_ms_per_window", modelWindows = "model_windows", cpuShare = "cpu_share"
-            case sideBySideRunsPerFrame = "side_by_side_runs_per_frame", heldPosesPerFrame = "held_poses_per_frame"
+            case sideBySideRunsPerFrame = "side_by_side_runs_per_frame", heldPosesPerFrame = "held_poses_per_frame", lateHoldsPerFrame = "late_holds_per_frame", lateDeferrals = "late_deferrals"
             case backgroundDetections = "background_detections", backgroundDetectionMS = "background_detection_ms"
-            case droppedFrames = "dropped_frames", latencyMSMedian = "latency_ms_median", latencyMSP95 = "latency_ms_p95"
+            case droppedFrames = "dropped_frames", droppedAtStart = "dropped_at_start", latencyMSMedian = "latency_ms_median", latencyMSP95 = "latency_ms_p95"
             case latencyMSMax = "latency_ms_max"
             case personsPerFrame = "persons_per_frame"
             case predictionLatencyMSMedian = "prediction_latency_ms_median", predictionLatencyMSP95 = "prediction_latency_ms_p95"
@@ -112,11 +115,13 @@ struct LiveBench: ParsableCommand {
         let costs = stats.costs, poseTimes = live.pipeline.times
         var stages: [String: Timing.StageCost] = [:]
         for (stage, values) in costs.milliseconds {
-            stages[stage.rawValue] = .init(mean: round3(values.reduce(0, +) / Double(max(values.count, 1))), p95: round3(percentile(values.sorted(), 0.95)))
+            let sorted = values.sorted()
+            stages[stage.rawValue] = .init(mean: round3(values.reduce(0, +) / Double(max(values.count, 1))), p95: round3(percentile(sorted, 0.95)),
+                                           max: round3(sorted.last ?? 0))
         }
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
         print(JSONLines.encode(Timing(
-            fps: round3(stats.fps), droppedFrames: stats.dropped, latencyMSMedian: round3(percentile(lat, 0.5)),
+            fps: round3(stats.fps), droppedFrames: stats.dropped, droppedAtStart: stats.droppedAtStart, latencyMSMedian: round3(percentile(lat, 0.5)),
             latencyMSP95: round3(percentile(lat, 0.95)), latencyMSMax: round3(lat.last ?? 0), frames: stats.frames, predictions: predictions,
             predictionLatencyMSMedian: round3(percentile(predictionLat, 0.5)),
             predictionLatencyMSP95: round3(percentile(predictionLat, 0.95)), skippedWindows: stats.skippedWindows,
@@ -132,6 +137,8 @@ struct LiveBench: ParsableCommand {
             cpuShare: round3(costs.cpuSeconds / max(stats.seconds * cores, 1e-9)),
             sideBySideRunsPerFrame: round3(Double(poseTimes.sideBySideRuns) / Double(max(stats.frames, 1))),
             heldPosesPerFrame: round3(Double(poseTimes.heldPoses) / Double(max(stats.frames, 1))),
+            lateHoldsPerFrame: round3(Double(poseTimes.lateHolds) / Double(max(stats.frames, 1))),
+            lateDeferrals: poseTimes.lateDeferrals,
             backgroundDetections: poseTimes.backgroundDetections,
             backgroundDetectionMS: round3(poseTimes.backgroundDetectSeconds * 1000 / Double(max(poseTimes.backgroundDetections, 1))))))
     }

@@ -77,5 +77,6 @@ func makeLivePipeline(model: String, pose: PosePipelineOptions, options: CoachOp
     }
     let live = LivePipeline(pipeline: pipeline, coach: PeopleCoach(classifier: classifier, options: options))
     live.detectInBackground = pose.backgroundDetector
+    live.holdPosesWhenLate = pose.holdWhenLate
     return live
 }

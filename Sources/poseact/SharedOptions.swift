@@ -53,6 +53,9 @@ struct PosePipelineOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo,
           help: "Live sources: while anyone is followed, look for newcomers on the detector's own thread, so that no frame waits for it (annotate and extract always detect on the frame).")
     var backgroundDetector = true
+    @Flag(inversion: .prefixedNo,
+          help: "Live sources: when a frame's people would be posed too late to keep the next frame, those who moved least keep their last pose for that frame (never two in a row) rather than a frame being dropped.")
+    var holdWhenLate = true
 
     func validate() throws {
         guard maxPeople >= 1 else { throw ValidationError("--max-people must be at least 1 (got \(maxPeople))") }

@@ -76,8 +76,8 @@ final class VideoTrackingTests: XCTestCase {
     }
 
     /// Four people (a montage tiled 2 × 2), each core running whole people's landmark models
-    /// side by side, against every model run split over the cores: the same people, ids and
-    /// landmarks. Tolerance: 0.002 px, what the fixtures' engine differences (1e-2 on the
+    /// (and the detector's squares) side by side, against every model run split over the
+    /// cores: the same people, ids and landmarks. Tolerance: 0.002 px, what the fixtures' engine differences (1e-2 on the
     /// landmark outputs) move a landmark by; the kernels split rows, not sums, so 0 is expected.
     func testPeopleSideBySideGiveTheSamePosesAsSplitRuns() throws {
         let data = try TestData.shared("data/pushups/montage/montage_01.mp4")
@@ -85,6 +85,7 @@ final class VideoTrackingTests: XCTestCase {
         func pipeline(_ sideBySide: Bool) throws -> PosePipeline {
             var options = PipelineOptions(maxPeople: 4, threads: 2)
             options.personPerCore = sideBySide
+            options.detectInTiles = true   // the detector's squares run side by side too
             return try PosePipeline(detectorPath: det.path, landmarkPath: lm.path, options: options)
         }
         let (split, sideBySide) = (try pipeline(false), try pipeline(true))
