@@ -62,9 +62,8 @@ let package = Package(
         // writer, the YAML config machinery and its key spelling, the newest-wins mailbox
         // between two threads (live capture, the classifier worker).
         .target(name: "Basics", swiftSettings: optimisedSettings),
-        // Dense float buffers, BLAS wrappers (and the engine's GEMM kernels for the layers'
-        // narrow products) and the two-core parallel-for.
-        .target(name: "Tensor", dependencies: ["CBLAS", "CPUKernels"], swiftSettings: optimisedSettings),
+        // Dense float buffers, BLAS wrappers and the two-core parallel-for.
+        .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: optimisedSettings),
         // RGB pictures: drawing, text, PNG (zlib); no codec library.
         .target(name: "Images", dependencies: ["Basics", "CZlib"], swiftSettings: optimisedSettings),
 
@@ -96,9 +95,10 @@ let package = Package(
         // the live page's is: the binary needs no resource bundle beside it.
         .target(name: "Evaluation", dependencies: ["Basics", "Images"], resources: pageResources("report"),
                 swiftSettings: commonSettings),
-        // Layers with explicit forward/backward over BLAS, models, losses, optimisers, the
-        // training loop, its YAML config and the weights file.
-        .target(name: "Classifier", dependencies: ["Basics", "Evaluation", "Images", "Keypoints", "Tensor",
+        // Layers with explicit forward/backward (their GEMMs on the engine's C kernels,
+        // `PanelGemm`), models, losses, optimisers, the training loop, its YAML config and
+        // the weights file.
+        .target(name: "Classifier", dependencies: ["Basics", "CPUKernels", "Evaluation", "Images", "Keypoints", "Tensor",
                                                    .product(name: "Yams", package: "Yams")],
                 swiftSettings: optimisedSettings),
 

@@ -38,18 +38,21 @@ PA_INLINE V SUF(load_part)(const float *p, long count) {
 #endif
 }
 
-/// Stores the first `count` floats of clamp(v + residual) (count ≤ VW; `residual` NULL
-/// when the layer has none): a masked store where the path has one (PA_STORE_FIRST(p, v,
-/// count)), else element by element.
-PA_INLINE void SUF(store_part)(float *p, V v, long count, V lo, V hi, const float *residual) {
-    if (residual) v += SUF(load_part)(residual, count);
-    v = SUF(clamp)(v, lo, hi);
+/// Stores the first `count` floats of v (count ≤ VW): a masked store where the path has one
+/// (PA_STORE_FIRST(p, v, count)), else element by element.
+PA_INLINE void SUF(store_first)(float *p, V v, long count) {
     if (count >= VW) { SUF(store)(p, v); return; }
 #ifdef PA_STORE_FIRST
     PA_STORE_FIRST(p, v, count);
 #else
     for (long i = 0; i < count; i++) p[i] = v[i];
 #endif
+}
+
+/// Stores the first `count` floats of clamp(v + residual) (`residual` NULL when the layer has none).
+PA_INLINE void SUF(store_part)(float *p, V v, long count, V lo, V hi, const float *residual) {
+    if (residual) v += SUF(load_part)(residual, count);
+    SUF(store_first)(p, SUF(clamp)(v, lo, hi), count);
 }
 
 // ---- GEMM on packed weights --------------------------------------------------------------
@@ -428,13 +431,7 @@ PA_INLINE V SUF(load_upto)(const float *p, long count) {
 }
 
 PA_INLINE void SUF(store_upto)(float *p, V v, long count) {
-    if (count <= 0) return;
-    if (count >= VW) { SUF(store)(p, v); return; }
-#ifdef PA_STORE_FIRST
-    PA_STORE_FIRST(p, v, count);
-#else
-    for (long i = 0; i < count; i++) p[i] = v[i];
-#endif
+    if (count > 0) SUF(store_first)(p, v, count);
 }
 
 /// An MR × (NP · 16) block of C, `width` columns valid, accumulated over `rows` rows of A

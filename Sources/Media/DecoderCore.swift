@@ -337,8 +337,9 @@ final class DecoderCore {
     private func finishReading() {
         if ended { return }
         ended = true
-        // A file that ends well before its stated duration was probably cut short.
-        if kind.isFile, stopReason == nil, let d = makeDurationForCheck(), frameDurationGuess > 0,
+        // A file that ends well before its stated duration was probably cut short (unless
+        // close() or Ctrl-C stopped the reading there).
+        if kind.isFile, stopReason == nil, !interrupt.isAborted, let d = makeDurationForCheck(), frameDurationGuess > 0,
            lastPts != nil, lastTime + frameDurationGuess * 3 < d {
             warn("\(input): the video ends at \(formatSeconds(lastTime)), before its stated length of \(formatSeconds(d)): the file may be truncated")
         }

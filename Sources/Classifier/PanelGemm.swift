@@ -1,4 +1,5 @@
 import CPUKernels
+import Tensor
 
 /// Products with few columns (a layer's 15 to 576 output or input channels) and many rows
 /// (every frame of every joint of a batch), on the engine's register-blocked GEMM kernels
