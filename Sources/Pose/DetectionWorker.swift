@@ -10,7 +10,6 @@ final class DetectionWorker: @unchecked Sendable {
         /// Each detection as the region of interest the landmark model takes, best first.
         var rois: [RotatedRect]
         var seconds: Double
-        var runs: Int
     }
     private struct Job { var image: RGBImage; var tiles: [RotatedRect]; var limit: Int; var generation: Int }
 
@@ -79,7 +78,7 @@ final class DetectionWorker: @unchecked Sendable {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             condition.lock()
             running = false
-            if next.generation == generation { result = (Result(rois: rois, seconds: seconds, runs: 1 + next.tiles.count), next.generation) }
+            if next.generation == generation { result = (Result(rois: rois, seconds: seconds), next.generation) }
             condition.unlock()
         }
     }

@@ -75,8 +75,8 @@ public struct StageTimes: Sendable {
     /// People just detected on a late frame, posed from the next one (`frameDeadline`).
     public var lateDeferrals = 0
     /// Detections made on the detector's own thread (`detectInBackground`; not in
-    /// `detectorRuns` and `detectSeconds`, which are the frames' own), their model runs and seconds.
-    public var backgroundDetections = 0, backgroundDetectorRuns = 0
+    /// `detectorRuns` and `detectSeconds`, which are the frames' own), and their seconds.
+    public var backgroundDetections = 0
     public var backgroundDetectSeconds = 0.0
     /// Hard cuts that dropped the tracks.
     public var cuts = 0
@@ -191,7 +191,7 @@ public final class PosePipeline {
         let looking = due && (tracks.count < options.maxPeople || options.redetect)
         if let worker = options.detectInBackground && !tracks.isEmpty ? detectionWorker : nil {
             if let found = worker.take() {
-                times.backgroundDetections += 1; times.backgroundDetectorRuns += found.runs
+                times.backgroundDetections += 1
                 times.backgroundDetectSeconds += found.seconds
                 adopt(found.rois)
             }
