@@ -144,6 +144,8 @@ let package = Package(
                 "Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Live", "LiveView",
                 "Media", "Movement", "Pose", "Scenes", "Tensor", "TFLite", "ThrowEvaluation", "Trajectories",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // (The pose models' sha256, checked where they are found.)
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: cliSettings),
 

@@ -9,7 +9,6 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MODELS_DIR="${POSEACT_MODELS_DIR:-$ROOT/models}"
 CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/poseact/wheels"
-WHEEL_SPEC="mediapipe==0.10.14"
 
 say() { echo "setup: $*"; }
 
@@ -37,16 +36,10 @@ else
 fi
 
 # ---- 2. BlazePose models ----------------------------------------------------
-# name|path inside the wheel|sha256
-models=(
-    "pose_detection.tflite|mediapipe/modules/pose_detection/pose_detection.tflite|9ba9dd3d42efaaba86b4ff0122b06f29c4122e756b329d89dca1e297fd8f866c"
-    "pose_landmark_full.tflite|mediapipe/modules/pose_landmark/pose_landmark_full.tflite|e9a5c5cb17f736fafd4c2ec1da3b3d331d6edbe8a0d32395855aeb2cdfd64b9f"
-)
-
-sha_of() { sha256sum "$1" | cut -d' ' -f1; }
+source "$ROOT/notebooks-free-scripts/lib/models.sh"
 
 need=()
-for m in "${models[@]}"; do
+for m in "${MODELS[@]}"; do
     IFS='|' read -r name _ sum <<<"$m"
     if [[ -f "$MODELS_DIR/$name" && "$(sha_of "$MODELS_DIR/$name")" == "$sum" ]]; then
         say "$name ok"
@@ -59,9 +52,9 @@ done
 # Pinning python version and platform makes pip pick the same wheel on any machine;
 # the .tflite files inside are identical across platforms. pip reuses a wheel already in -d.
 mkdir -p "$CACHE_DIR" "$MODELS_DIR"
-say "fetching $WHEEL_SPEC wheel into $CACHE_DIR"
+say "fetching $MODELS_WHEEL wheel into $CACHE_DIR"
 python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-    --python-version 311 --platform manylinux_2_17_x86_64 "$WHEEL_SPEC" -d "$CACHE_DIR"
+    --python-version 311 --platform manylinux_2_17_x86_64 "$MODELS_WHEEL" -d "$CACHE_DIR"
 wheel="$(ls -t "$CACHE_DIR"/mediapipe-0.10.14-*.whl | head -n1)"
 
 for m in "${need[@]}"; do

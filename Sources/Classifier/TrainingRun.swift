@@ -15,7 +15,9 @@ import Tensor
 ///
 /// With `model.streams`, each stream is a run of its own in RUN/streams/NAME (the config
 /// with that stream's features), and RUN/model.poseact.h5 is their weighted ensemble, whose
-/// test evaluation is RUN's.
+/// test evaluation is RUN's. The streams can be trained by several tasks at once (an
+/// array job's `share` each, into the same RUN), and the ensemble made by a last step that
+/// trains nothing (`poolOnly`).
 ///
 /// Every file is written to a temp file and renamed, so an interrupted run leaves the
 /// last finished epoch behind, and running the same command again goes on from it.
@@ -39,23 +41,33 @@ public struct TrainingRun {
     public init(folder: String) { self.folder = folder }
 
     /// Trains (or goes on training) per `config` on the data at `dataPath`. `restart`
-    /// ignores an existing checkpoint. Returns the trainers at the end: one, or one per stream.
+    /// ignores an existing checkpoint. With streams, `share` trains only that task's streams
+    /// (and no ensemble), and `poolOnly` trains nothing: it makes the ensemble of the
+    /// streams' finished runs. Returns the trainers at the end: one, or one per stream trained.
     @discardableResult
-    public func train(config: TrainingConfig, dataPath: String, restart: Bool = false,
-                      events: (Event) -> Void = { _ in }) throws -> [Trainer] {
+    public func train(config: TrainingConfig, dataPath: String, restart: Bool = false, share: ArrayTask = .whole,
+                      poolOnly: Bool = false, events: (Event) -> Void = { _ in }) throws -> [Trainer] {
         if let p = config.problems.first { throw ConfigError("config: \(p)") }
-        guard !config.model.streams.isEmpty else { return [try trainNet(config: config, dataPath: dataPath, restart: restart, events: events)] }
+        guard !config.model.streams.isEmpty else {
+            guard share.count == 1, !poolOnly else {
+                throw ConfigError("tasks and pooling split a run's streams (model.streams), and this config trains one net: "
+                    + "give --streams, or split seeds and folds with crossval --task")
+            }
+            return [try trainNet(config: config, dataPath: dataPath, restart: restart, events: events)]
+        }
         if WindowsFile.isWindowsFile(dataPath) {
             throw ConfigError("\(dataPath): a windows file holds one set of features, and each of model.streams needs its own: "
                 + "train the streams on the keypoint store")
         }
         var trainers: [Trainer] = []
         let streams = config.model.streams
-        for (i, stream) in streams.enumerated() {
+        for (i, stream) in streams.enumerated() where poolOnly || share.owns(i) {
             events(.stream(stream, number: i + 1, of: streams.count))
             trainers.append(try TrainingRun(folder: Self.streamFolder(folder, stream))
-                .trainNet(config: Self.streamConfig(config, stream), dataPath: dataPath, restart: restart, events: events))
+                .trainNet(config: Self.streamConfig(config, stream), dataPath: dataPath, restart: restart && !poolOnly,
+                          finishedOnly: poolOnly, events: events))
         }
+        if share.count > 1 { return trainers }   // the ensemble waits for every task: poolOnly
         // The ensemble: each stream's kept model, weighted; its test split as the run's.
         try AtomicFile.write(config.yaml(), to: folder + "/config.yaml")
         let nets = try streams.map { try ActionClassifier.load(path: TrainingRun(folder: Self.streamFolder(folder, $0)).model) }
@@ -88,8 +100,9 @@ public struct TrainingRun {
         return c
     }
 
-    /// One net's run in `folder`.
-    func trainNet(config: TrainingConfig, dataPath: String, restart: Bool, events: (Event) -> Void) throws -> Trainer {
+    /// One net's run in `folder`; with `finishedOnly`, a run that is not finished is an error.
+    func trainNet(config: TrainingConfig, dataPath: String, restart: Bool, finishedOnly: Bool = false,
+                  events: (Event) -> Void) throws -> Trainer {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), !isDir.boolValue {
             throw ConfigError("\(folder): exists and is not a folder; choose another --output")
@@ -106,6 +119,8 @@ public struct TrainingRun {
             }
             resumeFrom = checkpoint
         }
+        let unfinished = "\(folder): not trained to the end; run its task (the same train command with --task) before pooling"
+        if finishedOnly && resumeFrom == nil { throw ConfigError(unfinished) }
         // The GEMMs and the layers' loops on `training.threads` cores for the run; then back to
         // one thread (the pose engine's setting), so idle OpenBLAS workers do not spin beside it.
         LayerThreads.set(config.threads)
@@ -125,6 +140,7 @@ public struct TrainingRun {
         let trainer: Trainer
         if let resumeFrom {
             trainer = try Trainer.resume(from: resumeFrom, config: config, data: data)
+            if finishedOnly && !trainer.finished { throw ConfigError(unfinished) }
             if trainer.finished { events(.alreadyFinished(epochs: trainer.epochsDone)) }
             else { events(.resumed(epoch: trainer.epochsDone)) }
         } else {

@@ -62,6 +62,7 @@ public struct ExtractSummary: Sendable {
     public var clips = 0                 // in this run's shard
     public var extracted = 0             // newly extracted now
     public var resumed = 0               // finished by an earlier, interrupted run
+    public var cached = 0                // of `extracted`, read from the cache instead of posed
     public var skipped: [SkippedClip] = []
     public var warnings: [ClipWarning] = []
     public var frames = 0                // in the clips that went in
@@ -90,6 +91,8 @@ public final class Extractor {
     public let detectorPath: String, landmarkPath: String
     public let options: ExtractOptions
     public let modelHash: String
+    /// Clips extracted before, by any run: reused instead of posed again.
+    public var cache: ExtractionCache?
     public static let estimator = "blazepose-full mediapipe-0.10.14 (poseact)"
 
     public init(detectorPath: String, landmarkPath: String, options: ExtractOptions) throws {
@@ -99,8 +102,7 @@ public final class Extractor {
 
     /// The clips of this run's shard, in id order.
     public func shard(_ clips: [ClipSource]) -> [ClipSource] {
-        clips.sorted { $0.id < $1.id }.enumerated()
-            .filter { $0.offset % options.shardCount == options.shardIndex }.map(\.element)
+        ArrayTask(index: options.shardIndex, count: options.shardCount).share(clips.sorted { $0.id < $1.id })
     }
 
     public func run(_ all: [ClipSource], output: String, progress: @escaping (ExtractProgress) -> Void = { _ in }) throws -> ExtractSummary {
@@ -126,8 +128,41 @@ public final class Extractor {
             todo.append(clip)
         }
 
+        // What the cache has, taken before any worker starts: a file from elsewhere is read
+        // first in a forked child (HDF5Probe), and a fork beside busy threads can inherit a
+        // lock that one of them held.
+        var keys: [String: String] = [:], fromCache = 0
+        if let cache {
+            var misses: [ClipSource] = []
+            for clip in todo {
+                // (A video that cannot be hashed cannot be read either: its extraction says why.)
+                guard let key = try? ExtractionCache.key(video: clip.video, start: clip.start, end: clip.end,
+                                                         modelHash: modelHash, options: options) else { misses.append(clip); continue }
+                keys[clip.id] = key
+                let entry: ExtractionCache.Entry?
+                do { entry = try cache.lookup(key, as: clip, estimator: options.estimator, modelHash: modelHash) } catch {
+                    summary.warnings.append(ClipWarning(clip: clip.id, "the cache's copy does not read back (\(error)): extracted again"))
+                    entry = nil
+                }
+                guard let entry else { misses.append(clip); continue }
+                let base = journal + "/" + Self.fileKey(clip.id)
+                switch entry {
+                case .keypoints(let keypoints, let notes):
+                    summary.warnings += notes.map { ClipWarning(clip: clip.id, $0) }
+                    try write(keypoints, to: base + ".h5")
+                    summary.extracted += 1; summary.cached += 1; fromCache += 1
+                case .skipped(let reason):
+                    try AtomicFile.write(reason, to: base + ".skip")
+                    summary.skipped.append(SkippedClip(id: clip.id, reason: reason)); fromCache += 1
+                }
+                progress(ExtractProgress(done: summary.resumed + fromCache, total: clips.count, frames: 0,
+                                         elapsed: Date().timeIntervalSince(start), lastClip: clip.id))
+            }
+            todo = misses
+        }
+
         // Workers take clips from a shared queue; results are files, counts in `state`.
-        let state = RunState(queue: todo, done: summary.resumed)
+        let state = RunState(queue: todo, done: summary.resumed + fromCache)
         let worker = { [self] in
             let pipeline: PosePipeline
             do {
@@ -138,7 +173,7 @@ public final class Extractor {
             while let clip = state.take() {
                 do {
                     var warnings: [ClipWarning] = []
-                    let outcome = try extractOne(clip, pipeline: pipeline, journal: journal, warnings: &warnings)
+                    let outcome = try extractOne(clip, pipeline: pipeline, journal: journal, cacheKey: keys[clip.id], warnings: &warnings)
                     let update = state.record(clip, outcome, warnings: warnings, total: clips.count, since: start)
                     progressLock.lock(); progress(update); progressLock.unlock()
                 } catch { state.fail(error); return }
@@ -156,9 +191,9 @@ public final class Extractor {
             group.wait()
         }
         if let error = state.error { throw error }
-        summary.extracted = state.extracted
+        summary.extracted += state.extracted
         summary.skipped += state.skipped
-        summary.warnings = state.warnings
+        summary.warnings += state.warnings
 
 
         // Everything accounted for: merge the parts into the store, then drop the journal.
@@ -176,13 +211,17 @@ public final class Extractor {
     /// What became of one clip.
     enum Outcome { case stored(frames: Int), skipped(reason: String, frames: Int) }
 
-    /// Extracts one clip into the journal: a one-clip store, or a note saying why not.
-    /// A video that cannot be read is a skipped clip; anything else wrong stops the run.
-    func extractOne(_ clip: ClipSource, pipeline: PosePipeline, journal: String, warnings: inout [ClipWarning]) throws -> Outcome {
+    /// Extracts one clip into the journal: a one-clip store, or a note saying why not; and
+    /// into the cache under `cacheKey`. A video that cannot be read is a skipped clip;
+    /// anything else wrong stops the run.
+    func extractOne(_ clip: ClipSource, pipeline: PosePipeline, journal: String, cacheKey key: String?,
+                    warnings: inout [ClipWarning]) throws -> Outcome {
         let base = journal + "/" + Self.fileKey(clip.id)
         let keypoints: ClipKeypoints
+        var clipWarnings: [ClipWarning] = []
+        defer { warnings += clipWarnings }
         do {
-            keypoints = try extract(clip, pipeline: pipeline, warnings: &warnings)
+            keypoints = try extract(clip, pipeline: pipeline, warnings: &clipWarnings)
         } catch let error as MediaError {
             try AtomicFile.write(error.message, to: base + ".skip")
             return .skipped(reason: error.message, frames: 0)
@@ -190,13 +229,19 @@ public final class Extractor {
         let reason = keypoints.frameCount == 0 ? "no frames in the clip's range"
             : keypoints.framesWithPerson == 0 ? "no person found in any of its \(keypoints.frameCount) frames" : nil
         if let reason {
+            if let cache, let key { try cache.save(key, skipped: reason) }
             try AtomicFile.write(reason, to: base + ".skip")
             return .skipped(reason: reason, frames: keypoints.frameCount)
         }
-        let writer = try KeypointStoreWriter(path: base + ".h5")
+        if let cache, let key { try cache.save(key, keypoints, warnings: clipWarnings.map(\.message)) }
+        try write(keypoints, to: base + ".h5")
+        return .stored(frames: keypoints.frameCount)
+    }
+
+    private func write(_ keypoints: ClipKeypoints, to path: String) throws {
+        let writer = try KeypointStoreWriter(path: path)
         try writer.append(keypoints)
         try writer.finish()
-        return .stored(frames: keypoints.frameCount)
     }
 
     /// The journal folder, created or checked against this run's options.

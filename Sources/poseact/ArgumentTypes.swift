@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import Classifier
 import Foundation
 import Keypoints
@@ -8,19 +9,26 @@ import TFLite
 // Flag values that are more than a number or a path, parsed (and refused) by
 // swift-argument-parser before any command runs.
 
-/// `--shard i/n`: every n-th clip from the i-th (0-based).
-struct Shard: ExpressibleByArgument {
-    var index: Int, count: Int
+/// `--shard i/n` and `--task i/n`: every n-th item from the i-th (0-based); or `auto`
+/// (`auto/n`), read from the array job's variables (Slurm, Kubernetes, GNU parallel) when
+/// the command is checked: see `ArrayTask`.
+struct TaskArgument: ExpressibleByArgument {
+    var text: String
 
-    init(index: Int, count: Int) { self.index = index; self.count = count }
+    init(_ text: String) { self.text = text }
 
     init?(argument: String) {
-        let parts = argument.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
-        guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (0..<n).contains(i) else { return nil }
-        self.init(index: i, count: n)
+        guard ArrayTask.isWellFormed(argument) else { return nil }
+        text = argument
     }
 
-    var defaultValueDescription: String { "\(index)/\(count)" }
+    var defaultValueDescription: String { text }
+
+    /// The task this process is: `flag` names the option in a message.
+    func resolved(flag: String) throws -> ArrayTask {
+        do { return try ArrayTask.resolve(text, flag: flag, environment: ProcessInfo.processInfo.environment) }
+        catch let error as ArrayTaskError { throw ValidationError(error.message) }
+    }
 }
 
 /// `--fold i/k`: cross-validation fold i (1-based) of k.

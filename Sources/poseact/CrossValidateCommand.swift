@@ -23,6 +23,14 @@ struct CrossValidate: ParsableCommand {
             figures are reproduced bit for bit on any machine). Prints one line per run and the \
             summary: per seed and their mean and spread; --json prints the summary as one \
             JSON object, and OUTPUT/crossval.json keeps it.
+
+            On a cluster, --task i/n (or auto, from an array job's variables: Slurm's \
+            SLURM_ARRAY_TASK_ID and _COUNT; with auto/n, a Kubernetes Indexed Job's \
+            JOB_COMPLETION_INDEX or GNU parallel's PARALLEL_SEQ) trains only every n-th run from \
+            the i-th (seed by seed, fold by fold), all tasks into one shared OUTPUT; then the \
+            same command with --pool instead trains nothing and pools the runs into the summary, \
+            the same as one machine's. A retried task resumes its own runs only (recipes: \
+            docs/cluster.md).
             """)
 
     @OptionGroup var options: ConfigOverrides
@@ -30,6 +38,9 @@ struct CrossValidate: ParsableCommand {
     @Option(help: "Seeds (whole numbers ≥ 0), comma-separated.") var seeds = SeedList([1, 2, 3])
     @Option(name: .shortAndLong, help: "Folder for the runs and the summary.") var output: String
     @Option(parsing: .unconditional, help: "Runs trained at the same time.") var jobs = 2
+    @Option(help: ArgumentHelp("Train only this task's share of the runs: i/n, or auto (auto/n) from an array job's variables; then --pool.",
+                               valueName: "i/n|auto")) var task: TaskArgument?
+    @Flag(help: "Train nothing: pool the runs that the tasks trained in OUTPUT into the summary.") var pool = false
     @Flag(help: "Print the summary as one JSON object on stdout.") var json = false
 
     func validate() throws {
@@ -37,6 +48,8 @@ struct CrossValidate: ParsableCommand {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard options.fold == nil else { throw ValidationError("--fold is chosen by crossval itself: leave it out") }
         guard options.seed == nil else { throw ValidationError("give seeds with --seeds, not --seed") }
+        guard !(pool && task != nil) else { throw ValidationError("--pool gathers what the tasks trained: give it without --task") }
+        _ = try task?.resolved(flag: "--task")
         try OutputPaths.check(output, flag: "--output", kind: .folder, writes: ["config.yaml", "crossval.json"],
                               inputs: options.data.map { [("--data", $0)] } ?? [])
     }
@@ -49,10 +62,35 @@ struct CrossValidate: ParsableCommand {
         // The children read this file: the config with every flag applied, so that a rerun of
         // the same command resumes the same runs (train refuses a run folder of another config).
         let configPath = output + "/config.yaml"
-        try AtomicFile.write(config.yaml(), to: configPath)
         let runs = seeds.seeds.flatMap { s in (1...folds).map { (seed: s, fold: $0) } }
+        let output = output
+        @Sendable func folder(_ run: (seed: Int, fold: Int)) -> String { "\(output)/seed-\(run.seed)/fold-\(run.fold)" }
+        if pool {
+            guard (try? String(contentsOfFile: configPath, encoding: .utf8)) == config.yaml() else {
+                throw ConfigError("\(configPath): \(FileManager.default.fileExists(atPath: configPath) ? "the runs here were trained with another config or flags" : "missing: no task has run here"); "
+                    + "--pool takes the very flags the tasks were given")
+            }
+            var results: [FoldResult] = [], missing: [String] = []
+            for run in runs {
+                switch Self.result(in: folder(run)) {
+                case .success(let r): results.append(r)
+                case .failure: missing.append("seed \(run.seed) fold \(run.fold)")
+                }
+            }
+            guard missing.isEmpty else {
+                throw ConfigError("\(output): \(missing.count) of \(runs.count) runs are not finished (\(missing.prefix(4).joined(separator: ", "))\(missing.count > 4 ? ", …" : "")): "
+                    + "rerun their tasks (run k is task k mod n, counting seed by seed, fold by fold, from 0), then --pool again")
+            }
+            try finish(CrossValidationSummary(folds: folds, seeds: seeds.seeds, results: seeds.seeds.indices.map {
+                Array(results[$0 * folds ..< ($0 + 1) * folds])
+            }))
+            return
+        }
+        try AtomicFile.write(config.yaml(), to: configPath)
+        let share = try task?.resolved(flag: "--task") ?? .whole
+        if share.count > 1 { note("crossval: task \(share): \(share.share(Array(runs.indices)).count) of \(runs.count) runs") }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let progress = ProgressDisplay(title: "crossval", total: runs.count, unit: "runs")
+        let progress = ProgressDisplay(title: "crossval", total: share.share(Array(runs.indices)).count, unit: "runs")
         let tally = Tally()
         let queue = DispatchQueue(label: "crossval", attributes: .concurrent)
         let slots = DispatchSemaphore(value: jobs), group = DispatchGroup()
@@ -60,15 +98,14 @@ struct CrossValidate: ParsableCommand {
         // same command resumes them later.
         ChildProcess.forwardSignals()
         progress.update(done: 0)
-        for (index, run) in runs.enumerated() {
+        for (index, run) in runs.enumerated() where share.owns(index) {
             slots.wait()
             if ChildProcess.stoppedBy != nil { slots.signal(); break }
             group.enter()
             queue.async {
                 defer { slots.signal(); group.leave() }
-                let folder = "\(output)/seed-\(run.seed)/fold-\(run.fold)"
                 let outcome = Self.train(executable: executable, config: configPath, data: data, seed: run.seed,
-                                         fold: "\(run.fold)/\(folds)", folder: folder)
+                                         fold: "\(run.fold)/\(folds)", folder: folder(run))
                 if case .failure = outcome, ChildProcess.stoppedBy != nil { return }   // stopped on purpose: said once, at the end
                 tally.lock.lock(); defer { tally.lock.unlock() }
                 tally.done += 1
@@ -85,15 +122,23 @@ struct CrossValidate: ParsableCommand {
         }
         group.wait()
         if let signal = ChildProcess.stoppedBy {
-            note("crossval: stopped (signal \(signal)) with \(tally.results.count) of \(runs.count) runs done; the same command resumes")
+            note("crossval: stopped (signal \(signal)) with \(tally.results.count) of \(share.share(Array(runs.indices)).count) runs done; the same command resumes")
             throw ExitCode(128 + signal)
         }
         if let first = tally.failures.first {
-            throw ConfigError("\(tally.failures.count) of \(runs.count) runs failed; first: \(first) (see its train.log; the same command resumes)")
+            throw ConfigError("\(tally.failures.count) of \(tally.done) runs failed; first: \(first) (see its train.log; the same command resumes)")
         }
-        let summary = CrossValidationSummary(folds: folds, seeds: seeds.seeds, results: seeds.seeds.map { s in
+        if share.count > 1 {
+            note("crossval: task \(share.index)/\(share.count) done (\(tally.results.count) runs); when every task is done, the same command with --pool instead of --task gives the summary")
+            return
+        }
+        try finish(CrossValidationSummary(folds: folds, seeds: seeds.seeds, results: seeds.seeds.map { s in
             runs.indices.filter { runs[$0].seed == s }.map { tally.results[$0]! }
-        })
+        }))
+    }
+
+    /// Keeps the summary in OUTPUT/crossval.json and prints it.
+    func finish(_ summary: CrossValidationSummary) throws {
         try AtomicFile.write(JSONLines.encode(summary) + "\n", to: output + "/crossval.json")
         if json { print(JSONLines.encode(summary)) } else { printText(summary) }
     }
@@ -141,13 +186,20 @@ struct CrossValidate: ParsableCommand {
                 let last = text.split(separator: "\n").last(where: { $0.hasPrefix("Error") }).map(String.init) ?? "exit \(status)"
                 return .failure(Failure(message: last))
             }
-            let text = try String(contentsOfFile: folder + "/evaluation.json", encoding: .utf8)
-            guard let report = try? JSONLines.decode(EvaluationReport.self, from: text) else {
-                return .failure(Failure(message: "\(folder)/evaluation.json: not an evaluation report"))
-            }
-            return .success(FoldResult(report))
+            return result(in: folder)
         } catch {
             return .failure(Failure(message: "\(error)"))
         }
+    }
+
+    /// A finished run's result: its test fold's evaluation.
+    static func result(in folder: String) -> Result<FoldResult, Failure> {
+        guard let text = try? String(contentsOfFile: folder + "/evaluation.json", encoding: .utf8) else {
+            return .failure(Failure(message: "\(folder)/evaluation.json: missing"))
+        }
+        guard let report = try? JSONLines.decode(EvaluationReport.self, from: text) else {
+            return .failure(Failure(message: "\(folder)/evaluation.json: not an evaluation report"))
+        }
+        return .success(FoldResult(report))
     }
 }

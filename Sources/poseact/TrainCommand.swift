@@ -34,7 +34,10 @@ struct Train: ParsableCommand {
             With streams (model.streams or --streams joint,bone,joint_motion,bone_motion), one \
             net is trained per stream on its own features, each a run of its own in \
             RUN/streams/NAME, and RUN/model.poseact.h5 is their ensemble: a window's \
-            probabilities are the streams' averaged with model.stream_weights.
+            probabilities are the streams' averaged with model.stream_weights. On a cluster, \
+            --task i/n (or auto, from an array job's variables; docs/cluster.md) trains only \
+            every n-th stream from the i-th, all tasks into the same RUN; then the same command \
+            with --pool instead trains nothing and makes the ensemble.
 
             Every key of the YAML config is documented in configs/penn-action.yaml; flags \
             override the file. Then: poseact export RUN --output NAME.poseact.h5.
@@ -43,6 +46,9 @@ struct Train: ParsableCommand {
     @OptionGroup var options: ConfigOverrides
     @Option(name: .shortAndLong, help: "Run folder (default: runs/<config name>).") var output: String?
     @Flag(help: "Ignore a checkpoint in the run folder and train from scratch.") var restart = false
+    @Option(help: ArgumentHelp("Train only this task's share of the streams: i/n, or auto (auto/n) from an array job's variables; then --pool.",
+                               valueName: "i/n|auto")) var task: TaskArgument?
+    @Flag(help: "Train nothing: make the ensemble of the streams that the tasks trained in the run folder.") var pool = false
     @Flag(help: "Print each epoch, then the test evaluation, as one JSON object per line on stdout.") var json = false
 
     /// What a run folder holds (TrainingRun).
@@ -50,6 +56,9 @@ struct Train: ParsableCommand {
                            "evaluation.json", "evaluation.md", "evaluation-confusion.png"]
 
     func validate() throws {
+        guard !(pool && task != nil) else { throw ValidationError("--pool gathers what the tasks trained: give it without --task") }
+        guard !(pool && restart) else { throw ValidationError("--pool trains nothing: give it without --restart") }
+        _ = try task?.resolved(flag: "--task")
         // (Not --config: a run's own config.yaml given again is read before it is rewritten, with the flags applied.)
         if let output {
             try OutputPaths.check(output, flag: "--output", kind: .folder, writes: Self.runFiles, inputs: options.data.map { [("--data", $0)] } ?? [])
@@ -62,7 +71,10 @@ struct Train: ParsableCommand {
         let folder = output ?? "runs/\(name)"
         var bar: ProgressDisplay?
         let started = Date()
-        let trainers = try TrainingRun(folder: folder).train(config: config, dataPath: config.data.store!, restart: restart) { event in
+        let share = try task?.resolved(flag: "--task") ?? .whole
+        if share.count > 1 { note("train: task \(share)") }
+        let trainers = try TrainingRun(folder: folder).train(config: config, dataPath: config.data.store!, restart: restart,
+                                                             share: share, poolOnly: pool) { event in
             switch event {
             case .stream(let stream, let number, let of):
                 note("stream \(number)/\(of): \(stream.rawValue) (features \(stream.features.map(\.rawValue).joined(separator: ", "))) → \(TrainingRun.streamFolder(folder, stream))")
@@ -99,6 +111,13 @@ struct Train: ParsableCommand {
             let best = t.history.first { $0.epoch == t.keptEpoch }
             return "\(t.epochsDone) epochs, model from epoch \(t.keptEpoch)"
                 + (best?.validationAccuracy.map { String(format: " (val acc %.1f%%)", $0 * 100) } ?? "")
+        }
+        if share.count > 1 {
+            let mine = share.share(config.model.streams)
+            note("task \(share.index)/\(share.count) done in \(ProgressDisplay.duration(Date().timeIntervalSince(started))): "
+                 + (mine.isEmpty ? "no stream is this task's" : zip(mine, kept).map { "\($0.rawValue): \($1)" }.joined(separator: "; "))
+                 + "; when every task is done, the same command with --pool instead of --task makes the ensemble")
+            return
         }
         let streams = config.model.streams.isEmpty ? "" : "\(trainers.count) streams (" + zip(config.model.streams, kept).map { "\($0.rawValue): \($1)" }.joined(separator: "; ") + ")"
         note(String(format: "done in %@: %@ → %@/model.poseact.h5", ProgressDisplay.duration(Date().timeIntervalSince(started)),

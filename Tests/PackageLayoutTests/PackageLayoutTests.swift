@@ -72,4 +72,23 @@ final class PackageLayoutTests: XCTestCase {
             XCTAssertEqual(seen.contains("CPUKernels"), root == "Classifier", "\(root) and CPUKernels")
         }
     }
+
+    /// The pose models' sha256: the list poseact checks at run time (PoseModels.swift) and the
+    /// one setup.sh fetches and package.sh packs by (lib/models.sh) are the same.
+    func testTheModelHashesAreOneList() throws {
+        func hashes(_ file: String, _ pattern: String) throws -> [String: String] {
+            let text = try String(contentsOf: TestData.packageRoot.appendingPathComponent(file), encoding: .utf8)
+            let regex = try NSRegularExpression(pattern: pattern)
+            var found: [String: String] = [:]
+            for m in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                found[String(text[Range(m.range(at: 1), in: text)!])] = String(text[Range(m.range(at: 2), in: text)!])
+            }
+            return found
+        }
+        let shell = try hashes("notebooks-free-scripts/lib/models.sh", #""(\w+\.tflite)\|[^|]+\|([0-9a-f]{64})""#)
+        let swift = try hashes("Sources/poseact/PoseModels.swift", #"(detector|landmark): "([0-9a-f]{64})""#)
+        XCTAssertEqual(shell.count, 2)
+        XCTAssertEqual(Set(shell.values), Set(swift.values), "lib/models.sh \(shell), PoseModels.swift \(swift)")
+        XCTAssertEqual(swift.count, 2)
+    }
 }

@@ -309,6 +309,30 @@ final class PoseCommandTests: PoseactCLITestCase {
         XCTAssertFalse(result.stderr.contains("Fatal error"))
     }
 
+    /// Models found by poseact itself (here through $POSEACT_MODELS_DIR) must be the files it
+    /// was tested with: a damaged copy is one line naming the file and what to do; the same
+    /// files given with --models are the user's choice and are not checked.
+    func testDamagedModelsAreRefusedByTheirHash() throws {
+        let source = try model("pose_detection.tflite")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-damaged-models-\(getpid())")
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["pose_detection.tflite", "pose_landmark_full.tflite"] {
+            try FileManager.default.copyItem(at: source.deletingLastPathComponent().appendingPathComponent(name), to: folder.appendingPathComponent(name))
+        }
+        let landmark = folder.appendingPathComponent("pose_landmark_full.tflite")
+        var bytes = [UInt8](try Data(contentsOf: landmark))
+        bytes[bytes.count / 2] ^= 0x01
+        try Data(bytes).write(to: landmark)
+        let image = try temporary("still.ppm", Array("P6\n8 8\n255\n".utf8) + [UInt8](repeating: 90, count: 8 * 8 * 3))
+        let refused = try poseact(["pose", image], environment: ["POSEACT_MODELS_DIR": folder.path])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertEqual(refused.stderr.split(separator: "\n").count, 1, refused.stderr)
+        for word in ["pose_landmark_full.tflite", "sha256", "reinstall poseact"] { XCTAssertTrue(refused.stderr.contains(word), refused.stderr) }
+        let intact = try poseact(["pose", image], environment: ["POSEACT_MODELS_DIR": source.deletingLastPathComponent().path])
+        XCTAssertFalse(intact.stderr.contains("sha256"), intact.stderr)
+    }
+
     func testAbsentCamera() throws {
         _ = try cli.model("pose_detection.tflite")
         try cli.assertOneLineError(["pose", "/dev/video99"] + models, mentions: ["/dev/video99", "camera"])
@@ -452,6 +476,63 @@ final class ExtractCommandTests: PoseactCLITestCase {
         XCTAssertFalse(counts.isEmpty)
         XCTAssertGreaterThan(counts.values.flatMap(\.values).reduce(0, +), 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: windowsFile))
+    }
+
+    /// Two Slurm array tasks (`--shard auto`, ids 1 and 2 of --array=1-2) sharing a cache,
+    /// merged; then the folder extracted again from the cache: every clip taken from it, the
+    /// same store bit for bit as the merged tasks' and as an extraction without the cache; a
+    /// damaged entry is said in one line and extracted again.
+    func testShardAutoAndTheCacheGiveTheSameStore() throws {
+        _ = try model("pose_detection.tflite")
+        let root = try makeDataset(clips: [("correct", "correct/correct39.mp4"), ("wrong", "wrong/wrong64.mp4"), ("wrong", "wrong/wrong30.mp4")])
+        let cache = root.appendingPathComponent("cache").path
+        var parts: [String] = []
+        for id in [1, 2] {
+            let part = root.appendingPathComponent("part-\(id).h5").path
+            let result = try poseact(["extract", root.appendingPathComponent("train").path, "--output", part, "--fps", "15", "--shard", "auto",
+                                      "--cache", cache, "--json"] + models,
+                                     environment: ["SLURM_ARRAY_TASK_ID": "\(id)", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "2",
+                                                   "SLURM_ARRAY_TASK_COUNT": "2"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            XCTAssertEqual(summary["shard"] as? String, "\(id - 1)/2")
+            XCTAssertEqual(summary["stored"] as? Int, id == 1 ? 2 : 1, "every 2nd clip from the task's index")
+            XCTAssertEqual(summary["cached"] as? Int, 0)
+            parts.append(part)
+        }
+        let merged = root.appendingPathComponent("merged.h5").path
+        XCTAssertEqual(try poseact(["merge"] + parts + ["--output", merged]).status, 0)
+
+        func extract(_ name: String, _ extra: [String]) throws -> (store: String, summary: [String: Any], stderr: String) {
+            let store = root.appendingPathComponent(name).path
+            let result = try poseact(["extract", root.appendingPathComponent("train").path, "--output", store, "--fps", "15", "--json"] + extra + models)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return (store, try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]), result.stderr)
+        }
+        let again = try extract("again.h5", ["--cache", cache])
+        XCTAssertEqual(again.summary["cached"] as? Int, 3)
+        let plain = try extract("plain.h5", [])
+        XCTAssertEqual(plain.summary["cached"] as? Int, 0)
+        for other in [again.store, plain.store] {
+            let compare = try poseact(["dataset", "compare", merged, other])
+            XCTAssertEqual(compare.status, 0, compare.stderr)
+            XCTAssertTrue(compare.stdout.contains("the same 3 clips, bit for bit"), compare.stdout)
+        }
+        // The comparison can fail: a store of other settings differs.
+        let other = try extract("other.h5", ["--fps", "10", "--cache", cache])
+        XCTAssertEqual(other.summary["cached"] as? Int, 0, "another frame rate is another key")
+        let differs = try poseact(["dataset", "compare", merged, other.store])
+        XCTAssertEqual(differs.status, 1)
+        XCTAssertTrue(differs.stderr.contains("times"), differs.stderr)
+
+        // A damaged entry: one line, and the clip extracted again.
+        let entries = try FileManager.default.subpathsOfDirectory(atPath: cache).filter { $0.hasSuffix(".h5") }.sorted()
+        try Data("not a store".utf8).write(to: URL(fileURLWithPath: cache + "/" + entries[0]))
+        let repaired = try extract("repaired.h5", ["--cache", cache])
+        XCTAssertEqual(repaired.summary["cached"] as? Int, 2)
+        XCTAssertTrue(repaired.stderr.contains("the cache's copy does not read back"), repaired.stderr)
+        XCTAssertEqual(try poseact(["dataset", "compare", merged, repaired.store]).status, 0)
+        XCTAssertEqual(try extract("healed.h5", ["--cache", cache]).summary["cached"] as? Int, 3, "the damaged entry was replaced")
     }
 
     /// Two labeled ranges of one montage, extracted on "two machines" (--shard 0/2, 1/2)

@@ -190,6 +190,31 @@ final class TrainCommandTests: PennSliceTestCase {
         XCTAssertEqual(streams.map { $0["stream"] as? String }, ["bone", "joint_motion"])
         XCTAssertEqual(streams.map { ($0["architecture"] as? [String: Any])?["type"] as? String }, ["stgcn", "stgcn"])
         XCTAssertEqual(streams.map { $0["weight"] as? Double }, [2, 1])
+
+        // The same streams as two array tasks (GNU parallel's PARALLEL_SEQ 1 and 2) into one
+        // run folder, then --pool: the same ensemble, scored the same.
+        let split = run + "-tasks"
+        let flags = ["train", "--config", try streamsConfig("bone, joint_motion"), "--data", data, "--output", split]
+        let first = try poseact(flags + ["--task", "auto/2"], environment: ["PARALLEL_SEQ": "1"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(split)/streams/bone/model.poseact.h5"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(split)/streams/joint_motion"), "the other task's stream")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(split)/model.poseact.h5"), "no ensemble before --pool")
+        let early = try poseact(flags + ["--pool"])
+        XCTAssertNotEqual(early.status, 0)
+        XCTAssertTrue(early.stderr.contains("joint_motion: not trained to the end"), early.stderr)
+        XCTAssertEqual(try poseact(flags + ["--task", "auto/2"], environment: ["PARALLEL_SEQ": "2"]).status, 0)
+        let pooled = try poseact(flags + ["--pool", "--json"])
+        XCTAssertEqual(pooled.status, 0, pooled.stderr)
+        let lines = try pooled.stdout.split(separator: "\n").map { try json(String($0)) }
+        XCTAssertFalse(lines.isEmpty)
+        XCTAssertFalse(lines.contains { $0["type"] as? String == "epoch" }, "pooling trains nothing: \(pooled.stdout)")
+        let trainedLines = try trained.stdout.split(separator: "\n").map { try json(String($0)) }
+        XCTAssertTrue(trainedLines.contains { $0["type"] as? String == "epoch" }, "(training prints its epochs: the check above can fail)")
+        let pooledScore = try json(try poseact(["evaluate", split, "--data", data, "--split", "test", "--json"]).stdout)
+        XCTAssertEqual(pooledScore["clip_accuracy"] as? NSNumber, scored["clip_accuracy"] as? NSNumber)
+        XCTAssertEqual(pooledScore["confusion"] as? [[Int]], scored["confusion"] as? [[Int]])
+        XCTAssertEqual(pooledScore["window_accuracy"] as? NSNumber, scored["window_accuracy"] as? NSNumber)
     }
 
     /// kill -9 during training, then the same command: it resumes after the last finished

@@ -1,0 +1,86 @@
+import Basics
+import Crypto
+import Foundation
+import Keypoints
+
+/// Clips already extracted, kept by what made them: the video's bytes, the pose models and
+/// the settings that change keypoints (`extract --cache DIR`). A clip met again, under any
+/// name, in any folder, by any run or array task sharing the folder, is read back instead
+/// of posed again.
+///
+///     DIR/ab/abcdef….h5     one clip's keypoints (a one-clip store; its warnings as an attribute)
+///     DIR/ab/abcdef….skip   why the clip gave no keypoints (no person, no frames)
+///
+/// Entries are written whole (temp file + rename), so tasks writing the same entry at once
+/// leave one whole file, and a reader never sees half of one. An entry that does not read
+/// back (a truncated copy, a stranger's file) is extracted again and replaced.
+public struct ExtractionCache: Sendable {
+    public let folder: String
+    /// The root attribute holding the clip's warnings, one per line.
+    static let warningsAttribute = "extraction_warnings"
+
+    public init(folder: String) throws {
+        self.folder = folder
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), !isFolder.boolValue {
+            throw ExtractError("--cache \(folder): is a file; give a folder (it is created if missing)")
+        }
+        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        catch { throw ExtractError("--cache \(folder): cannot create the folder (\(error.localizedDescription))") }
+    }
+
+    /// A clip's key: the video's content, the models, the keypoint-changing options and the range.
+    public static func key(video: String, start: Double?, end: Double?, modelHash: String, options: ExtractOptions) throws -> String {
+        var what = options
+        what.jobs = 0; what.threads = 0; what.shardIndex = 0; what.shardCount = 1   // how and where, not what
+        let encoder = JSONEncoder(); encoder.outputFormatting = [.sortedKeys]
+        let range = [start, end].map { $0.map { String(format: "%.6f", $0) } ?? "-" }.joined(separator: " ")
+        let text = ["poseact extraction cache 1", try SHA256.hex(file: video), modelHash,
+                    String(decoding: try encoder.encode(what), as: UTF8.self), range].joined(separator: "\n")
+        return SHA256.hex(Array(text.utf8))
+    }
+
+    /// What the cache knows of a clip.
+    public enum Entry {
+        case keypoints(ClipKeypoints, warnings: [String])
+        case skipped(reason: String)
+    }
+
+    private func base(_ key: String) -> String { "\(folder)/\(key.prefix(2))/\(key)" }
+
+    /// The entry for `key`, renamed to `clip`; nil when there is none. An entry that does not
+    /// read back as this clip's keypoints throws, saying why (it is then extracted again).
+    public func lookup(_ key: String, as clip: ClipSource, estimator: String, modelHash: String) throws -> Entry? {
+        let base = base(key)
+        if let reason = try? String(contentsOfFile: base + ".skip", encoding: .utf8) { return .skipped(reason: reason) }
+        guard FileManager.default.fileExists(atPath: base + ".h5") else { return nil }
+        let store = try KeypointStore(path: base + ".h5")
+        guard store.entries.count == 1 else { throw ExtractError("\(base).h5: holds \(store.entries.count) clips, not one") }
+        var keypoints = try store.read(store.entries[0].id)
+        guard keypoints.estimator == estimator, keypoints.modelHash == modelHash else {
+            throw ExtractError("\(base).h5: made by other models or settings than its name says")
+        }
+        keypoints.id = clip.id; keypoints.label = clip.label; keypoints.split = clip.split; keypoints.source = clip.video
+        let warnings = store.attributes[Self.warningsAttribute].map { $0.split(separator: "\n").map(String.init) } ?? []
+        return .keypoints(keypoints, warnings: warnings)
+    }
+
+    /// Keeps a clip's keypoints and warnings under `key`.
+    public func save(_ key: String, _ keypoints: ClipKeypoints, warnings: [String]) throws {
+        try makeFolder(for: key)
+        let attributes = warnings.isEmpty ? [:] : [Self.warningsAttribute: warnings.joined(separator: "\n")]
+        let writer = try KeypointStoreWriter(path: base(key) + ".h5", attributes: attributes)
+        try writer.append(keypoints)
+        try writer.finish()
+    }
+
+    /// Keeps why a clip gave no keypoints.
+    public func save(_ key: String, skipped reason: String) throws {
+        try makeFolder(for: key)
+        try AtomicFile.write(reason, to: base(key) + ".skip")
+    }
+
+    private func makeFolder(for key: String) throws {
+        try FileManager.default.createDirectory(atPath: "\(folder)/\(key.prefix(2))", withIntermediateDirectories: true)
+    }
+}
