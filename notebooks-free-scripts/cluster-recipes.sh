@@ -104,7 +104,7 @@ say "extract-job.yaml: 8 Indexed Job tasks (from the cache) then merge: the same
 t=$(seconds)
 poseact crossval --config "$CONFIG" --data "$T/one.h5" --epochs "$EPOCHS" --folds 5 --seeds 1,2 --output "$T/cv-one" \
     >"$T/cv-one.log" 2>&1 || { tail -n 5 "$T/cv-one.log" >&2; die "one machine's crossval failed"; }
-say "crossval on one machine: $(tail -n 1 "$T/cv-one.log") ($(elapsed "$t") s)"
+say "crossval on one machine: $(grep "^cross-validation" "$T/cv-one.log") ($(elapsed "$t") s)"
 
 W="$T/slurm"; t=$(seconds)
 WORK="$W" slurm_tasks 10 "$RECIPES/crossval.sbatch"

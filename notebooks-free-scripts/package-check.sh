@@ -41,12 +41,23 @@ tar -xzf "$TARBALL" -C "$WORKDIR"
 UNPACKED="$(ls -d "$WORKDIR"/poseact-*/)"
 chmod -R a+rX "$WORKDIR"
 
-$SUDO unshare --mount --propagation private env -i HOME="$WORKDIR" PATH="$SYSTEM_PATH" TERM=dumb LANG=C.UTF-8 \
-    POSEACT_SHARED="${POSEACT_SHARED:-$ROOT/../shared}" HIDE="${hide[*]}" ROOT="$ROOT" WORKDIR="$WORKDIR" UNPACKED="$UNPACKED" \
+# A mount namespace hides the toolchain from this check alone. Where none can be made (a
+# container without CAP_SYS_ADMIN), its folders are renamed for the check and renamed back.
+if $SUDO unshare --mount --propagation private true 2>/dev/null; then
+    ISOLATE=($SUDO unshare --mount --propagation private); MOUNT_HIDE=1
+else
+    say "no mount namespace here: renaming the toolchain's folders during the check"
+    ISOLATE=($SUDO); MOUNT_HIDE=0
+    restore() { for d in "${hide[@]}"; do if [[ -e "$d.hidden-by-package-check" ]]; then $SUDO rmdir "$d"; $SUDO mv "$d.hidden-by-package-check" "$d"; fi; done; rm -rf "$WORKDIR"; }
+    trap restore EXIT
+    for d in "${hide[@]}"; do $SUDO mv "$d" "$d.hidden-by-package-check" && $SUDO mkdir "$d"; done
+fi
+"${ISOLATE[@]}" env -i HOME="$WORKDIR" PATH="$SYSTEM_PATH" TERM=dumb LANG=C.UTF-8 \
+    POSEACT_SHARED="${POSEACT_SHARED:-$ROOT/../shared}" HIDE="${hide[*]}" MOUNT_HIDE="$MOUNT_HIDE" ROOT="$ROOT" WORKDIR="$WORKDIR" UNPACKED="$UNPACKED" \
     bash -euo pipefail -c '
 say() { echo "package-check: $*"; }
 die() { echo "package-check: FAILED: $*" >&2; exit 1; }
-for d in $HIDE; do mount -t tmpfs -o ro,size=1k poseact-hides-swift "$d"; done
+if [[ $MOUNT_HIDE == 1 ]]; then for d in $HIDE; do mount -t tmpfs -o ro,size=1k poseact-hides-swift "$d"; done; fi
 for d in $HIDE; do [[ -z "$(ls -A "$d")" ]] || die "$d is not hidden"; done
 if command -v swift >/dev/null && swift --version >/dev/null 2>&1; then die "a Swift toolchain still runs: $(command -v swift)"; fi
 ldconfig -p | grep -qi libswiftCore && die "the loader cache still has libswiftCore"
