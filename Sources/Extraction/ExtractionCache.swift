@@ -52,7 +52,7 @@ public struct ExtractionCache: Sendable {
     /// read back as this clip's keypoints throws, saying why (it is then extracted again).
     public func lookup(_ key: String, as clip: ClipSource, estimator: String, modelHash: String) throws -> Entry? {
         let base = base(key)
-        if let reason = try? String(contentsOfFile: base + ".skip", encoding: .utf8) { return .skipped(reason: reason) }
+        if let reason = Self.note(base + ".skip") { return .skipped(reason: reason) }
         guard FileManager.default.fileExists(atPath: base + ".h5") else { return nil }
         let store = try KeypointStore(path: base + ".h5")
         guard store.entries.count == 1 else { throw ExtractError("\(base).h5: holds \(store.entries.count) clips, not one") }
@@ -63,6 +63,16 @@ public struct ExtractionCache: Sendable {
         keypoints.id = clip.id; keypoints.label = clip.label; keypoints.split = clip.split; keypoints.source = clip.video
         let warnings = store.attributes[Self.warningsAttribute].map { $0.split(separator: "\n").map(String.init) } ?? []
         return .keypoints(keypoints, warnings: warnings)
+    }
+
+    /// A short note someone else may have written (a skipped clip's reason): only a regular
+    /// file of at most 4 KiB is read (a FIFO there would block, a huge file fill memory), as
+    /// one line.
+    static func note(_ path: String) -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= 4096,
+              let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        return OneLine.clean(text)
     }
 
     /// Keeps a clip's keypoints and warnings under `key`.

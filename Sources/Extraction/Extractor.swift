@@ -122,7 +122,7 @@ public final class Extractor {
         for clip in clips {
             let base = journal + "/" + Self.fileKey(clip.id)
             if FileManager.default.fileExists(atPath: base + ".h5") { summary.resumed += 1; continue }
-            if let note = try? String(contentsOfFile: base + ".skip", encoding: .utf8) {
+            if let note = ExtractionCache.note(base + ".skip") {
                 summary.resumed += 1; summary.skipped.append(SkippedClip(id: clip.id, reason: note)); continue
             }
             todo.append(clip)
@@ -228,12 +228,18 @@ public final class Extractor {
         }
         let reason = keypoints.frameCount == 0 ? "no frames in the clip's range"
             : keypoints.framesWithPerson == 0 ? "no person found in any of its \(keypoints.frameCount) frames" : nil
+        // The cache is a convenience: a clip it cannot keep (a full disk, a link planted in a
+        // shared folder) is said and the run goes on.
+        func keep(_ save: (ExtractionCache, String) throws -> Void) {
+            guard let cache, let key else { return }
+            do { try save(cache, key) } catch { clipWarnings.append(ClipWarning(clip: clip.id, "not kept in the cache: \(error)")) }
+        }
         if let reason {
-            if let cache, let key { try cache.save(key, skipped: reason) }
+            keep { try $0.save($1, skipped: reason) }
             try AtomicFile.write(reason, to: base + ".skip")
             return .skipped(reason: reason, frames: keypoints.frameCount)
         }
-        if let cache, let key { try cache.save(key, keypoints, warnings: clipWarnings.map(\.message)) }
+        keep { try $0.save($1, keypoints, warnings: clipWarnings.map(\.message)) }
         try write(keypoints, to: base + ".h5")
         return .stored(frames: keypoints.frameCount)
     }

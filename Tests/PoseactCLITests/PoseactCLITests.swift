@@ -510,6 +510,9 @@ final class ExtractCommandTests: PoseactCLITestCase {
             return (store, try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]), result.stderr)
         }
         let again = try extract("again.h5", ["--cache", cache])
+        // (The cache's entries at 15 fps, before another rate adds its own.)
+        let entries = try FileManager.default.subpathsOfDirectory(atPath: cache).filter { $0.hasSuffix(".h5") }.sorted()
+        XCTAssertEqual(entries.count, 3)
         XCTAssertEqual(again.summary["cached"] as? Int, 3)
         let plain = try extract("plain.h5", [])
         XCTAssertEqual(plain.summary["cached"] as? Int, 0)
@@ -526,13 +529,26 @@ final class ExtractCommandTests: PoseactCLITestCase {
         XCTAssertTrue(differs.stderr.contains("times"), differs.stderr)
 
         // A damaged entry: one line, and the clip extracted again.
-        let entries = try FileManager.default.subpathsOfDirectory(atPath: cache).filter { $0.hasSuffix(".h5") }.sorted()
         try Data("not a store".utf8).write(to: URL(fileURLWithPath: cache + "/" + entries[0]))
         let repaired = try extract("repaired.h5", ["--cache", cache])
         XCTAssertEqual(repaired.summary["cached"] as? Int, 2)
         XCTAssertTrue(repaired.stderr.contains("the cache's copy does not read back"), repaired.stderr)
         XCTAssertEqual(try poseact(["dataset", "compare", merged, repaired.store]).status, 0)
         XCTAssertEqual(try extract("healed.h5", ["--cache", cache]).summary["cached"] as? Int, 3, "the damaged entry was replaced")
+
+        // A shared folder is anyone's: a link planted under an entry's name is neither read
+        // nor written through, and a FIFO under a note's name does not block the run.
+        let linked = cache + "/" + entries[1]
+        try FileManager.default.removeItem(atPath: linked)
+        let target = root.appendingPathComponent("not-yours.h5").path
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: target)
+        let fifo = cache + "/" + entries[2].replacingOccurrences(of: ".h5", with: ".skip")
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let planted = try extract("planted.h5", ["--cache", cache])
+        XCTAssertEqual(planted.summary["stored"] as? Int, 3)
+        XCTAssertTrue(planted.stderr.contains("not kept in the cache"), planted.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target), "nothing written through the link")
+        XCTAssertEqual(try poseact(["dataset", "compare", merged, planted.store]).status, 0)
     }
 
     /// Two labeled ranges of one montage, extracted on "two machines" (--shard 0/2, 1/2)
