@@ -34,10 +34,13 @@ T="$(mktemp -d "${TMPDIR:-/tmp}/poseact-recipes.XXXXXX")"
 trap 'rm -rf "$T"' EXIT
 # A small dataset of links: CLIPS clips per label to train on, 2 per label to test.
 export DATA="$T/videos"
+# (Arrays, not `ls | sort | head`: with pipefail, head leaving early can fail the pipe.)
 for label in correct wrong; do
     mkdir -p "$DATA/train/$label" "$DATA/test/$label"
-    ls "$PUSHUPS/train/$label"/*.mp4 | sort -V | head -n "$CLIPS" | xargs -I{} ln -s {} "$DATA/train/$label/"
-    ls "$PUSHUPS/test/$label"/*.mp4 | sort -V | head -n 2 | xargs -I{} ln -s {} "$DATA/test/$label/"
+    mapfile -t train < <(printf '%s\n' "$PUSHUPS/train/$label"/*.mp4 | sort -V)
+    mapfile -t test < <(printf '%s\n' "$PUSHUPS/test/$label"/*.mp4 | sort -V)
+    ln -s "${train[@]:0:$CLIPS}" "$DATA/train/$label/"
+    ln -s "${test[@]:0:2}" "$DATA/test/$label/"
 done
 mkdir -p "$T/cache"
 work() { mkdir -p "$T/$1"; ln -sfn "$T/cache" "$T/$1/cache"; echo "$T/$1"; }

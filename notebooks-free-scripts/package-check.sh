@@ -60,7 +60,8 @@ die() { echo "package-check: FAILED: $*" >&2; exit 1; }
 if [[ $MOUNT_HIDE == 1 ]]; then for d in $HIDE; do mount -t tmpfs -o ro,size=1k poseact-hides-swift "$d"; done; fi
 for d in $HIDE; do [[ -z "$(ls -A "$d")" ]] || die "$d is not hidden"; done
 if command -v swift >/dev/null && swift --version >/dev/null 2>&1; then die "a Swift toolchain still runs: $(command -v swift)"; fi
-ldconfig -p | grep -qi libswiftCore && die "the loader cache still has libswiftCore"
+# (Whole outputs, never `cmd | grep -q`: with pipefail, grep leaving early can fail the pipe.)
+cache="$(ldconfig -p)"; [[ "$cache" == *libswiftCore* ]] && die "the loader cache still has libswiftCore"
 say "no Swift toolchain: swift $(command -v swift >/dev/null && echo "cannot run" || echo "not on PATH"), no libswiftCore"
 ldd /usr/bin/poseact >"$WORKDIR/ldd.txt" || die "ldd /usr/bin/poseact failed"
 grep -qi "not found" "$WORKDIR/ldd.txt" && { grep -i "not found" "$WORKDIR/ldd.txt" >&2; die "a library the package needs is missing"; }
@@ -70,7 +71,7 @@ for f in /usr/share/man/man1/poseact.1.gz /usr/share/man/man1/poseact.extract.1.
          /usr/share/zsh/vendor-completions/_poseact /usr/share/fish/vendor_completions.d/poseact.fish /usr/share/poseact/configs/pushups.yaml; do
     [[ -s "$f" ]] || die "$f is missing"
 done
-zcat /usr/share/man/man1/poseact.extract.1.gz | grep -q "shard" || die "the extract man page does not describe --shard"
+page="$(zcat /usr/share/man/man1/poseact.extract.1.gz)"; [[ "$page" == *shard* ]] || die "the extract man page does not describe --shard"
 bash -c "source /usr/share/bash-completion/completions/poseact && complete -p poseact" >/dev/null || die "the bash completion does not load"
 mkdir "$WORKDIR/demo" && cd "$WORKDIR/demo"
 say "$(poseact --version): poseact demo, from an empty folder"

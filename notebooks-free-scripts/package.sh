@@ -39,8 +39,10 @@ LOG="$BUILD/package-build.log"
 build() { swift build -c release --scratch-path "$BUILD" "$@" >"$LOG" 2>&1 || { tail -n 30 "$LOG" >&2; die "swift build $* failed (the whole log: $LOG)"; }; }
 build --static-swift-stdlib --product poseact
 BIN="$BUILD/release/poseact"
-if ldd "$BIN" | grep -qi swift; then
-    ldd "$BIN" | grep -i swift >&2
+# (Whole outputs, never `cmd | grep -q`: with pipefail, grep leaving early can fail the pipe.)
+LIBS="$(ldd "$BIN")"
+if [[ "${LIBS,,}" == *swift* ]]; then
+    grep -i swift <<<"$LIBS" >&2
     die "$BIN still loads a Swift library"
 fi
 # generate-manual: swift-argument-parser's own tool, which reads a command's --help as JSON.
