@@ -88,9 +88,10 @@ struct CrossValidate: ParsableCommand {
         }
         try AtomicFile.write(config.yaml(), to: configPath)
         let share = try task?.resolved(flag: "--task") ?? .whole
-        if share.count > 1 { note("crossval: task \(share): \(share.share(Array(runs.indices)).count) of \(runs.count) runs") }
+        let mine = share.share(Array(runs.indices)).count
+        if share.count > 1 { note("crossval: task \(share): \(mine) of \(runs.count) runs") }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let progress = ProgressDisplay(title: "crossval", total: share.share(Array(runs.indices)).count, unit: "runs")
+        let progress = ProgressDisplay(title: "crossval", total: mine, unit: "runs")
         let tally = Tally()
         let queue = DispatchQueue(label: "crossval", attributes: .concurrent)
         let slots = DispatchSemaphore(value: jobs), group = DispatchGroup()
@@ -122,7 +123,7 @@ struct CrossValidate: ParsableCommand {
         }
         group.wait()
         if let signal = ChildProcess.stoppedBy {
-            note("crossval: stopped (signal \(signal)) with \(tally.results.count) of \(share.share(Array(runs.indices)).count) runs done; the same command resumes")
+            note("crossval: stopped (signal \(signal)) with \(tally.results.count) of \(mine) runs done; the same command resumes")
             throw ExitCode(128 + signal)
         }
         if let first = tally.failures.first {

@@ -217,6 +217,35 @@ final class TrainCommandTests: PennSliceTestCase {
         XCTAssertEqual(pooledScore["window_accuracy"] as? NSNumber, scored["window_accuracy"] as? NSNumber)
     }
 
+    /// crossval as array tasks (`--task i/n`) into one folder, then `--pool`: refused while a
+    /// run is missing (naming it) or with other flags, then the same summary as crossval's own.
+    func testCrossvalTasksPoolToCrossvalsOwnSummary() throws {
+        let data = try store()
+        let cfg = try config(Self.small)
+        func flags(_ out: String) -> [String] {
+            ["crossval", "--config", cfg, "--data", data, "--epochs", "1", "--folds", "2", "--seeds", "1,2",
+             "--output", Self.dir.appendingPathComponent(out).path]
+        }
+        let own = try poseact(flags("cv-one"))
+        XCTAssertEqual(own.status, 0, own.stderr)
+        let empty = try poseact(flags("cv-tasks") + ["--pool"])
+        XCTAssertNotEqual(empty.status, 0)
+        XCTAssertTrue(empty.stderr.contains("no task has run here"), empty.stderr)
+        for i in 0..<3 { XCTAssertEqual(try poseact(flags("cv-tasks") + ["--task", "\(i)/4"]).status, 0) }
+        let early = try poseact(flags("cv-tasks") + ["--pool"])
+        XCTAssertNotEqual(early.status, 0)
+        XCTAssertEqual(early.stderr.split(separator: "\n").count, 1, early.stderr)
+        XCTAssertTrue(early.stderr.contains("1 of 4 runs are not finished (seed 2 fold 2)"), early.stderr)
+        let other = try poseact(flags("cv-tasks") + ["--pool", "--batch-size", "7"])
+        XCTAssertTrue(other.stderr.contains("another config or flags"), other.stderr)
+        XCTAssertEqual(try poseact(flags("cv-tasks") + ["--task", "3/4"]).status, 0)
+        let pooled = try poseact(flags("cv-tasks") + ["--pool"])
+        XCTAssertEqual(pooled.status, 0, pooled.stderr)
+        let summary = { (out: String) in try String(contentsOf: Self.dir.appendingPathComponent(out + "/crossval.json"), encoding: .utf8) }
+        XCTAssertEqual(try summary("cv-tasks"), try summary("cv-one"))
+        XCTAssertEqual(pooled.stdout, own.stdout)
+    }
+
     /// kill -9 during training, then the same command: it resumes after the last finished
     /// epoch and ends with every epoch recorded once.
     func testKilledTrainingResumes() throws {
