@@ -99,7 +99,8 @@ let package = Package(
         // `PanelGemm`), models, losses, optimisers, the training loop, its YAML config and
         // the weights file.
         .target(name: "Classifier", dependencies: ["Basics", "CPUKernels", "Evaluation", "Images", "Keypoints", "Tensor",
-                                                   .product(name: "Yams", package: "Yams")],
+                                                   .product(name: "Yams", package: "Yams"),
+                                                   .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: optimisedSettings),
 
         // ---- Where the wings meet.
@@ -117,17 +118,31 @@ let package = Package(
         // JPEG frames) and the native window (Xlib).
         // Scores --trajectories on rendered scenes against their truth.
         .target(name: "ThrowEvaluation", dependencies: ["Basics", "Live", "Media", "Scenes", "Trajectories"], swiftSettings: optimisedSettings),
-        .target(name: "LiveView", dependencies: ["Basics", "CX11", "Images", "Live", "Media",
+        // A page for one user on a small HTTP server (Hummingbird on SwiftNIO): exact Host and
+        // Origin, a token beyond loopback, limits on request heads, bodies, idle connections,
+        // WebSocket frames and connections. The live page and the studio are served by it.
+        .target(name: "PageServing", dependencies: ["Basics",
+                                                    .product(name: "Hummingbird", package: "hummingbird"),
+                                                    .product(name: "HummingbirdCore", package: "hummingbird"),
+                                                    .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                                                    .product(name: "NIOCore", package: "swift-nio"),
+                                                    .product(name: "NIOHTTP1", package: "swift-nio"),
+                                                    .product(name: "NIOPosix", package: "swift-nio"),
+                                                    .product(name: "NIOWebSocket", package: "swift-nio"),
+                                                    .product(name: "Logging", package: "swift-log"),
+                                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                swiftSettings: commonSettings),
+        .target(name: "LiveView", dependencies: ["Basics", "CX11", "Images", "Live", "Media", "PageServing",
                                                  .product(name: "Hummingbird", package: "hummingbird"),
-                                                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                                                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                                                 .product(name: "NIOCore", package: "swift-nio"),
-                                                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                                                 .product(name: "NIOPosix", package: "swift-nio"),
-                                                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                                                 .product(name: "Logging", package: "swift-log"),
-                                                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                                                 .product(name: "NIOCore", package: "swift-nio")],
                 resources: pageResources("live"), swiftSettings: commonSettings),
+
+        // `poseact studio`: the page over a project folder that runs poseact's commands for a
+        // user (Data, Label, Train, Evaluate, Preview), each as the command line it shows.
+        .target(name: "Studio", dependencies: ["Basics", "Keypoints", "PageServing",
+                                               .product(name: "Hummingbird", package: "hummingbird"),
+                                               .product(name: "NIOCore", package: "swift-nio")],
+                resources: pageResources("studio"), swiftSettings: commonSettings),
 
         // Fuzzing of every reader of files from strangers: the mutations, the readers as the
         // commands run them, and the seeds; `poseact-fuzz` runs them, built with
@@ -142,7 +157,7 @@ let package = Package(
             name: "poseact",
             dependencies: [
                 "Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Live", "LiveView",
-                "Media", "Movement", "Pose", "Scenes", "Tensor", "TFLite", "ThrowEvaluation", "Trajectories",
+                "Media", "Movement", "PageServing", "Pose", "Studio", "Scenes", "Tensor", "TFLite", "ThrowEvaluation", "Trajectories",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // (The pose models' sha256, checked where they are found.)
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -177,7 +192,7 @@ let package = Package(
         .testTarget(name: "MovementTests", dependencies: ["Movement", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "Live", "Media", "Movement", "Pose", "PoseFixtures", "Trajectories"],
                     swiftSettings: commonSettings),
-        .testTarget(name: "LiveViewTests", dependencies: ["TestData", "Images", "Live", "LiveView", "Media"], swiftSettings: commonSettings),
+        .testTarget(name: "LiveViewTests", dependencies: ["TestData", "Images", "Keypoints", "Live", "LiveView", "Media", "PageServing", "Studio"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "Media", "Movement", "Scenes", "Tensor", "TFLite"],
                     swiftSettings: commonSettings),
         .testTarget(name: "PackageLayoutTests", dependencies: ["TestData"], swiftSettings: commonSettings),

@@ -1,3 +1,4 @@
+import Crypto
 import Basics
 import Evaluation
 import Foundation
@@ -77,6 +78,22 @@ extension ActionClassifier {
     static func stateTensors(_ model: any ClassifierNet) -> [(String, [Int], FloatBuffer)] {
         let shapes = Dictionary(uniqueKeysWithValues: model.parameters.map { ($0.name, $0.shape) })
         return model.state.map { ($0.name, shapes[$0.name] ?? [$0.buffer.count], $0.buffer) }
+    }
+
+    /// The sha256 of the weights alone: every net's tensors in the file's order, each its name,
+    /// its shape and its float32 bytes. Two files with the same weights have the same digest
+    /// whenever they were written (a file's bytes also hold the time it was made): how a
+    /// resumed run is shown to end with the weights of the run that was not stopped.
+    public var weightsSHA256: String {
+        var hasher = SHA256()
+        for member in members {
+            for (name, shape, buffer) in Self.stateTensors(member.net) {
+                hasher.update(data: Array(name.utf8) + [0])
+                for d in shape { withUnsafeBytes(of: Int64(d).littleEndian) { hasher.update(bufferPointer: $0) } }
+                buffer.array.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            }
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     /// The group of member `m`'s tensors: `weights`, then `weights.1`, `weights.2`, …

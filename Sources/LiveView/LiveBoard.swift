@@ -2,6 +2,7 @@ import Foundation
 import Images
 import Live
 import Media
+import PageServing
 
 /// What the page says of a person (`state` in the JSON): "starting" before the first
 /// prediction, "no person", "low confidence", or the action's label.
@@ -124,9 +125,9 @@ public struct BoardState: Codable, Equatable, Sendable {
 /// The newest overlay frame and state of a live run, shared between the live loop (which
 /// writes them) and the viewers (the browser page, which read them from other threads).
 /// Every change bumps `sequence`; a viewer asks for what is newer than what it has.
-public final class LiveBoard: @unchecked Sendable {
+public final class LiveBoard: PageFeed, @unchecked Sendable {
     private let lock = NSLock()
-    private var sequence = 0
+    private var sequence: Int { signal.sequence }
     private var image: RGBImage?
     private var imageSequence = 0
     private var state = BoardState()
@@ -141,8 +142,7 @@ public final class LiveBoard: @unchecked Sendable {
     private let encoder = JPEGEncoder()
     private let json = JSONEncoder()
     /// Viewers waiting for something newer (`nextUpdate`), resumed by every change.
-    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    private var nextWaiter = 0
+    private let signal = ChangeSignal()
 
     public init(model: String) {
         state.model = model
@@ -188,12 +188,7 @@ public final class LiveBoard: @unchecked Sendable {
     }
 
     /// A new `sequence` (under `lock`): the waiting viewers go on.
-    private func changed() {
-        sequence += 1
-        let woken = waiters.values
-        waiters.removeAll()
-        for waiter in woken { waiter.resume() }
-    }
+    private func changed() { signal.changed() }
 
     /// The end of the input: the final seconds per action and why it ended.
     public func finish(summary final: ActionSummary, message: String) {
@@ -233,35 +228,14 @@ public final class LiveBoard: @unchecked Sendable {
 
     /// The next update newer than `seen`, waiting for it without polling; nil once the task
     /// is cancelled (the page's connection closed).
+    public var sendsText: Bool { false }
+
     public func nextUpdate(after seen: Int) async -> (sequence: Int, payload: Data)? {
         while !Task.isCancelled {
             if let update = update(after: seen) { return update }
-            await change(after: seen)
+            await signal.wait(after: seen)
         }
         return nil
-    }
-
-    /// Returns once `sequence` is past `seen`, or the task is cancelled.
-    private func change(after seen: Int) async {
-        let id = lock.withLock {
-            nextWaiter += 1
-            return nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                lock.lock()
-                // (Checked under the lock that `onCancel` takes: a cancellation is either seen
-                // here or finds the waiter registered.)
-                if sequence > seen || Task.isCancelled { lock.unlock(); waiter.resume(); return }
-                waiters[id] = waiter
-                lock.unlock()
-            }
-        } onCancel: {
-            lock.lock()
-            let waiter = waiters.removeValue(forKey: id)
-            lock.unlock()
-            waiter?.resume()
-        }
     }
 
     public func stateJSON() -> Data {

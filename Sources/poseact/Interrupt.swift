@@ -1,9 +1,10 @@
+import Basics
 import Foundation
 import Live
 
 /// Ctrl-C and SIGTERM, taken on a dispatch queue (not in a signal handler): they stop the
 /// live pipeline (whose summary is still printed) and end the wait after the input, or
-/// stop crossval's runs (`ChildProcess.forwardSignals`).
+/// stop the children poseact started (`forwardSignals`: crossval's runs, the studio's commands).
 enum Interrupt {
     nonisolated(unsafe) static var pipeline: LivePipeline?
     private static let lock = NSLock()
@@ -30,5 +31,13 @@ enum Interrupt {
             source.resume()
             sources.append(source)
         }
+    }
+}
+
+extension ChildProcess {
+    /// From now on SIGINT and SIGTERM sent to poseact go to every running child, and no new
+    /// child starts; `Interrupt.happened` says one came.
+    static func forwardSignals() {
+        Interrupt.install { signal in stopAll(signal) }
     }
 }

@@ -3,6 +3,7 @@ import Basics
 import Foundation
 import Live
 import LiveView
+import PageServing
 import Media
 
 struct LiveCommand: ParsableCommand {

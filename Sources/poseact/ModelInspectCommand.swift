@@ -75,6 +75,8 @@ extension ModelCommand {
             var preprocessing: PreprocessingSpec
             var architecture: Architecture
             var parameters: Int
+            /// `ActionClassifier.weightsSHA256`: the same for the same weights, whenever written.
+            var weightsSHA256: String
             var members: Int
             /// Each member's stream, features, weight and architecture (multi-stream files only).
             var streams: [Member.Record]?
@@ -83,11 +85,13 @@ extension ModelCommand {
 
             enum CodingKeys: String, CodingKey {
                 case file, format, labels, preprocessing, architecture, parameters, members, streams, test
+                case weightsSHA256 = "weights_sha256"
             }
 
             init(file: String, classifier c: ActionClassifier) {
                 self.file = file; format = ActionClassifier.format; labels = c.labels; preprocessing = c.spec
                 architecture = c.architecture; parameters = c.parameterCount; members = c.members.count; record = c.training
+                weightsSHA256 = c.weightsSHA256
                 streams = c.isMultiStream ? c.members.map(\.record) : nil
                 test = c.training.test.map { Test(clipAccuracy: $0.clips.accuracy, windowAccuracy: $0.windows.accuracy,
                                                   clips: $0.clips.count, split: $0.split) }
@@ -101,6 +105,7 @@ extension ModelCommand {
                 try c.encode(preprocessing, forKey: .preprocessing)
                 try c.encode(architecture, forKey: .architecture)
                 try c.encode(parameters, forKey: .parameters)
+                try c.encode(weightsSHA256, forKey: .weightsSHA256)
                 try c.encode(members, forKey: .members)
                 try c.encodeIfPresent(streams, forKey: .streams)
                 try c.encodeIfPresent(test, forKey: .test)
@@ -186,6 +191,7 @@ extension ModelCommand {
                 print(line)
             }
             if let data = record.data { print("  data: \(data.path)") }
+            print("  weights sha256: \(c.weightsSHA256) (the same weights give the same digest, whenever written)")
             if let test = record.test {
                 print(String(format: "  test (%@): clip accuracy %.2f%%, window accuracy %.2f%%", test.split ?? "",
                              test.clips.accuracy * 100, test.windows.accuracy * 100))

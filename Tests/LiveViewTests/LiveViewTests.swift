@@ -5,6 +5,7 @@ import FoundationNetworking
 import Images
 import Live
 import LiveView
+import PageServing
 import Media
 import TestData
 import XCTest
@@ -225,23 +226,27 @@ final class BrowserViewTests: XCTestCase {
     func testOtherOriginsAreRefused() throws {
         let board = LiveBoard(model: "m")
         board.handle(.frame(picture(width: 64, height: 48), time: 0.1))
-        let view = try BrowserView(board: board, port: 0)
-        defer { view.stop() }
-        let port = view.port, own = "127.0.0.1:\(port)"
-        XCTAssertNil(view.access.token, "no token on loopback")
-        let evil = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\n\(Self.upgrade)\r\n")
-        XCTAssertTrue(evil.status.hasPrefix("HTTP/1.1 400"), "no upgrade, no frames: \(evil.status)")
-        let evilPage = try request(port, "GET /frame.jpg HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nConnection: close\r\n\r\n", body: true)
-        XCTAssertTrue(evilPage.status.hasPrefix("HTTP/1.1 403"), evilPage.status)
-        XCTAssertTrue(evilPage.body.contains("cross-origin request (from http://evil.example.com) refused"), evilPage.body)
-        let evilWebSocket = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nConnection: close\r\n\r\n", body: true)
-        XCTAssertTrue(evilWebSocket.status.hasPrefix("HTTP/1.1 403"), evilWebSocket.status)
-        let mine = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://\(own)\r\n\(Self.upgrade)\r\n")
-        XCTAssertTrue(mine.status.hasPrefix("HTTP/1.1 101"), mine.status)
-        let rebound = try request(port, "GET /frame.jpg HTTP/1.1\r\nHost: evil.example.com:\(port)\r\nOrigin: http://evil.example.com:\(port)\r\n\r\n")
-        XCTAssertTrue(rebound.status.hasPrefix("HTTP/1.1 403"), rebound.status)
-        let script = try request(port, "GET /state.json HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n")
-        XCTAssertTrue(script.status.hasPrefix("HTTP/1.1 200"), script.status)
+        for view in try servedPages(board: board) {
+            defer { view.stop() }
+            let port = view.port, own = "127.0.0.1:\(port)"
+            XCTAssertNil(view.access.token, "no token on loopback")
+            let evil = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\n\(Self.upgrade)\r\n")
+            XCTAssertTrue(evil.status.hasPrefix("HTTP/1.1 400"), "no upgrade, no frames: \(evil.status)")
+            let evilPage = try request(port, "GET /frame.jpg HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nConnection: close\r\n\r\n", body: true)
+            XCTAssertTrue(evilPage.status.hasPrefix("HTTP/1.1 403"), evilPage.status)
+            XCTAssertTrue(evilPage.body.contains("cross-origin request (from http://evil.example.com) refused"), evilPage.body)
+            let evilWebSocket = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nConnection: close\r\n\r\n", body: true)
+            XCTAssertTrue(evilWebSocket.status.hasPrefix("HTTP/1.1 403"), evilWebSocket.status)
+            let mine = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://\(own)\r\n\(Self.upgrade)\r\n")
+            XCTAssertTrue(mine.status.hasPrefix("HTTP/1.1 101"), mine.status)
+            let rebound = try request(port, "GET /frame.jpg HTTP/1.1\r\nHost: evil.example.com:\(port)\r\nOrigin: http://evil.example.com:\(port)\r\n\r\n")
+            XCTAssertTrue(rebound.status.hasPrefix("HTTP/1.1 403"), rebound.status)
+            let script = try request(port, "GET /state.json HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n")
+            XCTAssertTrue(script.status.hasPrefix("HTTP/1.1 200"), script.status)
+            // Nor can another page make it act (a form or a fetch that posts from elsewhere).
+            let forged = try request(port, "POST /api/stop HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", body: true)
+            XCTAssertTrue(forged.status.hasPrefix("HTTP/1.1 403"), "\(view.name): \(forged.status)")
+        }
     }
 
     /// Served beyond loopback, the page needs the token printed with its URL: without it, or
@@ -249,22 +254,23 @@ final class BrowserViewTests: XCTestCase {
     func testBeyondLoopbackATokenIsNeeded() throws {
         let board = LiveBoard(model: "m")
         board.handle(.frame(picture(width: 64, height: 48), time: 0.1))
-        let view = try BrowserView(board: board, host: "0.0.0.0", port: 0)
-        defer { view.stop() }
-        let token = try XCTUnwrap(view.access.token)
-        XCTAssertEqual(token.count, 64)
-        XCTAssertTrue(view.url.hasSuffix("/?token=\(token)"), view.url)
-        let host = "Host: 192.0.2.1:\(view.port)\r\n"
-        let wrong = token.dropLast() + (token.last == "0" ? "1" : "0")   // one character off
-        for path in ["/", "/state.json", "/frame.jpg", "/?token=\(wrong)", "/?token="] {
-            let r = try request(view.port, "GET \(path) HTTP/1.1\r\n\(host)\r\n")
-            XCTAssertTrue(r.status.hasPrefix("HTTP/1.1 403"), "\(path): \(r.status)")
+        for view in try servedPages(host: "0.0.0.0", board: board) {
+            defer { view.stop() }
+            let token = try XCTUnwrap(view.access.token)
+            XCTAssertEqual(token.count, 64)
+            XCTAssertTrue(view.url.hasSuffix("/?token=\(token)"), view.url)
+            let host = "Host: 192.0.2.1:\(view.port)\r\n"
+            let wrong = token.dropLast() + (token.last == "0" ? "1" : "0")   // one character off
+            for path in ["/", "/state.json", "/frame.jpg", "/?token=\(wrong)", "/?token="] {
+                let r = try request(view.port, "GET \(path) HTTP/1.1\r\n\(host)\r\n")
+                XCTAssertTrue(r.status.hasPrefix("HTTP/1.1 403"), "\(path): \(r.status)")
+            }
+            let page = try request(view.port, "GET /?token=\(token) HTTP/1.1\r\n\(host)Connection: close\r\n\r\n", body: true)
+            XCTAssertTrue(page.status.hasPrefix("HTTP/1.1 200"), page.status)
+            XCTAssertTrue(page.body.contains(view.tokenMarker(token)), "\(view.name): the page's requests carry the token")
+            let ws = try request(view.port, "GET /ws?token=\(token) HTTP/1.1\r\n\(host)\(Self.upgrade)\r\n")
+            XCTAssertTrue(ws.status.hasPrefix("HTTP/1.1 101"), ws.status)
         }
-        let page = try request(view.port, "GET /?token=\(token) HTTP/1.1\r\n\(host)Connection: close\r\n\r\n", body: true)
-        XCTAssertTrue(page.status.hasPrefix("HTTP/1.1 200"), page.status)
-        XCTAssertTrue(page.body.contains("src=\"/frame.jpg?token=\(token)\""), "the picture's request carries the token")
-        let ws = try request(view.port, "GET /ws?token=\(token) HTTP/1.1\r\n\(host)\(Self.upgrade)\r\n")
-        XCTAssertTrue(ws.status.hasPrefix("HTTP/1.1 101"), ws.status)
     }
 
     /// The page as served lints clean, as its template does (Resources/live.*), and carries
@@ -379,58 +385,60 @@ final class PageLimitsTests: XCTestCase {
     /// does not move it). The server then still answers.
     func testAMegabyteURLIsRefusedAtOnce() throws {
         let board = LiveBoard(model: "m")
-        let view = try BrowserView(board: board, port: 0)
-        defer { view.stop() }
-        let request = Array("GET /".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
-            + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        let fd = loopbackConnection(view.port)
-        defer { close(fd) }
-        let cpu0 = cpuSeconds()
-        send(fd, request)
-        let (answer, closed) = receiveAll(fd)
-        let cpu = cpuSeconds() - cpu0
-        print("a 1 MB URL: refused with '\(answer.prefix { $0 != "\r" })', \(Int(cpu * 1000)) ms of CPU")
-        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 431"), "refused: \(answer.prefix(80))")
-        XCTAssertTrue(closed, "the server closed the connection (not left to time out)")
-        XCTAssertLessThan(cpu, 0.2, "CPU seconds to refuse a 1 MB URL")
-        let long = Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: ".utf8) + [UInt8](repeating: UInt8(ascii: "b"), count: 100_000) + Array("\r\n\r\n".utf8)
-        let fd2 = loopbackConnection(view.port)
-        defer { close(fd2) }
-        send(fd2, long)
-        XCTAssertTrue(receive(fd2).hasPrefix("HTTP/1.1 431"), "a 100 kB header is refused too")
-        let fd3 = loopbackConnection(view.port)
-        defer { close(fd3) }
-        send(fd3, Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
-        XCTAssertTrue(receive(fd3).hasPrefix("HTTP/1.1 200"), "still serving")
+        for view in try servedPages(board: board) {
+            defer { view.stop() }
+            let request = Array("GET /".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
+                + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+            let fd = loopbackConnection(view.port)
+            defer { close(fd) }
+            let cpu0 = cpuSeconds()
+            send(fd, request)
+            let (answer, closed) = receiveAll(fd)
+            let cpu = cpuSeconds() - cpu0
+            print("a 1 MB URL: refused with '\(answer.prefix { $0 != "\r" })', \(Int(cpu * 1000)) ms of CPU")
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 431"), "refused: \(answer.prefix(80))")
+            XCTAssertTrue(closed, "the server closed the connection (not left to time out)")
+            XCTAssertLessThan(cpu, 0.2, "CPU seconds to refuse a 1 MB URL")
+            let long = Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: ".utf8) + [UInt8](repeating: UInt8(ascii: "b"), count: 100_000) + Array("\r\n\r\n".utf8)
+            let fd2 = loopbackConnection(view.port)
+            defer { close(fd2) }
+            send(fd2, long)
+            XCTAssertTrue(receive(fd2).hasPrefix("HTTP/1.1 431"), "a 100 kB header is refused too")
+            let fd3 = loopbackConnection(view.port)
+            defer { close(fd3) }
+            send(fd3, Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+            XCTAssertTrue(receive(fd3).hasPrefix("HTTP/1.1 200"), "still serving")
+        }
     }
 
     /// A WebSocket message larger than the page ever sends ("next") ends the connection
     /// instead of being buffered.
     func testAMegabyteWebSocketMessageEndsTheConnection() throws {
         let board = LiveBoard(model: "m")
-        let view = try BrowserView(board: board, port: 0)
-        defer { view.stop() }
-        let fd = loopbackConnection(view.port)
-        defer { close(fd) }
-        send(fd, Array("GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\n\(BrowserViewTests.upgrade)\r\n".utf8))
-        var head: [UInt8] = [], byte: UInt8 = 0
-        while !head.suffix(4).elementsEqual([13, 10, 13, 10]), recv(fd, &byte, 1, 0) == 1 { head.append(byte) }
-        XCTAssertTrue(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101"))
-        // One masked binary frame of 1 MB (length in 8 bytes), then the server's answer.
-        let n = 1 << 20, mask: [UInt8] = [9, 8, 7, 6]
-        let frame = [0x82, 0x80 | 127] + (0..<8).reversed().map { UInt8((n >> (8 * $0)) & 0xff) } + mask
-            + (0..<n).map { UInt8($0 % 251) ^ mask[$0 % 4] }
-        send(fd, frame)
-        let t0 = Date()
-        var rest: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let r = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 4096, 0) }
-            // 0: closed; ECONNRESET: closed with the rest of the frame unread. Not a timeout.
-            guard r > 0 else { XCTAssertTrue(r == 0 || errno == ECONNRESET, "closed by the server, not timed out (errno \(errno))"); break }
-            rest += chunk[0..<r]
+        for view in try servedPages(board: board) {
+            defer { view.stop() }
+            let fd = loopbackConnection(view.port)
+            defer { close(fd) }
+            send(fd, Array("GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\n\(BrowserViewTests.upgrade)\r\n".utf8))
+            var head: [UInt8] = [], byte: UInt8 = 0
+            while !head.suffix(4).elementsEqual([13, 10, 13, 10]), recv(fd, &byte, 1, 0) == 1 { head.append(byte) }
+            XCTAssertTrue(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101"))
+            // One masked binary frame of 1 MB (length in 8 bytes), then the server's answer.
+            let n = 1 << 20, mask: [UInt8] = [9, 8, 7, 6]
+            let frame = [0x82, 0x80 | 127] + (0..<8).reversed().map { UInt8((n >> (8 * $0)) & 0xff) } + mask
+                + (0..<n).map { UInt8($0 % 251) ^ mask[$0 % 4] }
+            send(fd, frame)
+            let t0 = Date()
+            var rest: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let r = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 4096, 0) }
+                // 0: closed; ECONNRESET: closed with the rest of the frame unread. Not a timeout.
+                guard r > 0 else { XCTAssertTrue(r == 0 || errno == ECONNRESET, "closed by the server, not timed out (errno \(errno))"); break }
+                rest += chunk[0..<r]
+            }
+            XCTAssertLessThan(Date().timeIntervalSince(t0), 4)
+            // A close frame (0x88) with 1009, message too big, may come first.
+            if let first = rest.first { XCTAssertEqual(first, 0x88, "only a close frame: \(rest.prefix(8))") }
         }
-        XCTAssertLessThan(Date().timeIntervalSince(t0), 4)
-        // A close frame (0x88) with 1009, message too big, may come first.
-        if let first = rest.first { XCTAssertEqual(first, 0x88, "only a close frame: \(rest.prefix(8))") }
     }
 }

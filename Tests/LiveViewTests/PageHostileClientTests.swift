@@ -2,6 +2,7 @@ import Foundation
 import Images
 import Live
 import LiveView
+import PageServing
 import Media
 import TestData
 import XCTest
@@ -39,22 +40,23 @@ final class PageHostileClientTests: XCTestCase {
     func testRebindingNamesThatLookLikeLoopbackAreRefused() throws {
         let board = LiveBoard(model: "m")
         board.handle(.frame(RGBImage(width: 16, height: 16), time: 0.1))
-        let view = try BrowserView(board: board, port: 0)
-        defer { view.stop() }
-        let port = view.port
-        for name in ["127.0.0.1.attacker.example", "127.attacker.example", "127.0.0.1.nip.io"] {
-            let origin = "Origin: http://\(name):\(port)\r\n"
-            let frame = status(port, "GET /frame.jpg HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\r\n")
-            XCTAssertTrue(frame.hasPrefix("HTTP/1.1 403"), "\(name): \(frame)")
-            let ws = status(port, "GET /ws HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\(upgrade)\r\n")
-            XCTAssertFalse(ws.hasPrefix("HTTP/1.1 101"), "\(name): \(ws)")
-        }
-        for name in ["127.0.0.1", "127.0.0.2", "[::1]", "localhost", "LOCALHOST"] {
-            let origin = "Origin: http://\(name):\(port)\r\n"
-            let frame = status(port, "GET /frame.jpg HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\r\n")
-            XCTAssertTrue(frame.hasPrefix("HTTP/1.1 200"), "\(name): \(frame)")
-            let ws = status(port, "GET /ws HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\(upgrade)\r\n")
-            XCTAssertTrue(ws.hasPrefix("HTTP/1.1 101"), "\(name): \(ws)")
+        for view in try servedPages(board: board) {
+            defer { view.stop() }
+            let port = view.port
+            for name in ["127.0.0.1.attacker.example", "127.attacker.example", "127.0.0.1.nip.io"] {
+                let origin = "Origin: http://\(name):\(port)\r\n"
+                let frame = status(port, "GET /state.json HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\r\n")
+                XCTAssertTrue(frame.hasPrefix("HTTP/1.1 403"), "\(view.name), \(name): \(frame)")
+                let ws = status(port, "GET /ws HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\(upgrade)\r\n")
+                XCTAssertFalse(ws.hasPrefix("HTTP/1.1 101"), "\(view.name), \(name): \(ws)")
+            }
+            for name in ["127.0.0.1", "127.0.0.2", "[::1]", "localhost", "LOCALHOST"] {
+                let origin = "Origin: http://\(name):\(port)\r\n"
+                let frame = status(port, "GET /state.json HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\r\n")
+                XCTAssertTrue(frame.hasPrefix("HTTP/1.1 200"), "\(view.name), \(name): \(frame)")
+                let ws = status(port, "GET /ws HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\(upgrade)\r\n")
+                XCTAssertTrue(ws.hasPrefix("HTTP/1.1 101"), "\(view.name), \(name): \(ws)")
+            }
         }
     }
 
@@ -103,35 +105,36 @@ final class PageHostileClientTests: XCTestCase {
         let board = LiveBoard(model: "m")
         board.handle(.frame(RGBImage(width: 16, height: 16), time: 0.1))
         board.finish(summary: ActionSummary(), message: "the input ended")
-        let view = try BrowserView(board: board, port: 0)
-        defer { view.stop() }
-        let mask: [UInt8] = [1, 2, 3, 4]
-        let next = [0x81, 0x80 | 4] + mask + Array("next".utf8).enumerated().map { $0.element ^ mask[$0.offset % 4] }
-        var sockets: [Int32] = []
-        for _ in 0..<200 {
-            let fd = loopbackConnection(view.port)
-            send(fd, "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(view.port)\r\n\(upgrade)\r\n")
-            // The head, then the one update there is (its first bytes suffice).
-            var head: [UInt8] = [], byte: UInt8 = 0
-            while !head.suffix(4).elementsEqual([13, 10, 13, 10]), recv(fd, &byte, 1, 0) == 1 { head.append(byte) }
-            XCTAssertTrue(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101"))
-            _ = next.withUnsafeBytes { Foundation.send(fd, $0.baseAddress, next.count, Int32(MSG_NOSIGNAL)) }
-            var first = [UInt8](repeating: 0, count: 2)
-            XCTAssertEqual(recv(fd, &first, 2, Int32(MSG_WAITALL)), 2, "the update")
-            // Asks for the next one, which will never come, and goes.
-            _ = next.withUnsafeBytes { Foundation.send(fd, $0.baseAddress, next.count, Int32(MSG_NOSIGNAL)) }
-            sockets.append(fd)
+        for view in try servedPages(board: board) {
+            defer { view.stop() }
+            let mask: [UInt8] = [1, 2, 3, 4]
+            let next = [0x81, 0x80 | 4] + mask + Array("next".utf8).enumerated().map { $0.element ^ mask[$0.offset % 4] }
+            var sockets: [Int32] = []
+            for _ in 0..<200 {
+                let fd = loopbackConnection(view.port)
+                send(fd, "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(view.port)\r\n\(upgrade)\r\n")
+                // The head, then the one update there is (its first bytes suffice).
+                var head: [UInt8] = [], byte: UInt8 = 0
+                while !head.suffix(4).elementsEqual([13, 10, 13, 10]), recv(fd, &byte, 1, 0) == 1 { head.append(byte) }
+                XCTAssertTrue(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101"))
+                _ = next.withUnsafeBytes { Foundation.send(fd, $0.baseAddress, next.count, Int32(MSG_NOSIGNAL)) }
+                var first = [UInt8](repeating: 0, count: 2)
+                XCTAssertEqual(recv(fd, &first, 2, Int32(MSG_WAITALL)), 2, "the update")
+                // Asks for the next one, which will never come, and goes.
+                _ = next.withUnsafeBytes { Foundation.send(fd, $0.baseAddress, next.count, Int32(MSG_NOSIGNAL)) }
+                sockets.append(fd)
+            }
+            usleep(200_000)
+            for fd in sockets { close(fd) }
+            // (A generous 10 s for the server to see 200 closes on a loaded machine.)
+            let end = Date().addingTimeInterval(10)
+            while view.feeds.value > 0 && Date() < end { usleep(50_000) }
+            XCTAssertEqual(view.feeds.value, 0, "feeds left after their pages closed")
+            let before = cpuSeconds()
+            usleep(1_000_000)
+            let used = cpuSeconds() - before
+            XCTAssertLessThan(used, 0.05, "CPU seconds in the second after 200 pages closed")
         }
-        usleep(200_000)
-        for fd in sockets { close(fd) }
-        // (A generous 10 s for the server to see 200 closes on a loaded machine.)
-        let end = Date().addingTimeInterval(10)
-        while view.feeds.value > 0 && Date() < end { usleep(50_000) }
-        XCTAssertEqual(view.feeds.value, 0, "feeds left after their pages closed")
-        let before = cpuSeconds()
-        usleep(1_000_000)
-        let used = cpuSeconds() - before
-        XCTAssertLessThan(used, 0.05, "CPU seconds in the second after 200 pages closed")
     }
 
     /// A client that sends its request a byte at a time, never idle long enough to be closed

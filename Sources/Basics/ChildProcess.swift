@@ -3,27 +3,29 @@ import Foundation
 import Glibc
 #endif
 
-/// The one way poseact starts another process (crossval's `train` runs). A child must be
+/// The one way poseact starts another process (crossval's `train` runs, the studio's
+/// commands). A child must be
 /// stoppable like poseact itself, so:
 /// - it starts with an empty signal mask and every signal at its default action: the thread
 ///   that spawns it may be a dispatch worker (which blocks signals), and poseact ignores
 ///   SIGINT and SIGTERM once it takes them on a dispatch source, and both would be inherited;
 /// - it stays in poseact's process group, so Ctrl-C in a terminal reaches it too;
-/// - SIGINT and SIGTERM sent to poseact are sent on to it (`forwardSignals`);
+/// - SIGINT and SIGTERM sent to poseact are sent on to it (`stopAll`, called by the
+///   command's signal handler);
 /// - it dies with poseact, however poseact ends (kill -9 included): it is told its parent's
 ///   pid and asks the kernel for SIGKILL when that parent goes (`dieWithParent`).
-enum ChildProcess {
-    static let parentVariable = "POSEACT_PARENT_PID"
+public enum ChildProcess {
+    public static let parentVariable = "POSEACT_PARENT_PID"
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var running: Set<pid_t> = []
     nonisolated(unsafe) private static var stopSignal: Int32?
 
     /// The signal that stopped poseact's children, once one came (no child starts after it).
-    static var stoppedBy: Int32? { lock.lock(); defer { lock.unlock() }; return stopSignal }
+    public static var stoppedBy: Int32? { lock.lock(); defer { lock.unlock() }; return stopSignal }
 
     /// First thing in `main`: a poseact started by poseact dies with its parent.
-    static func dieWithParent() {
+    public static func dieWithParent() {
         guard let value = getenv(parentVariable), let parent = pid_t(String(cString: value)) else { return }
         unsetenv(parentVariable)
         // prctl is variadic, so Swift does not import it; its integer arguments are passed alike
@@ -36,26 +38,33 @@ enum ChildProcess {
         if getppid() != parent { _exit(128 + SIGKILL) }
     }
 
-    /// From now on SIGINT and SIGTERM sent to poseact go to every running child, and no new
-    /// child starts; `Interrupt.happened` says one came.
-    static func forwardSignals() {
-        Interrupt.install { signal in
-            lock.lock(); defer { lock.unlock() }
-            if stopSignal == nil { stopSignal = signal }
-            for pid in running { kill(pid, signal) }
-        }
+    /// Sends `signal` to every running child, and no new child starts; `stoppedBy` says
+    /// which signal it was.
+    public static func stopAll(_ signal: Int32) {
+        lock.lock(); defer { lock.unlock() }
+        if stopSignal == nil { stopSignal = signal }
+        for pid in running { kill(pid, signal) }
     }
 
     /// Runs `executable` with `arguments`, stdin from /dev/null, stdout and stderr to
     /// `output` (a file descriptor), and waits for it: its exit status, or 128 + the signal
     /// that ended it, or nil when it did not start because poseact is stopping.
-    static func run(_ executable: String, _ arguments: [String], output: Int32) throws -> Int32? {
+    public static func run(_ executable: String, _ arguments: [String], output: Int32) throws -> Int32? {
+        guard let pid = try start(executable, arguments, output: output) else { return nil }
+        return wait(pid)
+    }
+
+    /// Starts `executable` as `run` does, without waiting (stderr to `errors`, when given):
+    /// its pid, or nil when poseact is stopping. It must be waited for (`wait`) on the thread
+    /// that started it: the kernel's parent-death signal follows that thread, which must not
+    /// end before the child.
+    public static func start(_ executable: String, _ arguments: [String], output: Int32, errors: Int32? = nil) throws -> pid_t? {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_adddup2(&actions, output, 2)
+        posix_spawn_file_actions_adddup2(&actions, errors ?? output, 2)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -81,13 +90,21 @@ enum ChildProcess {
         if failed == 0 { running.insert(pid) }
         lock.unlock()
         guard failed == 0 else { throw POSIXError(POSIXErrorCode(rawValue: failed) ?? .EIO) }
+        return pid
+    }
 
-        // Waited for on the thread that spawned it: the kernel's parent-death signal follows
-        // that thread, which must not end before the child.
+    /// Waits for a child `start` started: its exit status, or 128 + the signal that ended it.
+    public static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         lock.lock(); running.remove(pid); lock.unlock()
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    /// Sends `signal` to one running child (the studio's Stop).
+    public static func signal(_ pid: pid_t, _ signal: Int32) {
+        lock.lock(); defer { lock.unlock() }
+        if running.contains(pid) { kill(pid, signal) }
     }
 }

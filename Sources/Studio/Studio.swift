@@ -1,0 +1,389 @@
+import Basics
+import Foundation
+import Hummingbird
+import Keypoints
+import NIOCore
+import PageServing
+
+/// `poseact studio`: one page, served by a `PageServer` like the live page, over a project
+/// folder (`StudioProject`), that takes a user from a folder of videos to a model on their
+/// camera. Every action runs the poseact command it stands for, as a child process in the
+/// project folder (`StudioJobs`), and the page shows that command line: the page teaches the
+/// CLI, and what it makes is what the command makes.
+///
+///   GET  /                 the page (Resources/studio.*), with the state of the moment
+///   GET  /state.json       the project and the jobs, for scripts
+///   GET  /ws               a WebSocket: the state, each time it changes (as the live page's)
+///   POST /api/ACTION       an action (JSON body): sources, extract, inspect, train, resume,
+///                          crossval, stop, evaluate, export, label-video, poses, propose,
+///                          labels, preview, camera
+///   GET  /data/clips, /data/clip?id=, /data/poses?video=, /data/proposals?video=,
+///        /data/labels?video=, /data/preview?video=   what the views draw
+///   POST /api/upload?name= a video dropped on the page (streamed to videos/, bounded)
+///   GET  /media?path=      a video the project knows (byte ranges, for seeking)
+///   GET  /report/RUN/FILE  a run's evaluation report
+///   GET  /download?file=   an export
+public final class Studio: @unchecked Sendable {
+    public let project: StudioProject
+    public let jobs: StudioJobs
+    let recipes: String?
+    let signal = ChangeSignal()
+    private let lock = NSLock()
+    /// Per source folder: what `extract` would find in it (scanned when added, and on demand).
+    private var scans: [String: SourceScan] = [:]
+    /// Videos the label view was given (absolute paths), besides the sources' and the uploads.
+    private var labelVideos: [String] = []
+    private var server: PageServer!
+
+    public var url: String { server.url }
+    public var port: Int { server.port }
+    public var access: PageAccess { server.access }
+    public var feeds: FeedCount { server.feeds }
+
+    /// What the page may send besides uploads, and uploads.
+    public static let bodyBytes = 1 << 20
+    public var uploadBytes = 4 << 30
+
+    /// `executable`: poseact itself, which runs the commands; `recipes`: the folder of the
+    /// shipped training configs, if found.
+    public init(project: StudioProject, executable: String, recipes: String?, host: String = "127.0.0.1", port: Int,
+                names: [String] = [], limits: PageLimits = PageLimits()) throws {
+        self.project = project
+        self.recipes = recipes
+        jobs = StudioJobs(executable: executable, signal: signal)
+        for source in (try? project.sources()) ?? [] { scans[source.folder] = SourceScan(source) }
+        labelVideos = (try? project.labelVideos()) ?? []
+        let feed = StudioFeed(studio: self)
+        server = try PageServer(host: host, port: port, names: names, limits: limits, feed: feed) { [unowned self] router, access in
+            self.addRoutes(router, access: access)
+        }
+    }
+
+    public func stop() { server.stop() }
+
+    // MARK: - State
+
+    /// What the page shows, as JSON.
+    struct State: Encodable {
+        struct Run: Encodable {
+            let name: String, hasModel: Bool, hasCheckpoint: Bool, hasReport: Bool, config: String?
+            let history: [[String: Double]]
+        }
+        struct Recipe: Encodable { let name: String, text: String }
+        let project: String
+        let sources: [SourceScan]
+        let store: Bool
+        let recipes: [Recipe]
+        let runs: [Run]
+        let crossvals: [String]
+        let labelVideos: [String]
+        let uploads: [String]
+        let exports: [String]
+        let labels: [String]
+        let jobs: [StudioJob]
+    }
+
+    func state() -> State {
+        let runs = project.entries("runs", folders: true).map { name -> State.Run in
+            let folder = "runs/\(name)"
+            func exists(_ file: String) -> Bool { FileManager.default.fileExists(atPath: project.path(folder + "/" + file)) }
+            let config = (try? StudioProject.smallRegularFile(project.path(folder + "/config.yaml"), limit: 1 << 16))?.flatMap { String(data: $0, encoding: .utf8) }
+            return State.Run(name: name, hasModel: exists("model.poseact.h5"), hasCheckpoint: exists("checkpoint.h5"),
+                             hasReport: exists("report/index.html"), config: config, history: Self.history(project.path(folder + "/metrics.csv")))
+        }
+        let recipeList: [State.Recipe] = recipes.map { folder in
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".yaml") }.sorted().compactMap { file in
+                let text = (try? StudioProject.smallRegularFile(folder + "/" + file, limit: 1 << 16))?.flatMap { String(data: $0, encoding: .utf8) }
+                return text.map { State.Recipe(name: String(file.dropLast(5)), text: $0) }
+            }
+        } ?? []
+        let (scanList, labelList) = lock.withLock { (scans.values.sorted { $0.folder < $1.folder }, labelVideos) }
+        return State(project: project.folder, sources: scanList, store: FileManager.default.fileExists(atPath: project.path(StudioProject.store)),
+                     recipes: recipeList, runs: runs, crossvals: project.entries("crossval", folders: true),
+                     labelVideos: labelList, uploads: project.entries("videos", folders: false).map { "videos/\($0)" },
+                     exports: project.entries("exports", folders: false), labels: project.entries("labels", folders: false), jobs: jobs.all)
+    }
+
+    /// A run's epochs so far, from its metrics.csv (the header's columns by name).
+    static func history(_ path: String) -> [[String: Double]] {
+        guard let data = try? StudioProject.smallRegularFile(path, limit: 4 << 20) else { return [] }
+        let rows = String(decoding: data, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        guard let header = rows.first else { return [] }
+        return rows.dropFirst().map { row in
+            var record: [String: Double] = [:]
+            for (key, value) in zip(header, row) { if let v = Double(value), v.isFinite { record[key] = v } }
+            return record
+        }
+    }
+
+    func stateJSON() -> Data {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(state())) ?? Data("{}".utf8)
+    }
+
+    // MARK: - Videos the page may play
+
+    /// The videos the project knows: its sources' clips, the label view's videos, the uploads.
+    func knownVideos() -> Set<String> {
+        var videos = Set(project.entries("videos", folders: false).map { project.path("videos/" + $0) })
+        lock.withLock {
+            for scan in scans.values { videos.formUnion(scan.videos) }
+            videos.formUnion(labelVideos)
+        }
+        return videos
+    }
+
+    /// An absolute, standardised path for a path the page names (relative: to the project).
+    func absolute(_ path: String) -> String {
+        (path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: project.path(path))).standardizedFileURL.path
+    }
+
+    /// A video the page names, if the project knows it and it is a regular file.
+    func knownVideo(_ path: String?) throws -> String {
+        guard let path, !path.isEmpty else { throw StudioProject.ProjectError("no video given") }
+        let full = absolute(path)
+        guard knownVideos().contains(full) else { throw StudioProject.ProjectError("\(path): not a video of this project; add it first (Data or Label)") }
+        var status = stat()
+        guard stat(full, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw StudioProject.ProjectError("\(path): not a readable video file") }
+        return full
+    }
+
+    /// How the commands name a video: relative to the project when inside it.
+    func commandPath(_ full: String) -> String {
+        full.hasPrefix(project.folder + "/") ? String(full.dropFirst(project.folder.count + 1)) : full
+    }
+
+    // MARK: - Actions
+
+    /// An action's JSON body (every field optional; each action says which it needs).
+    struct Action: Decodable {
+        var folder: String?, annotations: String?
+        var recipe: String?, name: String?, run: String?
+        var epochs: Int?, model: String?, learningRate: Double?, window: Int?, seed: Int?, batchSize: Int?, restart: Bool?
+        var folds: Int?, seeds: String?
+        var format: String?, video: String?, device: String?
+        var segments: [Segment]?
+        struct Segment: Decodable { var label: String, start: Double, end: Double }
+    }
+
+    func perform(_ action: String, _ body: Action) throws -> Data {
+        switch action {
+        case "sources":
+            guard let folder = body.folder, !folder.isEmpty else { throw StudioProject.ProjectError("give a folder of labeled clips") }
+            let source = StudioProject.Source(folder: absolute(folder), annotations: body.annotations.flatMap { $0.isEmpty ? nil : absolute($0) })
+            try project.add(source)
+            let scan = SourceScan(source)
+            lock.withLock { scans[source.folder] = scan }
+            signal.changed()
+        case "rescan":
+            let sources = try project.sources()
+            let fresh = sources.map(SourceScan.init)
+            lock.withLock { for s in fresh { scans[s.folder] = s } }
+            signal.changed()
+        case "extract": try start("extract", "keypoints.h5", extractCommands())
+        case "inspect": try start("inspect", "keypoints.h5", [StudioCommand(["dataset", "inspect", StudioProject.store, "--json"])])
+        case "train":
+            let name = try runName(body.name)
+            let recipe = try recipePath(body.recipe)
+            var arguments = ["train", "--config", recipe, "--data", StudioProject.store, "--output", "runs/\(name)", "--json"]
+            arguments += try overrides(body)
+            if body.restart == true { arguments.append("--restart") }
+            try start("train", name, [StudioCommand(arguments)])
+        case "resume":
+            // The run's own config.yaml (its recipe with the keys the page changed): the
+            // checkpoint's run goes on as `poseact train` would have.
+            let name = try runName(body.name)
+            guard FileManager.default.fileExists(atPath: project.path("runs/\(name)/config.yaml")) else {
+                throw StudioProject.ProjectError("runs/\(name): no run to resume; start it from a recipe")
+            }
+            try start("train", name, [StudioCommand(["train", "--config", "runs/\(name)/config.yaml", "--data", StudioProject.store,
+                                                     "--output", "runs/\(name)", "--json"])])
+        case "crossval":
+            let name = try runName(body.name)
+            var arguments = ["crossval", "--config", try recipePath(body.recipe), "--data", StudioProject.store, "--output", "crossval/\(name)", "--json"]
+            if let folds = body.folds { guard (2...20).contains(folds) else { throw StudioProject.ProjectError("folds: 2 to 20") }; arguments += ["--folds", String(folds)] }
+            if let seeds = body.seeds, !seeds.isEmpty {
+                guard seeds.split(separator: ",").allSatisfy({ UInt32($0) != nil }) else { throw StudioProject.ProjectError("seeds: whole numbers, comma-separated") }
+                arguments += ["--seeds", seeds]
+            }
+            arguments += try overrides(body)
+            try start("crossval", name, [StudioCommand(arguments)])
+        case "stop": jobs.stop()
+        case "evaluate":
+            let run = try existingRun(body.run)
+            try start("evaluate", run, [StudioCommand(["evaluate", "runs/\(run)", "--data", StudioProject.store, "--report", "runs/\(run)/report", "--json"])])
+        case "export":
+            let run = try existingRun(body.run)
+            let file = body.format == "onnx" ? "exports/\(run).onnx" : "exports/\(run).poseact.h5"
+            try start("export", run, [StudioCommand(["export", "runs/\(run)", "--output", file])])
+        case "label-video":
+            guard let video = body.video, !video.isEmpty else { throw StudioProject.ProjectError("give a video file to label") }
+            let full = absolute(video)
+            try project.addLabelVideo(full)
+            lock.withLock { if !labelVideos.contains(full) { labelVideos.append(full) } }
+            signal.changed()
+        case "poses":
+            let video = try knownVideo(body.video)
+            try start("poses", commandPath(video), [StudioCommand(["pose", commandPath(video), "--max-people", "1"],
+                                                                  stdout: "poses/\(StudioProject.safeName(video)).jsonl")])
+        case "propose":
+            let video = try knownVideo(body.video), run = try existingRun(body.run)
+            try start("propose", commandPath(video), [StudioCommand(["annotate", commandPath(video), "--model", "runs/\(run)",
+                                                                     "--timeline", "proposals/\(StudioProject.safeName(video)).json"])])
+        case "labels":
+            let video = try knownVideo(body.video)
+            let file = "labels/\(StudioProject.safeName(video)).csv"
+            try AtomicFile.write(try Self.annotationCSV(video: video, segments: body.segments ?? []), to: project.path(file))
+            signal.changed()
+            return try JSONSerialization.data(withJSONObject: ["file": file, "folder": URL(fileURLWithPath: video).deletingLastPathComponent().path])
+        case "preview":
+            let video = try knownVideo(body.video), run = try existingRun(body.run)
+            try start("preview", commandPath(video), [StudioCommand(["annotate", commandPath(video), "--model", "runs/\(run)",
+                                                                     "--angles", "left_elbow,right_elbow,body_line", "--json"],
+                                                                    stdout: "previews/\(StudioProject.safeName(video)).json")])
+        case "camera":
+            let run = try existingRun(body.run)
+            let device = body.device ?? "/dev/video0"
+            guard device.hasPrefix("/dev/video"), device.dropFirst(10).allSatisfy(\.isNumber) else {
+                throw StudioProject.ProjectError("\(device): a camera is /dev/videoN")
+            }
+            try start("camera", device, [StudioCommand(["live", "--camera", device, "--model", "runs/\(run)", "--serve", "0"])])
+        default:
+            throw StudioProject.ProjectError("\(action): no such action")
+        }
+        return Data("{}".utf8)
+    }
+
+    private func start(_ action: String, _ subject: String, _ commands: [StudioCommand]) throws {
+        try jobs.start(action: action, subject: subject, commands: commands)
+    }
+
+    /// `extract` for every source, into keypoints.h5 (one source) or one store each, merged.
+    /// A stopped extraction goes on where it stopped when started again (extract's journal);
+    /// the cache keeps every clip extracted once.
+    func extractCommands() throws -> [StudioCommand] {
+        let sources = try project.sources()
+        guard !sources.isEmpty else { throw StudioProject.ProjectError("no data yet: add a folder of labeled clips first") }
+        func extract(_ source: StudioProject.Source, _ output: String) -> StudioCommand {
+            StudioCommand(["extract", source.folder, "--output", output, "--cache", "cache"]
+                          + (source.annotations.map { ["--annotations", $0] } ?? []))
+        }
+        var commands: [StudioCommand]
+        if sources.count == 1 {
+            commands = [extract(sources[0], StudioProject.store)]
+        } else {
+            let parts = sources.indices.map { "parts/\($0 + 1).h5" }
+            commands = zip(sources, parts).map { extract($0, $1) } + [StudioCommand(["merge"] + parts + ["--output", StudioProject.store])]
+        }
+        return commands + [StudioCommand(["dataset", "inspect", StudioProject.store, "--json"])]
+    }
+
+    func runName(_ name: String?) throws -> String {
+        guard let name, StudioProject.isName(name) else {
+            throw StudioProject.ProjectError("a run's name: 1 to 64 letters, digits, '.', '-' or '_' (not starting with '.')")
+        }
+        return name
+    }
+
+    func existingRun(_ name: String?) throws -> String {
+        let run = try runName(name)
+        guard FileManager.default.fileExists(atPath: project.path("runs/\(run)/model.poseact.h5")) else {
+            throw StudioProject.ProjectError("runs/\(run): no model yet; train it first")
+        }
+        return run
+    }
+
+    func recipePath(_ name: String?) throws -> String {
+        guard let recipes else { throw StudioProject.ProjectError("the shipped configs were not found; reinstall poseact") }
+        guard let name, StudioProject.isName(name), FileManager.default.fileExists(atPath: recipes + "/\(name).yaml") else {
+            throw StudioProject.ProjectError("\(name ?? ""): no such recipe")
+        }
+        return recipes + "/\(name).yaml"
+    }
+
+    /// The recipe's keys the page lets a user change, as `train`'s flags.
+    func overrides(_ body: Action) throws -> [String] {
+        var flags: [String] = []
+        func check(_ ok: Bool, _ what: String) throws { if !ok { throw StudioProject.ProjectError(what) } }
+        if let e = body.epochs { try check((1...10_000).contains(e), "epochs: 1 to 10,000"); flags += ["--epochs", String(e)] }
+        if let m = body.model, !m.isEmpty { try check(["tcn", "stgcn", "stgcn++"].contains(m), "model: tcn, stgcn or stgcn++"); flags += ["--model", m] }
+        if let r = body.learningRate { try check(r > 0 && r < 10, "learning rate: above 0, below 10"); flags += ["--learning-rate", String(r)] }
+        if let w = body.window { try check((4...1024).contains(w), "window: 4 to 1,024 frames"); flags += ["--window", String(w)] }
+        if let s = body.seed { try check((0...Int(UInt32.max)).contains(s), "seed: a whole number ≥ 0"); flags += ["--seed", String(s)] }
+        if let b = body.batchSize { try check((1...4096).contains(b), "batch size: 1 to 4,096"); flags += ["--batch-size", String(b)] }
+        return flags
+    }
+
+    /// Create ML's annotation file for one video: video,label,start,end, the video named as
+    /// `extract --annotations` finds it in its folder (the file's name).
+    static func annotationCSV(video: String, segments: [Action.Segment]) throws -> String {
+        guard segments.count <= 10_000 else { throw StudioProject.ProjectError("more than 10,000 segments") }
+        let name = URL(fileURLWithPath: video).lastPathComponent
+        let rows = try segments.sorted { $0.start < $1.start }.map { s -> [String] in
+            let label = s.label.trimmingCharacters(in: .whitespaces)
+            guard !label.isEmpty, label.count <= 100, !label.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+                throw StudioProject.ProjectError("a label is 1 to 100 printable characters")
+            }
+            guard s.start.isFinite, s.end.isFinite, s.start >= 0, s.end > s.start else {
+                throw StudioProject.ProjectError("a segment ends after it starts (\(s.start) to \(s.end) s)")
+            }
+            return [name, label, String(format: "%.2f", s.start), String(format: "%.2f", s.end)]
+        }
+        return CSV.text(header: ["video", "label", "start", "end"], rows: rows)
+    }
+}
+
+/// What `extract` would find in a source, as the data view shows it before extraction:
+/// clips per label and split, and what it could not use (`DatasetSources.scan`).
+struct SourceScan: Encodable, Sendable {
+    let folder: String
+    let annotations: String?
+    var clips = 0
+    /// label → split ("" when none) → clips
+    var labels: [String: [String: Int]] = [:]
+    var problems: [String] = []
+    var error: String?
+    var videos: Set<String> = []
+
+    enum CodingKeys: String, CodingKey { case folder, annotations, clips, labels, problems, error, videos }
+
+    init(_ source: StudioProject.Source) {
+        folder = source.folder
+        annotations = source.annotations
+        do {
+            let listing = try DatasetSources.scan(source.folder, annotations: source.annotations)
+            clips = listing.clips.count
+            for clip in listing.clips {
+                labels[clip.label, default: [:]][clip.split ?? "", default: 0] += 1
+                videos.insert(URL(fileURLWithPath: clip.video).standardizedFileURL.path)
+            }
+            problems = listing.problems.prefix(100).map(\.description)
+        } catch {
+            self.error = "\(error)"
+        }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(folder, forKey: .folder); try c.encodeIfPresent(annotations, forKey: .annotations)
+        try c.encode(clips, forKey: .clips); try c.encode(labels, forKey: .labels); try c.encode(problems, forKey: .problems)
+        try c.encodeIfPresent(error, forKey: .error); try c.encode(videos.sorted(), forKey: .videos)
+    }
+}
+
+/// The studio's WebSocket: the whole state, each time something changed.
+struct StudioFeed: PageFeed {
+    let studio: Studio
+    var sendsText: Bool { true }
+
+    func nextUpdate(after seen: Int) async -> (sequence: Int, payload: Data)? {
+        while !Task.isCancelled {
+            let now = studio.signal.sequence
+            if now > seen { return (now, studio.stateJSON()) }
+            await studio.signal.wait(after: seen)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,227 @@
+import Basics
+import Foundation
+import Hummingbird
+import Keypoints
+import NIOCore
+import PageServing
+
+extension Studio {
+    /// The page (Resources/studio.html, .css, .js): five views (Data, Label, Train, Evaluate,
+    /// Preview) over the state, which arrives inside the page and then over the WebSocket.
+    static let page = PageTemplate(html: PackageResources.studio_html, style: PackageResources.studio_css,
+                                   script: PackageResources.studio_js)
+
+    static func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+
+    static func json(_ data: Data) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// A page request's one-line refusal (400, the reason as text), or a bug's 500.
+    static func answer(_ work: () throws -> Response) -> Response {
+        do { return try work() } catch let error as CustomStringConvertible { return text(.badRequest, error.description) } catch {
+            return text(.internalServerError, "\(error)")
+        }
+    }
+
+    func addRoutes(_ router: Router<BasicRequestContext>, access: PageAccess) {
+        router.get("/") { [self] _, _ in
+            let page = Self.page.filled(["state": .markup(Self.scriptJSON(stateJSON())), "query": .text(access.query)])
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(string: page)))
+        }
+        router.get("/state.json") { [self] _, _ in Self.json(stateJSON()) }
+        router.post("/api/:action") { [self] request, context in
+            let action = context.parameters.get("action") ?? ""
+            guard action != "upload" else { return try await upload(request, context: context) }
+            // (Bodies over `bodyBytes` are refused with 413 before they are read whole.)
+            let bytes = try await request.body.collect(upTo: Self.bodyBytes)
+            return Self.answer {
+                let body: Action
+                let data = Data(buffer: bytes)
+                do { body = data.isEmpty ? Action() : try Self.decoder.decode(Action.self, from: data) } catch let error as DecodingError {
+                    throw StudioProject.ProjectError(error.oneLine(file: "POST /api/\(action)", expected: "the JSON object the page sends", data: data))
+                }
+                return Self.json(try perform(action, body))
+            }
+        }
+        router.get("/data/clips") { [self] _, _ in
+            Self.answer {
+                let store = try KeypointStore(path: project.path(StudioProject.store))
+                let clips = store.entries.map { e -> [String: Any] in
+                    ["id": e.id, "label": e.label, "split": e.split ?? "", "frames": e.frames, "source": e.source,
+                     "start": e.start ?? 0]
+                }
+                return Self.json(try JSONSerialization.data(withJSONObject: clips))
+            }
+        }
+        router.get("/data/clip") { [self] request, _ in
+            Self.answer {
+                let id = request.uri.queryParameters["id"].map(String.init) ?? ""
+                let store = try KeypointStore(path: project.path(StudioProject.store))
+                guard store.contains(id) else { throw StudioProject.ProjectError("\(id): no such clip in keypoints.h5") }
+                let clip = try store.read(id)
+                let video = URL(fileURLWithPath: clip.source).standardizedFileURL.path
+                let body: [String: Any] = [
+                    "id": clip.id, "label": clip.label, "video": knownVideos().contains(video) ? video : "", "start": clip.start ?? 0,
+                    "times": clip.times, "joints": clip.jointNames.count,
+                    "keypoints": clip.keypoints.map { $0.isFinite ? (Double($0) * 1000).rounded() / 1000 : -1 },
+                    "edges": Self.edges(clip.jointNames),
+                ]
+                return Self.json(try JSONSerialization.data(withJSONObject: body))
+            }
+        }
+        router.get("/data/poses") { [self] request, _ in
+            Self.answer { Self.json(try poses(request.uri.queryParameters["video"].map(String.init))) }
+        }
+        for (route, folder, ext) in [("/data/proposals", "proposals", "json"), ("/data/preview", "previews", "json"), ("/data/labels", "labels", "csv")] {
+            router.get(RouterPath(stringLiteral: route)) { [self] request, _ in
+                Self.answer {
+                    let video = try knownVideo(request.uri.queryParameters["video"].map(String.init))
+                    let file = project.path("\(folder)/\(StudioProject.safeName(video)).\(ext)")
+                    guard let data = try StudioProject.smallRegularFile(file, limit: 64 << 20) else { return Self.text(.notFound, "none yet") }
+                    return ext == "json" ? Self.json(data)
+                        : Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+                }
+            }
+        }
+        router.get("/media") { [self] request, context in
+            let path: String
+            do { path = try knownVideo(request.uri.queryParameters["path"].map(String.init)) } catch {
+                return Self.text(.notFound, "\(error)")
+            }
+            return try await Self.serveFile(path, type: "video/" + (URL(fileURLWithPath: path).pathExtension.lowercased() == "webm" ? "webm" : "mp4"),
+                                            request: request, context: context)
+        }
+        router.get("/report/:run/:file") { [self] request, context in
+            guard let run = context.parameters.get("run"), StudioProject.isName(run),
+                  let file = context.parameters.get("file"), ["index.html", "evaluation-confusion.png"].contains(file) else {
+                return Self.text(.notFound, "no such report file")
+            }
+            let path = project.path("runs/\(run)/report/\(file)")
+            return try await Self.serveFile(path, type: file.hasSuffix(".png") ? "image/png" : "text/html; charset=utf-8", request: request, context: context)
+        }
+        router.get("/download") { [self] request, context in
+            guard let file = request.uri.queryParameters["file"].map(String.init), StudioProject.isName(file),
+                  project.entries("exports", folders: false).contains(file) else { return Self.text(.notFound, "no such export") }
+            var response = try await Self.serveFile(project.path("exports/\(file)"), type: "application/octet-stream", request: request, context: context)
+            response.headers[.contentDisposition] = "attachment; filename=\"\(file)\""
+            return response
+        }
+    }
+
+    static let decoder: JSONDecoder = {
+        let d = JSONDecoder()
+        d.keyDecodingStrategy = .convertFromSnakeCase
+        return d
+    }()
+
+    /// JSON inside a `<script>` element: "<" as \u003c, so no string in it ends the script.
+    static func scriptJSON(_ data: Data) -> String {
+        String(decoding: data, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+    }
+
+    static func edges(_ names: [String]) -> [[Int]] {
+        let index = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        return Skeleton.edges.compactMap { a, b in
+            guard let i = index[Skeleton.blazePoseNames[a]], let j = index[Skeleton.blazePoseNames[b]] else { return nil }
+            return [i, j]
+        }
+    }
+
+    /// A regular file (never through a link), whole or the one byte range asked for (a
+    /// video's seeking), streamed.
+    static func serveFile(_ path: String, type: String, request: Request, context: BasicRequestContext) async throws -> Response {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return text(.notFound, "no such file") }
+        let size = Int(status.st_size)
+        var headers: HTTPFields = [.contentType: type, .acceptRanges: "bytes", .cacheControl: "no-store"]
+        guard size > 0 else { return Response(status: .ok, headers: headers) }
+        var range = 0...(size - 1), code: HTTPResponse.Status = .ok
+        if let asked = request.headers[.range] {
+            guard let parsed = byteRange(asked, size: size) else {
+                headers[.contentRange] = "bytes */\(size)"
+                return Response(status: .rangeNotSatisfiable, headers: headers)
+            }
+            range = parsed
+            code = .partialContent
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+        }
+        headers[.contentLength] = String(range.count)
+        let body = try await FileIO().loadFile(path: path, range: range, context: context)
+        return Response(status: code, headers: headers, body: body)
+    }
+
+    /// "bytes=a-b", "bytes=a-" or "bytes=-n" (one range), within a file of `size` bytes.
+    static func byteRange(_ header: String, size: Int) -> ClosedRange<Int>? {
+        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+        let spec = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard spec.count == 2 else { return nil }
+        if spec[0].isEmpty {
+            guard let n = Int(spec[1]), n > 0 else { return nil }
+            return max(0, size - n)...(size - 1)
+        }
+        guard let a = Int(spec[0]), a < size else { return nil }
+        let b = spec[1].isEmpty ? size - 1 : Int(spec[1]).map { min($0, size - 1) }
+        guard let b, b >= a else { return nil }
+        return a...b
+    }
+
+    /// A video dropped on the page, streamed into videos/ (a new file, never through a link;
+    /// whole or not at all), at most `uploadBytes`.
+    func upload(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        guard let given = request.uri.queryParameters["name"].map(String.init), StudioProject.isVideo(given) else {
+            return Self.text(.badRequest, "upload: give ?name=VIDEO with a video's extension (\(StudioProject.videoExtensions.sorted().joined(separator: ", ")))")
+        }
+        let name = StudioProject.safeName(given) + "." + URL(fileURLWithPath: given).pathExtension.lowercased()
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > uploadBytes {
+            return Self.text(.contentTooLarge, "upload: \(length) bytes, more than the \(uploadBytes) a video may have here")
+        }
+        let file: AtomicFile
+        do { file = try AtomicFile(project.path("videos/\(name)")) } catch { return Self.text(.badRequest, "\(error)") }
+        var received = 0
+        do {
+            for try await buffer in request.body {
+                received += buffer.readableBytes
+                guard received <= uploadBytes else {
+                    file.discard()
+                    return Self.text(.contentTooLarge, "upload: more than the \(uploadBytes) bytes a video may have here")
+                }
+                try buffer.withUnsafeReadableBytes { try file.append($0) }
+            }
+            try file.commit()
+        } catch {
+            file.discard()
+            return Self.text(.badRequest, "upload: \(error)")
+        }
+        signal.changed()
+        return Self.json(try JSONSerialization.data(withJSONObject: ["video": "videos/\(name)", "bytes": received]))
+    }
+
+    /// The landmarks `pose` found in a video (poses/NAME.jsonl), compact for drawing: per
+    /// frame its time and the first person's x, y, visibility per landmark (pixels → 0–1).
+    func poses(_ video: String?) throws -> Data {
+        let full = try knownVideo(video)
+        let file = project.path("poses/\(StudioProject.safeName(full)).jsonl")
+        guard let data = try StudioProject.smallRegularFile(file, limit: 512 << 20) else { return Data("null".utf8) }
+        var frames: [[Double]] = []
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                  let time = object["time"] as? Double, let width = object["width"] as? Double, let height = object["height"] as? Double,
+                  width > 0, height > 0 else { continue }
+            var row = [time]
+            let persons = object["persons"] as? [[String: Any]] ?? []
+            let person = persons.first { $0["prominent"] as? Bool == true } ?? persons.first
+            for landmark in (person?["landmarks"] as? [[String: Any]] ?? []) {
+                let x = landmark["x"] as? Double ?? -1, y = landmark["y"] as? Double ?? -1, v = landmark["visibility"] as? Double ?? 0
+                row += [(x / width * 1000).rounded() / 1000, (y / height * 1000).rounded() / 1000, (v * 100).rounded() / 100]
+            }
+            frames.append(row)
+        }
+        let edges = Skeleton.edges.map { [$0.0, $0.1] }
+        return try JSONSerialization.data(withJSONObject: ["frames": frames, "edges": edges])
+    }
+}
