@@ -307,7 +307,7 @@ public final class Studio: @unchecked Sendable {
     func overrides(_ body: Action) throws -> [String] {
         var flags: [String] = []
         func check(_ ok: Bool, _ what: String) throws { if !ok { throw StudioProject.ProjectError(what) } }
-        if let e = body.epochs { try check((1...10_000).contains(e), "epochs: 1 to 10,000"); flags += ["--epochs", String(e)] }
+        if let e = body.epochs { try check((1...100_000).contains(e), "epochs: 1 to 100,000"); flags += ["--epochs", String(e)] }
         if let m = body.model, !m.isEmpty { try check(["tcn", "stgcn", "stgcn++"].contains(m), "model: tcn, stgcn or stgcn++"); flags += ["--model", m] }
         if let r = body.learningRate { try check(r > 0 && r < 10, "learning rate: above 0, below 10"); flags += ["--learning-rate", String(r)] }
         if let w = body.window { try check((4...1024).contains(w), "window: 4 to 1,024 frames"); flags += ["--window", String(w)] }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import TrainingFixtures
 import XCTest
 
@@ -81,5 +84,45 @@ final class SignalTests: PennSliceTestCase {
         let stopped = wait(10) { pids.allSatisfy { !alive($0) } }
         for pid in pids where alive(pid) { kill(pid, SIGKILL) }
         XCTAssertTrue(stopped, "train runs outlived crossval's kill -9")
+    }
+
+    /// `poseact studio` with a training run under way: SIGTERM stops the run with the studio
+    /// (the studio waits for it and ends), and kill -9 of the studio takes the run with it.
+    func testTheStudiosCommandsStopWithIt() throws {
+        for signal in [SIGTERM, SIGKILL] {
+            let project = Self.dir.appendingPathComponent("studio-signal-\(signal)").path, recipes = project + "-recipes"
+            try? FileManager.default.removeItem(atPath: project)
+            try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: recipes, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: try store(), toPath: project + "/keypoints.h5")
+            try FileManager.default.copyItem(atPath: try config(Self.small, name: "signals"), toPath: recipes + "/long.yaml")
+            let p = Process()
+            p.executableURL = binary
+            p.arguments = ["studio", project, "--serve", "0", "--recipes", recipes]
+            let err = Pipe()
+            p.standardError = err
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            // "studio: http://127.0.0.1:PORT/ …", its first line.
+            var line = Data(), byte = Data()
+            repeat { byte = err.fileHandleForReading.readData(ofLength: 1); line += byte } while !byte.isEmpty && byte != Data([10])
+            let text = String(decoding: line, as: UTF8.self)
+            let port = try XCTUnwrap(text.components(separatedBy: "127.0.0.1:").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }, text)
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/train")!)
+            request.httpMethod = "POST"
+            request.httpBody = Data(#"{"recipe": "long", "name": "r", "epochs": 100000}"#.utf8)
+            let answered = DispatchSemaphore(value: 0)
+            URLSession.shared.dataTask(with: request) { _, _, _ in answered.signal() }.resume()
+            answered.wait()
+            let started = wait(60) { FileManager.default.fileExists(atPath: project + "/runs/r/checkpoint.h5") }
+            let runs = children(of: p.processIdentifier)
+            XCTAssertTrue(started && runs.count == 1, "the studio's train run did not start (\(runs))")
+            kill(p.processIdentifier, signal)
+            let stopped = wait(15) { runs.allSatisfy { !alive($0) } }
+            for pid in runs where alive(pid) { kill(pid, SIGKILL) }
+            XCTAssertTrue(stopped, "the train run outlived the studio's \(signal == SIGTERM ? "SIGTERM" : "kill -9")")
+            XCTAssertTrue(wait(15) { !p.isRunning }, "the studio ended")
+            if signal == SIGTERM { XCTAssertEqual(p.terminationStatus, 0) }
+        }
     }
 }

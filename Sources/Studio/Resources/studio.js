@@ -87,6 +87,15 @@ function renderJob() {
   $("job-progress-text").textContent = job.progress || "";
   $("job-output").textContent = job.output.slice(-60).join("\n");
   $("job-stop").disabled = job.status !== "running";
+  // The jobs before it, newest first: each command line, to copy into a terminal.
+  const history = $("job-history");
+  history.replaceChildren();
+  for (const earlier of state.jobs.slice(0, -1).reverse()) {
+    const li = document.createElement("li");
+    li.className = earlier.status;
+    li.textContent = earlier.status + ": " + earlier.lines.join(" && ");
+    history.append(li);
+  }
 }
 $("job-stop").addEventListener("click", () => api("stop"));
 
