@@ -345,13 +345,15 @@ $("train-start").addEventListener("click", () => {
 $("train-stop").addEventListener("click", () => api("stop"));
 $("train-resume").addEventListener("click", () => api("resume", { name: $("run-name").value }));
 
-// The run's epochs: the running job's (as they come), else the run's metrics.csv.
+// The run's epochs: its metrics.csv, then the last job's epochs as they come (a resumed
+// run's job begins after the checkpoint's epoch).
 function epochsOf(name) {
   const job = state.jobs.filter((j) => j.action === "train" && j.subject === name).slice(-1)[0];
   const live = events(job).filter((e) => e.type === "epoch");
   const run = state.runs.find((r) => r.name === name);
   const saved = run ? run.history : [];
-  return live.length && (!saved.length || live[live.length - 1].epoch >= saved[saved.length - 1].epoch) ? live : saved;
+  const first = live.length ? live[0].epoch : Infinity;
+  return saved.filter((e) => e.epoch < first).concat(live);
 }
 function drawCurves() {
   const svg = $("curves"), name = $("run-name").value, epochs = epochsOf(name);
