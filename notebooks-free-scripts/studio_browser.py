@@ -120,7 +120,7 @@ try:
 
         # The same run, uninterrupted: the very command the page showed for Start, typed in
         # the project folder with another run folder. The same weights, bit for bit.
-        with urllib.request.urlopen(url.split("#")[0].rstrip("/") + "/state.json") as r:
+        with urllib.request.urlopen(url.replace("/?token=", "/state.json?token=")) as r:
             jobs = json.load(r)["jobs"]
         start = shlex.split([j for j in jobs if j["action"] == "train"][0]["lines"][0])
         start[start.index("--output") + 1] = os.path.join(WORK, "uninterrupted")

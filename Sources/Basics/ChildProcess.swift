@@ -95,9 +95,13 @@ public enum ChildProcess {
 
     /// Waits for a child `start` started: its exit status, or 128 + the signal that ended it.
     public static func wait(_ pid: pid_t) -> Int32 {
+        // Waited for without reaping, then out of `running`, then reaped: until it is reaped
+        // its pid cannot be another process's, so `signal` never reaches a stranger.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        lock.lock(); running.remove(pid); lock.unlock()
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        lock.lock(); running.remove(pid); lock.unlock()
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }

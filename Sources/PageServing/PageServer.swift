@@ -52,14 +52,17 @@ public final class PageServer: @unchecked Sendable {
     /// `names`: host names besides the loopback ones under which the page is reached on
     /// loopback (`--serve-name`, e.g. a name in /etc/hosts). `routes` adds the page's own
     /// routes to a router that already checks access.
+    /// `tokenOnLoopback`: a page that acts for its user (the studio runs commands and serves
+    /// their files) needs the token on loopback too, against the machine's other users.
     public init(host: String = "127.0.0.1", port: Int, names: [String] = [], limits: PageLimits = PageLimits(),
+                tokenOnLoopback: Bool = false,
                 feed: (any PageFeed)? = nil, routes: (Router<BasicRequestContext>, PageAccess) -> Void) throws {
         guard (0...65535).contains(port) else { throw PageError("--serve \(port): a port is 0 to 65535 (0: any free port)") }
         var probe = in_addr()
         guard inet_pton(AF_INET, host, &probe) == 1 else {
             throw PageError("--serve-host \(host): not an IPv4 address (127.0.0.1 for this machine only, 0.0.0.0 for every network)")
         }
-        let access = PageAccess(host: host, names: names)
+        let access = PageAccess(host: host, names: names, tokenOnLoopback: tokenOnLoopback)
         let feeds = FeedCount()
         self.feeds = feeds
         self.access = access
@@ -228,8 +231,8 @@ public final class ChangeSignal: @unchecked Sendable {
 /// that sends nothing for `readTimeout` is closed, from its first byte on (Hummingbird's
 /// idle timeout starts only once a request head has been parsed, so a connection that
 /// never finishes one would stay open for good), and any error (a request head over the
-/// limit, a frame too large) closes it at once instead of leaving it to read on. A request
-/// must also be whole within `headTimeout` of its first byte (`HeadDeadline`): one that
+/// limit, a frame too large) closes it at once instead of leaving it to read on. A request's
+/// head must also be whole within `headTimeout` of its first byte (`HeadDeadline`): one that
 /// trickles in a byte at a time is never idle, and would hold its connection for good.
 struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
@@ -259,23 +262,40 @@ struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
         }
     }
 
-    /// Next to the socket, so it sees bytes: the first byte of a request starts the clock, the
-    /// server's answer stops it (every route answers at once), and a connection still
-    /// without an answer when it runs out is closed. After the answer that switches to
-    /// WebSocket (101) there are no requests any more: the WebSocket's pings and the idle
-    /// time watch the connection from there.
+    /// Next to the socket, so it sees bytes: the first byte of a request starts the clock,
+    /// the end of its head (the blank line) stops it, and a connection whose head is not
+    /// whole when it runs out is closed. A body (an upload) is then watched by the idle time
+    /// alone, as it may take long; the next request starts the clock again once the answer
+    /// is written. After the answer that switches to WebSocket (101) there are no requests
+    /// any more: the WebSocket's pings and the idle time watch the connection from there.
     final class HeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         typealias InboundIn = ByteBuffer
         typealias OutboundIn = IOData
         let timeout: TimeAmount
         private var deadline: Scheduled<Void>?
+        /// Whether the current request's head is whole (the clock stays off until an answer).
+        private var headDone = false
+        /// The last bytes read, for a blank line split over two reads.
+        private var tail: [UInt8] = []
 
         init(timeout: TimeAmount) { self.timeout = timeout }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            if deadline == nil {
-                let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-                deadline = context.eventLoop.scheduleTask(in: timeout) { loopBound.value.close(promise: nil) }
+            if !headDone {
+                let bytes = unwrapInboundIn(data)
+                if deadline == nil {
+                    let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                    deadline = context.eventLoop.scheduleTask(in: timeout) { loopBound.value.close(promise: nil) }
+                }
+                let seen = tail + bytes.readableBytesView
+                if seen.indices.dropLast(3).contains(where: { seen[$0] == 13 && seen[$0 + 1] == 10 && seen[$0 + 2] == 13 && seen[$0 + 3] == 10 }) {
+                    headDone = true
+                    tail = []
+                    deadline?.cancel()
+                    deadline = nil
+                } else {
+                    tail = Array(seen.suffix(3))
+                }
             }
             context.fireChannelRead(data)
         }
@@ -283,6 +303,8 @@ struct GuardedChannel<Inner: ServerChildChannel>: ServerChildChannel {
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
             deadline?.cancel()
             deadline = nil
+            headDone = false
+            tail = []
             if case .byteBuffer(let bytes) = unwrapOutboundIn(data), bytes.readableBytesView.starts(with: "HTTP/1.1 101".utf8) {
                 context.write(data, promise: promise)
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
@@ -325,8 +347,8 @@ public struct PageLimits: Sendable {
     public var headBytes = 16 * 1024
     /// A connection that sends nothing for this long is closed (a half-sent request too).
     public var idleSeconds = 10
-    /// A request must be whole (and answered) within this long of its first byte, however
-    /// slowly its bytes keep coming.
+    /// A request's head (line and headers) must be whole within this long of its first
+    /// byte, however slowly its bytes keep coming. (A body is watched by `idleSeconds`.)
     public var headSeconds = 10
     /// A WebSocket frame, and a message from the page ("next" is 4 bytes).
     public var webSocketFrameBytes = 64 * 1024
@@ -370,11 +392,11 @@ public struct PageAccess: Sendable {
     /// Declared names (lowercased) accepted as Host on loopback.
     let names: Set<String>
 
-    public init(host: String, names: [String] = []) {
+    public init(host: String, names: [String] = [], tokenOnLoopback: Bool = false) {
         loopback = Self.isLoopback(host)
         self.names = Set(names.map { $0.lowercased() })
         var rng = SystemRandomNumberGenerator()
-        token = loopback ? nil : (0..<4).map { _ in String(format: "%016llx", rng.next() as UInt64) }.joined()
+        token = loopback && !tokenOnLoopback ? nil : (0..<4).map { _ in String(format: "%016llx", rng.next() as UInt64) }.joined()
     }
 
     /// The query that carries the token ("" on loopback), for the URL and the page's requests.

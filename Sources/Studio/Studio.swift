@@ -29,6 +29,8 @@ public final class Studio: @unchecked Sendable {
     let recipes: String?
     let signal = ChangeSignal()
     private let lock = NSLock()
+    /// studio.json is read, changed and written under it (two requests at once lose nothing).
+    private let settingsLock = NSLock()
     /// Per source folder: what `extract` would find in it (scanned when added, and on demand).
     private var scans: [String: SourceScan] = [:]
     /// Videos the label view was given (absolute paths), besides the sources' and the uploads.
@@ -51,10 +53,12 @@ public final class Studio: @unchecked Sendable {
         self.project = project
         self.recipes = recipes
         jobs = StudioJobs(executable: executable, signal: signal)
-        for source in (try? project.sources()) ?? [] { scans[source.folder] = SourceScan(source) }
-        labelVideos = (try? project.labelVideos()) ?? []
+        for source in try project.sources() { scans[source.folder] = SourceScan(source) }
+        labelVideos = try project.labelVideos()
         let feed = StudioFeed(studio: self)
-        server = try PageServer(host: host, port: port, names: names, limits: limits, feed: feed) { [unowned self] router, access in
+        // The token even on loopback: the page runs commands and serves the user's videos,
+        // which the machine's other users must not reach.
+        server = try PageServer(host: host, port: port, names: names, limits: limits, tokenOnLoopback: true, feed: feed) { [unowned self] router, access in
             self.addRoutes(router, access: access)
         }
     }
@@ -140,11 +144,12 @@ public final class Studio: @unchecked Sendable {
         (path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: project.path(path))).standardizedFileURL.path
     }
 
-    /// A video the page names, if the project knows it and it is a regular file.
+    /// A video the page names, if the project knows it, has a video's extension (an
+    /// annotation file may name any file) and is a regular file.
     func knownVideo(_ path: String?) throws -> String {
         guard let path, !path.isEmpty else { throw StudioProject.ProjectError("no video given") }
         let full = absolute(path)
-        guard knownVideos().contains(full) else { throw StudioProject.ProjectError("\(path): not a video of this project; add it first (Data or Label)") }
+        guard StudioProject.isVideo(full), knownVideos().contains(full) else { throw StudioProject.ProjectError("\(path): not a video of this project; add it first (Data or Label)") }
         var status = stat()
         guard stat(full, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw StudioProject.ProjectError("\(path): not a readable video file") }
         return full
@@ -152,7 +157,9 @@ public final class Studio: @unchecked Sendable {
 
     /// How the commands name a video: relative to the project when inside it.
     func commandPath(_ full: String) -> String {
-        full.hasPrefix(project.folder + "/") ? String(full.dropFirst(project.folder.count + 1)) : full
+        guard full.hasPrefix(project.folder + "/") else { return full }
+        let relative = String(full.dropFirst(project.folder.count + 1))
+        return relative.hasPrefix("-") ? "./" + relative : relative   // (never read as a flag)
     }
 
     // MARK: - Actions
@@ -163,7 +170,7 @@ public final class Studio: @unchecked Sendable {
         var recipe: String?, name: String?, run: String?
         var epochs: Int?, model: String?, learningRate: Double?, window: Int?, seed: Int?, batchSize: Int?, restart: Bool?
         var folds: Int?, seeds: String?
-        var format: String?, video: String?, device: String?
+        var format: String?, video: String?, device: String?, job: Int?
         var segments: [Segment]?
         struct Segment: Decodable { var label: String, start: Double, end: Double }
     }
@@ -173,7 +180,7 @@ public final class Studio: @unchecked Sendable {
         case "sources":
             guard let folder = body.folder, !folder.isEmpty else { throw StudioProject.ProjectError("give a folder of labeled clips") }
             let source = StudioProject.Source(folder: absolute(folder), annotations: body.annotations.flatMap { $0.isEmpty ? nil : absolute($0) })
-            try project.add(source)
+            try settingsLock.withLock { try project.add(source) }
             let scan = SourceScan(source)
             lock.withLock { scans[source.folder] = scan }
             signal.changed()
@@ -205,12 +212,14 @@ public final class Studio: @unchecked Sendable {
             var arguments = ["crossval", "--config", try recipePath(body.recipe), "--data", StudioProject.store, "--output", "crossval/\(name)", "--json"]
             if let folds = body.folds { guard (2...20).contains(folds) else { throw StudioProject.ProjectError("folds: 2 to 20") }; arguments += ["--folds", String(folds)] }
             if let seeds = body.seeds, !seeds.isEmpty {
-                guard seeds.split(separator: ",").allSatisfy({ UInt32($0) != nil }) else { throw StudioProject.ProjectError("seeds: whole numbers, comma-separated") }
+                guard seeds.split(separator: ",", omittingEmptySubsequences: false).allSatisfy({ UInt32($0) != nil }) else { throw StudioProject.ProjectError("seeds: whole numbers, comma-separated") }
                 arguments += ["--seeds", seeds]
             }
             arguments += try overrides(body)
             try start("crossval", name, [StudioCommand(arguments)])
-        case "stop": jobs.stop()
+        case "stop":
+            guard let id = body.job else { throw StudioProject.ProjectError("stop: give the job's number") }
+            jobs.stop(id)
         case "evaluate":
             let run = try existingRun(body.run)
             try start("evaluate", run, [StudioCommand(["evaluate", "runs/\(run)", "--data", StudioProject.store, "--report", "runs/\(run)/report", "--json"])])
@@ -221,7 +230,7 @@ public final class Studio: @unchecked Sendable {
         case "label-video":
             guard let video = body.video, !video.isEmpty else { throw StudioProject.ProjectError("give a video file to label") }
             let full = absolute(video)
-            try project.addLabelVideo(full)
+            try settingsLock.withLock { try project.addLabelVideo(full) }
             lock.withLock { if !labelVideos.contains(full) { labelVideos.append(full) } }
             signal.changed()
         case "poses":
@@ -246,7 +255,7 @@ public final class Studio: @unchecked Sendable {
         case "camera":
             let run = try existingRun(body.run)
             let device = body.device ?? "/dev/video0"
-            guard device.hasPrefix("/dev/video"), device.dropFirst(10).allSatisfy(\.isNumber) else {
+            guard device.hasPrefix("/dev/video"), device.count > 10, device.dropFirst(10).allSatisfy(\.isNumber) else {
                 throw StudioProject.ProjectError("\(device): a camera is /dev/videoN")
             }
             try start("camera", device, [StudioCommand(["live", "--camera", device, "--model", "runs/\(run)", "--serve", "0"])])
@@ -380,8 +389,14 @@ struct StudioFeed: PageFeed {
 
     func nextUpdate(after seen: Int) async -> (sequence: Int, payload: Data)? {
         while !Task.isCancelled {
-            let now = studio.signal.sequence
-            if now > seen { return (now, studio.stateJSON()) }
+            if studio.signal.sequence > seen {
+                // A command's lines come in bursts: a fifth of a second gathers them into one
+                // state, so a page gets at most five a second however fast they come. (Its
+                // first state comes at once.)
+                if seen >= 0 { try? await Task.sleep(nanoseconds: 200_000_000) }
+                let now = studio.signal.sequence
+                return (now, studio.stateJSON())
+            }
             await studio.signal.wait(after: seen)
         }
         return nil

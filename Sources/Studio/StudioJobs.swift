@@ -70,8 +70,11 @@ public final class StudioJobs: @unchecked Sendable {
     private var stopRequested = false
     let executable: String
     let signal: ChangeSignal
-    /// Lines and events kept per job: a long job's page stays small.
-    static let keptLines = 200, keptEvents = 2000
+    /// Lines and events kept for the running job, and for each job before it (its last
+    /// event is its result: an inspection, a summary): the page's state stays small.
+    static let keptLines = 200, keptEvents = 2000, keptEarlierLines = 20, keptJobs = 20
+    /// A JSON line may be long (an inspection lists its short clips); another line is cut.
+    static let longestEvent = 1 << 20, longestLine = 4096
 
     init(executable: String, signal: ChangeSignal) { self.executable = executable; self.signal = signal }
 
@@ -89,8 +92,12 @@ public final class StudioJobs: @unchecked Sendable {
                 throw Refusal("\(busy.action) \(busy.subject) is running: stop it first, or wait for it to end")
             }
             let job = StudioJob(id: (jobs.last?.id ?? 0) + 1, action: action, subject: subject, commands: commands, started: Date())
+            for i in jobs.indices {
+                jobs[i].events = Array(jobs[i].events.suffix(1))
+                jobs[i].output = Array(jobs[i].output.suffix(Self.keptEarlierLines))
+            }
             jobs.append(job)
-            if jobs.count > 50 { jobs.removeFirst(jobs.count - 50) }
+            if jobs.count > Self.keptJobs { jobs.removeFirst(jobs.count - Self.keptJobs) }
             stopRequested = false
             return job
         }
@@ -105,9 +112,11 @@ public final class StudioJobs: @unchecked Sendable {
         return job
     }
 
-    /// Stops the running job: SIGINT to its command (as Ctrl-C would), none after it.
-    public func stop() {
+    /// Stops job `id` if it is the one running: SIGINT to its command (as Ctrl-C would),
+    /// none after it. (A late Stop of a job that ended does not stop the next one.)
+    public func stop(_ id: Int) {
         lock.withLock {
+            guard let running = jobs.last, running.id == id, running.status == .running else { return }
             stopRequested = true
             if let pid = runningPID { ChildProcess.signal(pid, SIGINT) }
         }
@@ -139,16 +148,19 @@ public final class StudioJobs: @unchecked Sendable {
     /// One command, its output read as it comes: stdout and stderr through one pipe, or
     /// stdout into its file (temporary until the command succeeds) and stderr through the pipe.
     private func runCommand(_ command: StudioCommand, job id: Int) throws -> Int32? {
-        var ends: [Int32] = [0, 0]
-        // (pipe2 is not in Swift's Glibc: close-on-exec is set at once, and one job runs at a time.)
-        guard pipe(&ends) == 0 else { throw Refusal("cannot make a pipe: \(String(cString: strerror(errno)))") }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let kept = try command.stdout.map { try AtomicFile($0) }
         var keptFD: Int32?
         if let kept {
             keptFD = open(kept.temporaryPath, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
-            guard keptFD != nil, keptFD! >= 0 else { kept.discard(); close(ends[0]); close(ends[1]); throw Refusal("\(kept.temporaryPath): cannot write") }
+            guard keptFD != nil, keptFD! >= 0 else { kept.discard(); throw Refusal("\(kept.temporaryPath): cannot write") }
         }
+        var ends: [Int32] = [0, 0]
+        // (pipe2 is not in Swift's Glibc: close-on-exec is set at once, and one job runs at a time.)
+        guard pipe(&ends) == 0 else {
+            keptFD.map { _ = close($0) }; kept?.discard()
+            throw Refusal("cannot make a pipe: \(String(cString: strerror(errno)))")
+        }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let pid: pid_t?
         do {
             pid = try lock.withLock { () throws -> pid_t? in
@@ -189,7 +201,8 @@ public final class StudioJobs: @unchecked Sendable {
     }
 
     /// Calls `line` for each line read from `fd` until its end (a carriage return ends a line
-    /// too: a progress bar redrawn in place). A line is cut at 4 kB.
+    /// too: a progress bar redrawn in place). A line is cut at `longestEvent` bytes, and one
+    /// that is not JSON at `longestLine`.
     private func readLines(_ fd: Int32, _ line: (String) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 16384), pending: [UInt8] = []
         while true {
@@ -198,9 +211,11 @@ public final class StudioJobs: @unchecked Sendable {
             guard n > 0 else { break }
             for byte in buffer[0..<n] {
                 if byte == 10 || byte == 13 {
-                    if !pending.isEmpty { line(String(decoding: pending, as: UTF8.self)) }
+                    if !pending.isEmpty {
+                        line(String(decoding: pending.first == UInt8(ascii: "{") ? pending[...] : pending.prefix(Self.longestLine), as: UTF8.self))
+                    }
                     pending.removeAll(keepingCapacity: true)
-                } else if pending.count < 4096 {
+                } else if pending.count < Self.longestEvent {
                     pending.append(byte)
                 }
             }

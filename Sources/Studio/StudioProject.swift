@@ -56,6 +56,8 @@ public struct StudioProject: Sendable {
                 throw ProjectError("\(folder): cannot make the project folder (\(error.localizedDescription))")
             }
         }
+        // Everything checked before anything is made: a folder that is not the studio's is left as it was.
+        var missing: [String] = []
         for name in Self.folders {
             let path = self.folder + "/" + name
             var status = stat()
@@ -63,8 +65,12 @@ public struct StudioProject: Sendable {
                 guard status.st_mode & S_IFMT == S_IFDIR else {
                     throw ProjectError("\(path): is not a folder; the studio keeps its \(name) there: move it away")
                 }
-                continue
+            } else {
+                missing.append(path)
             }
+        }
+        _ = try settings()
+        for path in missing {
             guard mkdir(path, 0o755) == 0 else { throw ProjectError("\(path): cannot make it (\(String(cString: strerror(errno))))") }
         }
     }
@@ -76,8 +82,8 @@ public struct StudioProject: Sendable {
     func settings() throws -> Settings {
         let file = path(Self.settingsFile)
         guard let data = try Self.smallRegularFile(file, limit: 1 << 20) else { return Settings() }
-        do { return try JSONDecoder().decode(Settings.self, from: data) } catch {
-            throw ProjectError("\(file): not the studio's settings (\(error.localizedDescription)); move it away to start afresh")
+        do { return try JSONDecoder().decode(Settings.self, from: data) } catch let error as DecodingError {
+            throw ProjectError(error.oneLine(file: file, expected: "the studio's settings", fix: "move it away to start afresh", data: data))
         }
     }
 
@@ -122,11 +128,18 @@ public struct StudioProject: Sendable {
     /// A file's bytes when it is a regular file of at most `limit` bytes, nil when there is
     /// nothing at the path; one line otherwise (a FIFO or a device is never opened).
     static func smallRegularFile(_ path: String, limit: Int) throws -> Data? {
+        // Opened first, never through a link nor waiting on a FIFO, then checked and read
+        // through the same descriptor: what is read is what was checked.
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw ProjectError("\(path): cannot read it (\(errno == ELOOP ? "a symbolic link" : String(cString: strerror(errno))))")
+        }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         var status = stat()
-        guard lstat(path, &status) == 0 else { return nil }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw ProjectError("\(path): not a regular file") }
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw ProjectError("\(path): not a regular file") }
         guard Int(status.st_size) <= limit else { throw ProjectError("\(path): \(status.st_size) bytes, more than the \(limit) expected") }
-        return try Data(contentsOf: URL(fileURLWithPath: path))
+        return try handle.readToEnd() ?? Data()
     }
 
     /// Names the studio gives files: a video's name without its folder and extension, in

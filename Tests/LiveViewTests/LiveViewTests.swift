@@ -229,22 +229,22 @@ final class BrowserViewTests: XCTestCase {
         for view in try servedPages(board: board) {
             defer { view.stop() }
             let port = view.port, own = "127.0.0.1:\(port)"
-            XCTAssertNil(view.access.token, "no token on loopback")
-            let evil = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\n\(Self.upgrade)\r\n")
+            XCTAssertEqual(view.access.token == nil, view.name == "live page", "\(view.name): a token on loopback is the studio's alone")
+            let evil = try request(port, "GET \(view.path("/ws")) HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\n\(Self.upgrade)\r\n")
             XCTAssertTrue(evil.status.hasPrefix("HTTP/1.1 400"), "no upgrade, no frames: \(evil.status)")
-            let evilPage = try request(port, "GET /frame.jpg HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nConnection: close\r\n\r\n", body: true)
+            let evilPage = try request(port, "GET \(view.path("/frame.jpg")) HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nConnection: close\r\n\r\n", body: true)
             XCTAssertTrue(evilPage.status.hasPrefix("HTTP/1.1 403"), evilPage.status)
             XCTAssertTrue(evilPage.body.contains("cross-origin request (from http://evil.example.com) refused"), evilPage.body)
-            let evilWebSocket = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nConnection: close\r\n\r\n", body: true)
+            let evilWebSocket = try request(port, "GET \(view.path("/ws")) HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nConnection: close\r\n\r\n", body: true)
             XCTAssertTrue(evilWebSocket.status.hasPrefix("HTTP/1.1 403"), evilWebSocket.status)
-            let mine = try request(port, "GET /ws HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://\(own)\r\n\(Self.upgrade)\r\n")
+            let mine = try request(port, "GET \(view.path("/ws")) HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://\(own)\r\n\(Self.upgrade)\r\n")
             XCTAssertTrue(mine.status.hasPrefix("HTTP/1.1 101"), mine.status)
-            let rebound = try request(port, "GET /frame.jpg HTTP/1.1\r\nHost: evil.example.com:\(port)\r\nOrigin: http://evil.example.com:\(port)\r\n\r\n")
+            let rebound = try request(port, "GET \(view.path("/frame.jpg")) HTTP/1.1\r\nHost: evil.example.com:\(port)\r\nOrigin: http://evil.example.com:\(port)\r\n\r\n")
             XCTAssertTrue(rebound.status.hasPrefix("HTTP/1.1 403"), rebound.status)
-            let script = try request(port, "GET /state.json HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n")
+            let script = try request(port, "GET \(view.path("/state.json")) HTTP/1.1\r\nHost: localhost:\(port)\r\n\r\n")
             XCTAssertTrue(script.status.hasPrefix("HTTP/1.1 200"), script.status)
             // Nor can another page make it act (a form or a fetch that posts from elsewhere).
-            let forged = try request(port, "POST /api/stop HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", body: true)
+            let forged = try request(port, "POST \(view.path("/api/stop")) HTTP/1.1\r\nHost: \(own)\r\nOrigin: http://evil.example.com\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", body: true)
             XCTAssertTrue(forged.status.hasPrefix("HTTP/1.1 403"), "\(view.name): \(forged.status)")
         }
     }
@@ -406,7 +406,7 @@ final class PageLimitsTests: XCTestCase {
             XCTAssertTrue(receive(fd2).hasPrefix("HTTP/1.1 431"), "a 100 kB header is refused too")
             let fd3 = loopbackConnection(view.port)
             defer { close(fd3) }
-            send(fd3, Array("GET /state.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+            send(fd3, Array("GET \(view.path("/state.json")) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
             XCTAssertTrue(receive(fd3).hasPrefix("HTTP/1.1 200"), "still serving")
         }
     }
@@ -419,7 +419,7 @@ final class PageLimitsTests: XCTestCase {
             defer { view.stop() }
             let fd = loopbackConnection(view.port)
             defer { close(fd) }
-            send(fd, Array("GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\n\(BrowserViewTests.upgrade)\r\n".utf8))
+            send(fd, Array("GET \(view.path("/ws")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(BrowserViewTests.upgrade)\r\n".utf8))
             var head: [UInt8] = [], byte: UInt8 = 0
             while !head.suffix(4).elementsEqual([13, 10, 13, 10]), recv(fd, &byte, 1, 0) == 1 { head.append(byte) }
             XCTAssertTrue(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101"))

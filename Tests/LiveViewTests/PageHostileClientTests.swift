@@ -45,16 +45,16 @@ final class PageHostileClientTests: XCTestCase {
             let port = view.port
             for name in ["127.0.0.1.attacker.example", "127.attacker.example", "127.0.0.1.nip.io"] {
                 let origin = "Origin: http://\(name):\(port)\r\n"
-                let frame = status(port, "GET /state.json HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\r\n")
+                let frame = status(port, "GET \(view.path("/state.json")) HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\r\n")
                 XCTAssertTrue(frame.hasPrefix("HTTP/1.1 403"), "\(view.name), \(name): \(frame)")
-                let ws = status(port, "GET /ws HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\(upgrade)\r\n")
+                let ws = status(port, "GET \(view.path("/ws")) HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\(upgrade)\r\n")
                 XCTAssertFalse(ws.hasPrefix("HTTP/1.1 101"), "\(view.name), \(name): \(ws)")
             }
             for name in ["127.0.0.1", "127.0.0.2", "[::1]", "localhost", "LOCALHOST"] {
                 let origin = "Origin: http://\(name):\(port)\r\n"
-                let frame = status(port, "GET /state.json HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\r\n")
+                let frame = status(port, "GET \(view.path("/state.json")) HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\r\n")
                 XCTAssertTrue(frame.hasPrefix("HTTP/1.1 200"), "\(view.name), \(name): \(frame)")
-                let ws = status(port, "GET /ws HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\(upgrade)\r\n")
+                let ws = status(port, "GET \(view.path("/ws")) HTTP/1.1\r\nHost: \(name):\(port)\r\n\(origin)\(upgrade)\r\n")
                 XCTAssertTrue(ws.hasPrefix("HTTP/1.1 101"), "\(view.name), \(name): \(ws)")
             }
         }
@@ -112,7 +112,7 @@ final class PageHostileClientTests: XCTestCase {
             var sockets: [Int32] = []
             for _ in 0..<200 {
                 let fd = loopbackConnection(view.port)
-                send(fd, "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(view.port)\r\n\(upgrade)\r\n")
+                send(fd, "GET \(view.path("/ws")) HTTP/1.1\r\nHost: 127.0.0.1:\(view.port)\r\n\(upgrade)\r\n")
                 // The head, then the one update there is (its first bytes suffice).
                 var head: [UInt8] = [], byte: UInt8 = 0
                 while !head.suffix(4).elementsEqual([13, 10, 13, 10]), recv(fd, &byte, 1, 0) == 1 { head.append(byte) }

@@ -17,6 +17,12 @@ struct ServedPage {
     /// How the page's own markup carries the token to its requests.
     let tokenMarker: (String) -> String
     let stop: () -> Void
+
+    /// `path` with the page's token, if it has one (the studio has one on loopback too).
+    func path(_ path: String) -> String {
+        guard let token = access.token else { return path }
+        return path + (path.contains("?") ? "&" : "?") + "token=" + token
+    }
 }
 
 /// Both pages, started with the same settings: the live page over `board` (one with a frame,

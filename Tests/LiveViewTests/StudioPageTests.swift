@@ -17,7 +17,9 @@ final class StudioPageTests: XCTestCase {
 
     override func setUpWithError() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-studio-\(UUID().uuidString)").path
-        studio = try Studio(project: StudioProject(folder: folder), executable: "/bin/false", recipes: nil, port: 0)
+        var limits = PageLimits()
+        limits.headSeconds = 1   // (an upload outlasts it: testASlowUploadIsNotCutOff)
+        studio = try Studio(project: StudioProject(folder: folder), executable: "/bin/false", recipes: nil, port: 0, limits: limits)
     }
 
     override func tearDown() {
@@ -25,9 +27,11 @@ final class StudioPageTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    /// A request to the studio: status, headers (lower-cased names) and body.
-    func call(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) throws -> (status: Int, headers: [String: String], body: Data) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(studio.port)\(path)")!)
+    /// A request to the studio (with its token, unless `token` is false): status, headers
+    /// (lower-cased names) and body.
+    func call(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], token: Bool = true) throws -> (status: Int, headers: [String: String], body: Data) {
+        let withToken = token ? path + (path.contains("?") ? "&" : "?") + "token=" + studio.access.token! : path
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(studio.port)\(withToken)")!)
         request.httpMethod = method
         request.httpBody = body
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
@@ -48,6 +52,40 @@ final class StudioPageTests: XCTestCase {
         return (r.status, String(decoding: r.body, as: UTF8.self))
     }
 
+    /// The studio acts for its user and serves their videos: even on loopback, nothing
+    /// without the token printed with its URL (the machine's other users reach 127.0.0.1 too).
+    func testEvenOnLoopbackTheTokenIsNeeded() throws {
+        let token = try XCTUnwrap(studio.access.token)
+        XCTAssertTrue(studio.url.hasSuffix("/?token=\(token)"), studio.url)
+        for path in ["/", "/state.json", "/data/clips", "/media?path=videos/a.mp4", "/download?file=a.onnx"] {
+            XCTAssertEqual(try call("GET", path, token: false).status, 403, path)
+        }
+        XCTAssertEqual(try call("POST", "/api/stop", body: Data("{\"job\": 1}".utf8), token: false).status, 403)
+        XCTAssertEqual(try call("POST", "/api/upload?name=a.mp4", body: Data([1]), token: false).status, 403)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/videos/a.mp4"))
+        XCTAssertEqual(try call("GET", "/").status, 200)
+    }
+
+    /// A request's head must be whole within `headSeconds` (1 s here), but an upload's body
+    /// may take longer as long as it keeps coming: 3 s of a body sent in pieces is taken.
+    func testASlowUploadIsNotCutOff() throws {
+        let token = try XCTUnwrap(studio.access.token)
+        let fd = loopbackConnection(studio.port)
+        defer { close(fd) }
+        let piece = [UInt8](repeating: 7, count: 1000)
+        func send(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { Foundation.send(fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) } }
+        send(Array("POST /api/upload?name=slow.mp4&token=\(token) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 6000\r\nConnection: close\r\n\r\n".utf8))
+        for _ in 0..<6 { usleep(500_000); send(piece) }
+        var answer: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let r = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 4096, 0) }
+            guard r > 0 else { break }
+            answer += chunk[0..<r]
+        }
+        XCTAssertTrue(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200"), String(decoding: answer.prefix(200), as: UTF8.self))
+        XCTAssertEqual(FileManager.default.contents(atPath: folder + "/videos/slow.mp4")?.count, 6000)
+    }
+
     /// The page as served lints clean, as its template does, and carries the state as JSON
     /// that no name in it can end ("<" as \u003c): a source folder named </script>.
     func testServedPageLintsClean() throws {
@@ -57,6 +95,7 @@ final class StudioPageTests: XCTestCase {
         XCTAssertEqual(try post("sources", #"{"folder": "\#(evil)"}"#).status, 200)
         let page = String(decoding: try call("GET", "/").body, as: UTF8.self)
         XCTAssertTrue(page.contains(#"\u003c/script>\u003cb>"#), "the folder's name, inline and escaped")
+        XCTAssertTrue(page.contains("\"?token=\(studio.access.token!)\""), "the page's requests carry the token")
         XCTAssertEqual(page.components(separatedBy: "</script>").count - 1, 3, "only the page's own three scripts end")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-studio-\(getpid()).html")
         try page.write(to: file, atomically: true, encoding: .utf8)
@@ -156,10 +195,11 @@ final class StudioPageTests: XCTestCase {
         }
         try FileManager.default.removeItem(atPath: other + "/runs")
         FileManager.default.createFile(atPath: other + "/studio.json", contents: Data("[1, 2]".utf8))
-        let project = try StudioProject(folder: other)
-        XCTAssertThrowsError(try project.sources()) { error in
-            XCTAssertTrue("\(error)".contains("studio.json: not the studio's settings"), "\(error)")
+        XCTAssertThrowsError(try StudioProject(folder: other)) { error in
+            XCTAssertTrue("\(error)".contains("studio.json"), "\(error)")
+            XCTAssertTrue("\(error)".contains("the studio's settings"), "\(error)")
         }
         XCTAssertEqual(try String(contentsOfFile: other + "/studio.json", encoding: .utf8), "[1, 2]")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: other), ["studio.json"], "nothing made beside it")
     }
 }

@@ -108,7 +108,8 @@ final class SignalTests: PennSliceTestCase {
             repeat { byte = err.fileHandleForReading.readData(ofLength: 1); line += byte } while !byte.isEmpty && byte != Data([10])
             let text = String(decoding: line, as: UTF8.self)
             let port = try XCTUnwrap(text.components(separatedBy: "127.0.0.1:").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }, text)
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/train")!)
+            let token = try XCTUnwrap(text.components(separatedBy: "token=").dropFirst().first.map { String($0.prefix { $0.isHexDigit }) }, text)
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/train?token=\(token)")!)
             request.httpMethod = "POST"
             request.httpBody = Data(#"{"recipe": "long", "name": "r", "epochs": 100000}"#.utf8)
             let answered = DispatchSemaphore(value: 0)

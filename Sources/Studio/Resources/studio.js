@@ -97,10 +97,12 @@ function renderJob() {
     history.append(li);
   }
 }
-$("job-stop").addEventListener("click", () => api("stop"));
+// Stop names its job: a late click does not stop the next one.
+const stopJob = () => { const job = lastJob(); if (job) api("stop", { job: job.id }); };
+$("job-stop").addEventListener("click", stopJob);
 
 // ---- Data
-let clipsShown = false;
+let clipsShown = null;   // the job whose store the clip list shows
 function renderData() {
   const t = $("sources");
   t.replaceChildren();
@@ -127,14 +129,16 @@ function renderData() {
   } else {
     $("inspect-summary").textContent = state.store ? "keypoints.h5 is there: Inspect the store to see it" : "no store yet: add a folder, then Extract keypoints";
   }
-  if (state.store && !clipsShown) { clipsShown = true; loadClips(); }
+  const made = state.jobs.filter((j) => j.action === "extract" && j.status === "done").slice(-1)[0];
+  const store = made ? made.id : 0;
+  if (state.store && clipsShown !== store) { clipsShown = store; loadClips(); }
 }
 async function loadClips() {
   const clips = await getJSON("/data/clips");
   if (clips) fill($("clips"), clips.map((c) => c.id), clips.map((c) => c.label + " · " + c.id + " (" + c.frames + " frames)"));
 }
 $("add-source").addEventListener("click", () => api("sources", { folder: $("source-folder").value, annotations: $("source-annotations").value }));
-$("extract").addEventListener("click", () => { clipsShown = false; api("extract"); });
+$("extract").addEventListener("click", () => api("extract"));
 $("inspect").addEventListener("click", () => api("inspect"));
 
 // A skeleton over a video: landmarks 0–1 of the frame, drawn on the canvas laid over it.
@@ -197,9 +201,8 @@ async function openLabelVideo(path) {
   label.proposals = [];
   const csv = await fetch(address("/data/labels", { video: path }));
   if (csv.ok) {
-    for (const line of (await csv.text()).trim().split("\n").slice(1)) {
-      const f = line.split(",");
-      if (f.length >= 4) label.segments.push({ label: f[f.length - 3], start: Number(f[f.length - 2]), end: Number(f[f.length - 1]) });
+    for (const f of csvRows(await csv.text()).slice(1)) {
+      if (f.length === 4) label.segments.push({ label: f[1], start: Number(f[2]), end: Number(f[3]) });
     }
   }
   const proposals = await getJSON("/data/proposals", { video: path });
@@ -232,6 +235,23 @@ async function refreshLabel() {
 }
 $("label-poses").addEventListener("click", () => api("poses", { video: label.video }));
 $("label-propose").addEventListener("click", () => api("propose", { video: label.video, run: $("label-run").value }));
+
+// RFC 4180 rows (quoted fields may hold commas, quotes and line breaks), as the studio writes them.
+function csvRows(text) {
+  const rows = [];
+  let row = [], field = "", quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (c === '"') quoted = false; else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") { row.push(field); field = ""; }
+    else if (c === "\n") { row.push(field); rows.push(row); row = []; field = ""; }
+    else if (c !== "\r") field += c;
+  }
+  if (field || row.length) { row.push(field); rows.push(row); }
+  return rows;
+}
 
 function allSegments() { return label.segments.concat(label.proposals); }
 function renderLabelList() {
@@ -294,7 +314,7 @@ document.addEventListener("keydown", (e) => {
     label.segments.push({ label: labelNames()[label.current] || "action", start: label.start, end: t });
     label.segments.sort((a, b) => a.start - b.start);
     label.start = null;
-    label.selected = label.segments.findIndex((s) => s.end === t);
+    label.selected = -1;   // a digit now chooses the next segment's label, not this one's
   } else if (/^[1-9]$/.test(e.key)) {
     label.current = Number(e.key) - 1;
     if (chosen) chosen.label = labelNames()[label.current] || chosen.label;   // relabel the chosen segment
@@ -342,7 +362,7 @@ $("train-start").addEventListener("click", () => {
     learning_rate: number("learning-rate"), window: number("window"), batch_size: number("batch-size"), seed: number("seed") };
   if ($("crossval").checked) { body.folds = number("folds"); api("crossval", body); } else api("train", body);
 });
-$("train-stop").addEventListener("click", () => api("stop"));
+$("train-stop").addEventListener("click", stopJob);
 $("train-resume").addEventListener("click", () => api("resume", { name: $("run-name").value }));
 
 // The run's epochs: its metrics.csv, then the last job's epochs as they come (a resumed
@@ -358,8 +378,8 @@ function epochsOf(name) {
 function drawCurves() {
   const svg = $("curves"), name = $("run-name").value, epochs = epochsOf(name);
   const W = 480, H = 240, left = 36, bottom = 20;
-  const total = Math.max(1, ...epochs.map((e) => e.epochs || e.epoch));
-  const maxLoss = Math.max(0.1, ...epochs.map((e) => Math.max(e.train_loss || 0, e.validation_loss || 0)));
+  const total = epochs.reduce((m, e) => Math.max(m, e.epochs || e.epoch), 1);
+  const maxLoss = epochs.reduce((m, e) => Math.max(m, e.train_loss || 0, e.validation_loss || 0), 0.1);
   const x = (ep) => left + (ep / total) * (W - left - 8);
   const y = (v, max) => H - bottom - (v / max) * (H - bottom - 8);
   const path = (key, max) => epochs.filter((e) => e[key] !== undefined).map((e, i) => (i ? "L" : "M") + x(e.epoch).toFixed(1) + "," + y(e[key], max).toFixed(1)).join("");
