@@ -31,7 +31,7 @@ public final class Studio: @unchecked Sendable {
     private let lock = NSLock()
     /// studio.json is read, changed and written under it (two requests at once lose nothing).
     private let settingsLock = NSLock()
-    /// Per source folder: what `extract` would find in it (scanned when added, and on demand).
+    /// Per source folder: what `extract` would find in it (scanned when the studio starts and when added).
     private var scans: [String: SourceScan] = [:]
     /// Videos the label view was given (absolute paths), besides the sources' and the uploads.
     private var labelVideos: [String] = []
@@ -71,7 +71,11 @@ public final class Studio: @unchecked Sendable {
     struct State: Encodable {
         struct Run: Encodable {
             let name: String, hasModel: Bool, hasCheckpoint: Bool, hasReport: Bool, config: String?
+            /// metrics.json's epochs, as train wrote them.
             let history: [[String: Double]]
+            enum CodingKeys: String, CodingKey {
+                case name, config, history, hasModel = "has_model", hasCheckpoint = "has_checkpoint", hasReport = "has_report"
+            }
         }
         struct Recipe: Encodable { let name: String, text: String }
         let project: String
@@ -85,6 +89,10 @@ public final class Studio: @unchecked Sendable {
         let exports: [String]
         let labels: [String]
         let jobs: [StudioJob]
+
+        enum CodingKeys: String, CodingKey {
+            case project, sources, store, recipes, runs, crossvals, uploads, exports, labels, jobs, labelVideos = "label_videos"
+        }
     }
 
     func state() -> State {
@@ -93,7 +101,7 @@ public final class Studio: @unchecked Sendable {
             func exists(_ file: String) -> Bool { FileManager.default.fileExists(atPath: project.path(folder + "/" + file)) }
             let config = (try? StudioProject.smallRegularFile(project.path(folder + "/config.yaml"), limit: 1 << 16))?.flatMap { String(data: $0, encoding: .utf8) }
             return State.Run(name: name, hasModel: exists("model.poseact.h5"), hasCheckpoint: exists("checkpoint.h5"),
-                             hasReport: exists("report/index.html"), config: config, history: Self.history(project.path(folder + "/metrics.csv")))
+                             hasReport: exists("report/index.html"), config: config, history: Self.history(project.path(folder + "/metrics.json")))
         }
         let recipeList: [State.Recipe] = recipes.map { folder in
             ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".yaml") }.sorted().compactMap { file in
@@ -108,24 +116,15 @@ public final class Studio: @unchecked Sendable {
                      exports: project.entries("exports", folders: false), labels: project.entries("labels", folders: false), jobs: jobs.all)
     }
 
-    /// A run's epochs so far, from its metrics.csv (the header's columns by name).
+    /// A run's epochs so far, from its metrics.json (each epoch's numbers; a missing
+    /// validation figure is null there, and left out here).
     static func history(_ path: String) -> [[String: Double]] {
-        guard let data = try? StudioProject.smallRegularFile(path, limit: 4 << 20) else { return [] }
-        let rows = String(decoding: data, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        guard let header = rows.first else { return [] }
-        return rows.dropFirst().map { row in
-            var record: [String: Double] = [:]
-            for (key, value) in zip(header, row) { if let v = Double(value), v.isFinite { record[key] = v } }
-            return record
-        }
+        guard let data = try? StudioProject.smallRegularFile(path, limit: 4 << 20),
+              let epochs = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
+        return epochs.map { $0.compactMapValues { ($0 as? NSNumber)?.doubleValue } }
     }
 
-    func stateJSON() -> Data {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(state())) ?? Data("{}".utf8)
-    }
+    func stateJSON() -> Data { Data(JSONLines.encode(state()).utf8) }
 
     // MARK: - Videos the page may play
 
@@ -183,11 +182,6 @@ public final class Studio: @unchecked Sendable {
             try settingsLock.withLock { try project.add(source) }
             let scan = SourceScan(source)
             lock.withLock { scans[source.folder] = scan }
-            signal.changed()
-        case "rescan":
-            let sources = try project.sources()
-            let fresh = sources.map(SourceScan.init)
-            lock.withLock { for s in fresh { scans[s.folder] = s } }
             signal.changed()
         case "extract": try start("extract", "keypoints.h5", extractCommands())
         case "inspect": try start("inspect", "keypoints.h5", [StudioCommand(["dataset", "inspect", StudioProject.store, "--json"])])

@@ -184,14 +184,14 @@ public final class StudioJobs: @unchecked Sendable {
         return status
     }
 
-    /// What a command printed: JSON lines are events, progress lines (a count of a total,
-    /// with a rate) are the progress, the rest is output.
+    /// What a command printed: JSON lines are events, progress lines (`ProgressDisplay`'s:
+    /// a count of a total, a rate, an ETA) are the progress, the rest is output.
     private func take(_ line: String, job id: Int) {
         update(id) { job in
             if line.hasPrefix("{") {
                 job.events.append(line)
                 if job.events.count > Self.keptEvents { job.events.removeFirst() }
-            } else if line.contains("ETA") || line.range(of: #"^\S.* \d+/\d+ \S+ "#, options: .regularExpression) != nil && line.contains("/s") {
+            } else if line.contains("  ETA ") {
                 job.progress = line
             } else {
                 job.output.append(line)

@@ -29,7 +29,7 @@ extension Studio {
 
     func addRoutes(_ router: Router<BasicRequestContext>, access: PageAccess) {
         router.get("/") { [self] _, _ in
-            let page = Self.page.filled(["state": .markup(Self.scriptJSON(stateJSON())), "query": .text(access.query)])
+            let page = Self.page.filled(["state": .json(state()), "query": .text(access.query)])
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
                             body: .init(byteBuffer: ByteBuffer(string: page)))
         }
@@ -118,11 +118,6 @@ extension Studio {
         d.keyDecodingStrategy = .convertFromSnakeCase
         return d
     }()
-
-    /// JSON inside a `<script>` element: "<" as \u003c, so no string in it ends the script.
-    static func scriptJSON(_ data: Data) -> String {
-        String(decoding: data, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
-    }
 
     static func edges(_ names: [String]) -> [[Int]] {
         let index = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
