@@ -226,10 +226,11 @@ public final class LiveBoard: PageFeed, @unchecked Sendable {
         return (current, payload)
     }
 
-    /// The next update newer than `seen`, waiting for it without polling; nil once the task
-    /// is cancelled (the page's connection closed).
+    /// The page's updates are binary: a length, the state JSON, a JPEG.
     public var sendsText: Bool { false }
 
+    /// The next update newer than `seen`, waiting for it without polling; nil once the task
+    /// is cancelled (the page's connection closed).
     public func nextUpdate(after seen: Int) async -> (sequence: Int, payload: Data)? {
         while !Task.isCancelled {
             if let update = update(after: seen) { return update }
