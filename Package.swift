@@ -54,7 +54,6 @@ let package = Package(
                        pkgConfig: "libavformat libavcodec libavdevice libswscale libavutil",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavdevice-dev",
                                          "libswscale-dev", "libavutil-dev"])]),
-        .systemLibrary(name: "CX11", path: "Sources/CX11", pkgConfig: "x11", providers: [.apt(["libx11-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // ---- The foundation both wings stand on.
@@ -64,6 +63,9 @@ let package = Package(
         .target(name: "Basics", swiftSettings: optimisedSettings),
         // Dense float buffers, BLAS wrappers and the two-core parallel-for.
         .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: optimisedSettings),
+        // Xlib's functions, loaded at run time only for `live --window` (libx11-dev's headers at
+        // build time, nothing linked): a headless machine needs no X11 library.
+        .target(name: "CX11"),
         // RGB pictures: drawing, text, PNG (zlib); no codec library.
         .target(name: "Images", dependencies: ["Basics", "CZlib"], swiftSettings: optimisedSettings),
 

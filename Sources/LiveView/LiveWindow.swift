@@ -7,6 +7,7 @@ import Media
 /// All calls must come from one thread (the live loop's). Closing the window, or pressing
 /// q or Esc in it, sets `closed`.
 public final class LiveWindow {
+    private let x: PoseactXlib
     private let display: OpaquePointer
     private let window: Window
     private let deleteAtom: Atom
@@ -19,34 +20,45 @@ public final class LiveWindow {
 
     /// Opens a window on `display` (nil: $DISPLAY); throws one line when there is none.
     public init(title: String, width: Int, height: Int, display name: String? = nil) throws {
-        guard let display = XOpenDisplay(name) else {
+        var failure: UnsafePointer<CChar>?
+        guard let xlib = poseact_xlib_load(&failure) else {
+            throw ViewError("--window: libX11 cannot be loaded (\(failure.map { String(cString: $0) } ?? "unknown")): install it (Debian/Ubuntu: libx11-6), or use --serve PORT for a browser page")
+        }
+        let x = xlib.pointee
+        self.x = x
+        guard let display = x.XOpenDisplay(name) else {
             let which = name ?? ProcessInfo.processInfo.environment["DISPLAY"]
             throw ViewError(which.map { "--window: cannot open the display \($0): is the X server running and may this user use it?" }
                 ?? "--window: no display ($DISPLAY is not set): run it on a desktop, or use --serve PORT for a browser page")
         }
         self.display = display
-        let screen = XDefaultScreen(display)
-        let visual = XDefaultVisual(display, screen)
-        guard XDefaultDepth(display, screen) >= 24, let visual, visual.pointee.`class` == TrueColor else {
-            XCloseDisplay(display)
+        let screen = x.XDefaultScreen(display)
+        let visual = x.XDefaultVisual(display, screen)
+        guard x.XDefaultDepth(display, screen) >= 24, let visual, visual.pointee.`class` == TrueColor else {
+            _ = x.XCloseDisplay(display)
             throw ViewError("--window: the display has no 24-bit true-colour visual; use --serve PORT for a browser page")
         }
-        window = XCreateSimpleWindow(display, XRootWindow(display, screen), 0, 0, UInt32(max(width, 1)), UInt32(max(height, 1)), 0,
-                                     XBlackPixel(display, screen), XBlackPixel(display, screen))
-        XStoreName(display, window, title)
-        XSelectInput(display, window, Int(ExposureMask | KeyPressMask | StructureNotifyMask))
-        var delete = XInternAtom(display, "WM_DELETE_WINDOW", 0)
+        window = x.XCreateSimpleWindow(display, x.XRootWindow(display, screen), 0, 0, UInt32(max(width, 1)), UInt32(max(height, 1)), 0,
+                                     x.XBlackPixel(display, screen), x.XBlackPixel(display, screen))
+        _ = x.XStoreName(display, window, title)
+        _ = x.XSelectInput(display, window, Int(ExposureMask | KeyPressMask | StructureNotifyMask))
+        var delete = x.XInternAtom(display, "WM_DELETE_WINDOW", 0)
         deleteAtom = delete
-        XSetWMProtocols(display, window, &delete, 1)
-        gc = XCreateGC(display, window, 0, nil)
-        XMapWindow(display, window)
+        _ = x.XSetWMProtocols(display, window, &delete, 1)
+        guard let gc = x.XCreateGC(display, window, 0, nil) else {
+            _ = x.XDestroyWindow(display, window)
+            _ = x.XCloseDisplay(display)
+            throw ViewError("--window: the X server would not make a graphics context; use --serve PORT for a browser page")
+        }
+        self.gc = gc
+        _ = x.XMapWindow(display, window)
         // Wait (up to 2 s) until the window is on screen, so that the first frame shows.
         let deadline = Date().addingTimeInterval(2)
         var mapped = false
         while !mapped && Date() < deadline {
-            while XPending(display) > 0 {
+            while x.XPending(display) > 0 {
                 var event = XEvent()
-                XNextEvent(display, &event)
+                _ = x.XNextEvent(display, &event)
                 if event.type == MapNotify { mapped = true }
             }
             if !mapped { usleep(5_000) }
@@ -55,9 +67,9 @@ public final class LiveWindow {
 
     deinit {
         releaseImage()
-        XFreeGC(display, gc)
-        XDestroyWindow(display, window)
-        XCloseDisplay(display)
+        _ = x.XFreeGC(display, gc)
+        _ = x.XDestroyWindow(display, window)
+        _ = x.XCloseDisplay(display)
     }
 
     /// Shows `picture` (the window takes its size) and handles pending window events.
@@ -66,13 +78,13 @@ public final class LiveWindow {
         if closed { return }
         if size != (picture.width, picture.height) {
             releaseImage()
-            let screen = XDefaultScreen(display)
+            let screen = x.XDefaultScreen(display)
             buffer = UnsafeMutablePointer<UInt32>.allocate(capacity: picture.width * picture.height)
-            image = XCreateImage(display, XDefaultVisual(display, screen), UInt32(XDefaultDepth(display, screen)), ZPixmap, 0,
+            image = x.XCreateImage(display, x.XDefaultVisual(display, screen), UInt32(x.XDefaultDepth(display, screen)), ZPixmap, 0,
                                  UnsafeMutableRawPointer(buffer!).assumingMemoryBound(to: CChar.self),
                                  UInt32(picture.width), UInt32(picture.height), 32, Int32(picture.width * 4))
             size = (picture.width, picture.height)
-            XResizeWindow(display, window, UInt32(picture.width), UInt32(picture.height))
+            _ = x.XResizeWindow(display, window, UInt32(picture.width), UInt32(picture.height))
         }
         guard let image, let buffer else { return }
         let shifts = (shift(image.pointee.red_mask), shift(image.pointee.green_mask), shift(image.pointee.blue_mask))
@@ -88,14 +100,14 @@ public final class LiveWindow {
 
     /// Handles pending events (close, keys, exposure); call it while waiting too.
     public func pollEvents() {
-        while XPending(display) > 0 {
+        while x.XPending(display) > 0 {
             var event = XEvent()
-            XNextEvent(display, &event)
+            _ = x.XNextEvent(display, &event)
             switch event.type {
             case ClientMessage:
                 if Atom(event.xclient.data.l.0) == deleteAtom { closed = true }
             case KeyPress:
-                let key = XLookupKeysym(&event.xkey, 0)
+                let key = x.XLookupKeysym(&event.xkey, 0)
                 if key == KeySym(XK_q) || key == KeySym(XK_Escape) { closed = true }
             case Expose:
                 if event.xexpose.count == 0 { redraw() }
@@ -107,10 +119,10 @@ public final class LiveWindow {
 
     /// What the window shows now, read back from the X server (for tests).
     public func screenshot() -> RGBImage? {
-        XSync(display, 0)
-        guard size.width > 0, let shot = XGetImage(display, window, 0, 0, UInt32(size.width), UInt32(size.height), UInt.max, ZPixmap)
+        _ = x.XSync(display, 0)
+        guard size.width > 0, let shot = x.XGetImage(display, window, 0, 0, UInt32(size.width), UInt32(size.height), UInt.max, ZPixmap)
         else { return nil }
-        defer { XFree(shot.pointee.data); XFree(shot) }
+        defer { _ = x.XFree(shot.pointee.data); _ = x.XFree(shot) }
         var out = RGBImage(width: size.width, height: size.height)
         let shifts = (shift(shot.pointee.red_mask), shift(shot.pointee.green_mask), shift(shot.pointee.blue_mask))
         let stride = Int(shot.pointee.bytes_per_line), bigEndian = shot.pointee.byte_order == MSBFirst
@@ -131,8 +143,8 @@ public final class LiveWindow {
 
     private func redraw() {
         guard let image else { return }
-        XPutImage(display, window, gc, image, 0, 0, 0, 0, UInt32(size.width), UInt32(size.height))
-        XFlush(display)
+        _ = x.XPutImage(display, window, gc, image, 0, 0, 0, 0, UInt32(size.width), UInt32(size.height))
+        _ = x.XFlush(display)
     }
 
     private func shift(_ mask: UInt) -> UInt32 { UInt32(mask.trailingZeroBitCount) }
@@ -140,7 +152,7 @@ public final class LiveWindow {
     private func releaseImage() {
         if let image {
             image.pointee.data = nil   // the pixels are ours: XFree frees only the XImage
-            XFree(image)
+            _ = x.XFree(image)
         }
         image = nil
         buffer?.deallocate()

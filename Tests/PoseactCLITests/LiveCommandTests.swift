@@ -278,6 +278,16 @@ final class LiveCommandTests: PennSliceTestCase {
         XCTAssertEqual(text.split(separator: "\n").count, 1, text)
         XCTAssertTrue(text.contains("no display") && text.contains("--serve"), text)
     }
+
+    /// libX11 is loaded by --window alone, never linked: a headless machine needs no X11
+    /// library (the packages' bare-root check runs the binary where there is none).
+    func testTheBinaryDoesNotLinkX11() throws {
+        let readelf = try tool(["readelf"], install: "binutils")
+        let dynamic = try external(readelf, ["-d", binary.path])
+        XCTAssertEqual(dynamic.status, 0)
+        XCTAssertTrue(dynamic.stdout.contains("(NEEDED)"), dynamic.stdout)
+        XCTAssertFalse(dynamic.stdout.contains("libX11"), dynamic.stdout)
+    }
 }
 
 /// Background runs of poseact, for the live tests (a run that stays until Ctrl-C).

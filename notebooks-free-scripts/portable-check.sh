@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# package.sh's files on a system they were not built on: a bare Debian 13 root made with
+# `debootstrap --variant=minbase` (no FFmpeg, HDF5, OpenBLAS, X11 or Python in it), entered
+# with chroot in a mount namespace of its own:
+#   1. the tarball: ldd shows only the C library, libgcc_s and libstdc++; `poseact demo`; push-up
+#      clips through extract, train and `live --input --serve` (the page, its state and a frame
+#      fetched while it runs); a clip in each container and codec cameras and phones make
+#      (HEVC in MOV with a rotation, VP9 in WebM, AV1, MJPEG in AVI) extracts, with a person;
+#   2. the .deb: apt-get installs it there (it needs libc6, libgcc-s1 and libstdc++6 only);
+#   3. the wheel: pip installs it into a venv there, and its poseact poses a clip.
+#   4. with an aarch64 tarball in DIST_DIR: on a bare arm64 Debian 13 root, under qemu-user
+#      (binfmt), ldd shows only the C library's parts, and `poseact demo` runs.
+# The bare roots are made once and kept (POSEACT_ROOTS, default /var/cache/poseact/roots);
+# every run works in a fresh copy of it.
+#   portable-check.sh [DIST_DIR]   (default dist/; root)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DIST="$(cd "${1:-$ROOT/dist}" && pwd)"
+SHARED="${POSEACT_SHARED:-$ROOT/../shared}"
+ROOTS="${POSEACT_ROOTS:-/var/cache/poseact/roots}"
+SUITE=trixie
+say() { echo "portable-check: $*"; }
+die() { echo "portable-check: FAILED: $*" >&2; exit 1; }
+[[ $(id -u) -eq 0 ]] || die "run it as root (debootstrap, chroot)"
+TARBALL="$(ls "$DIST"/poseact-*-linux-x86_64.tar.gz | tail -n 1)"
+DEB="$(ls "$DIST"/poseact_*_amd64.deb | tail -n 1)"
+WHEEL="$(ls "$DIST"/poseact-*-manylinux_*_x86_64.whl | tail -n 1)"
+PUSHUPS="$SHARED/data/pushups"
+[[ -d "$PUSHUPS/train/correct" ]] || die "no push-up videos in $PUSHUPS"
+install_host() {
+    local need=() p
+    for p in "$@"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p"); done
+    ((${#need[@]})) || return 0
+    env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null \
+        || { apt-get update -qq && env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }
+}
+# debootstrap makes the root; FFmpeg's command line makes the codec clips (on the host only).
+install_host debootstrap ffmpeg
+
+# ---- The bare root, made once --------------------------------------------------
+PRISTINE="$ROOTS/$SUITE-amd64-minbase"
+if [[ ! -f "$PRISTINE/.complete" ]]; then
+    say "debootstrap --variant=minbase $SUITE (once; kept in $PRISTINE)"
+    rm -rf "$PRISTINE" "$PRISTINE.partial"; mkdir -p "$ROOTS"
+    start=$(date +%s)
+    debootstrap --variant=minbase "$SUITE" "$PRISTINE.partial" http://deb.debian.org/debian >"$ROOTS/debootstrap-$SUITE.log" 2>&1 \
+        || { tail -n 20 "$ROOTS/debootstrap-$SUITE.log" >&2; die "debootstrap $SUITE failed"; }
+    touch "$PRISTINE.partial/.complete"
+    mv "$PRISTINE.partial" "$PRISTINE"
+    say "made in $(( $(date +%s) - start )) s"
+fi
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/poseact-portable-check.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+R="$WORK/root"
+cp -a "$PRISTINE" "$R"
+say "a fresh copy of the bare Debian $(cat "$R/etc/debian_version") root: $(du -sh "$R" | cut -f1)"
+mkdir -p "$R/check/clips/correct" "$R/check/clips/wrong" "$R/check/codecs/correct"
+cp "$TARBALL" "$DEB" "$WHEEL" "$R/check/"
+# The three shortest training clips of each label; the shortest test clip for live.
+for label in correct wrong; do
+    for f in $(ls -S "$PUSHUPS/train/$label" | tail -n 3); do cp "$PUSHUPS/train/$label/$f" "$R/check/clips/$label/"; done
+done
+LIVE_CLIP="$(ls -S "$PUSHUPS"/test/correct/*.mp4 | tail -n 1)"
+cp "$LIVE_CLIP" "$R/check/live.mp4"
+# A clip in each container and codec a camera or phone makes, from one push-up clip.
+SOURCE_CLIP="$(ls -S "$PUSHUPS"/train/correct/*.mp4 | tail -n 4 | head -n 1)"
+enc() { ffmpeg -nostdin -loglevel error -y -i "$SOURCE_CLIP" -t 3 -an "$@" || die "ffmpeg $* failed"; }
+C="$R/check/codecs/correct"
+# A phone stores the sensor's frames turned and says so in the display matrix: turn the
+# frames 90° clockwise and store a 90° anticlockwise display rotation, as a phone held upright.
+enc -vf "transpose=1,scale=-2:480" -c:v libx265 -preset ultrafast -x265-params log-level=error -tag:v hvc1 \
+    -metadata:s:v:0 rotate=90 "$C/phone-hevc-rotated.mov"
+enc -vf scale=-2:360 -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 800k "$C/vp9.webm"
+enc -vf scale=-2:360 -c:v libaom-av1 -cpu-used 8 -crf 40 -b:v 0 "$C/av1.mkv"
+enc -vf scale=-2:360 -c:v mjpeg -q:v 4 "$C/mjpeg.avi"
+cat >"$R/check/run.sh" <<'SCRIPT'
+#!/bin/bash
+set -euo pipefail
+say() { echo "portable-check (Debian $(cat /etc/debian_version)): $*"; }
+die() { echo "portable-check: FAILED: $*" >&2; exit 1; }
+cd /check
+for lib in libavformat libhdf5 libopenblas libX11 libswift; do
+    [[ "$(ldconfig -p)" != *"$lib"* ]] || die "the root is not bare: it has $lib"
+done
+command -v python3 >/dev/null && die "the root is not bare: it has python3"
+say "bare: no FFmpeg, HDF5, OpenBLAS, X11, Swift or Python"
+
+# 1. The tarball.
+mkdir -p /opt && tar -xzf poseact-*-linux-x86_64.tar.gz -C /opt
+P="$(ls -d /opt/poseact-*/bin)/poseact"
+deps="$(ldd "$P")"
+say "ldd $P:"; echo "$deps" | sed 's/^/    /'
+while read -r lib _; do
+    case "$lib" in linux-vdso.so.1|libc.so.6|libm.so.6|libgcc_s.so.1|libstdc++.so.6|/lib64/ld-linux-x86-64.so.2) ;;
+        *) die "the binary loads $lib" ;; esac
+done <<<"$deps"
+mkdir demo && cd demo
+start=$EPOCHREALTIME
+"$P" demo >demo.log 2>&1 || { tail -n 20 demo.log >&2; die "poseact demo failed"; }
+say "poseact demo: exit 0 in $(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s; last line: $(tail -n 1 demo.log)"
+cd /check
+start=$(date +%s)
+"$P" extract clips --output pushups.h5 >extract.log 2>&1 || { cat extract.log >&2; die "extract failed"; }
+say "extract: $(tail -n 1 extract.log)"
+"$P" train --config "$(dirname "$P")/../share/poseact/configs/pushups.yaml" --data pushups.h5 --output run --epochs 3 >train.log 2>&1 \
+    || { tail -n 20 train.log >&2; die "train failed"; }
+say "train: $(tail -n 1 train.log)"
+"$P" live --model run --input live.mp4 --serve 18471 >live.log 2>&1 &
+live=$!
+get() {   # get PATH: the body of http://127.0.0.1:18471/PATH (bash's own TCP; the root has no curl)
+    exec 3<>/dev/tcp/127.0.0.1/18471 || return 1
+    printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:18471\r\nConnection: close\r\n\r\n' "$1" >&3
+    cat <&3 >"response"; exec 3<&-
+}
+page=""
+for _ in $(seq 1 100); do
+    if get / 2>/dev/null && [[ "$(head -n 1 response)" == *" 200 "* ]]; then page=ok; break; fi
+    sleep 0.2
+done
+[[ -n "$page" ]] || { cat live.log >&2; die "the live page did not answer"; }
+grep -qi "<html" response || die "the live page is not a page"
+sleep 2
+get /state.json && grep -q '"' response || die "no state.json"
+get /frame.jpg && [[ "$(head -n 1 response)" == *" 200 "* ]] || die "no frame.jpg"
+kill -INT "$live"; wait "$live" || true
+say "live --input --serve: the page, state.json and frame.jpg answered; $(grep -m1 '^summary' live.log || tail -n 1 live.log)"
+say "push-up clips through extract, train and live: $(( $(date +%s) - start )) s"
+"$P" extract codecs --output codecs.h5 >codecs.log 2>&1 || { cat codecs.log >&2; die "extract of the codec clips failed"; }
+"$P" dataset export codecs.h5 --csv codecs.csv >/dev/null
+for f in phone-hevc-rotated.mov vp9.webm av1.mkv mjpeg.avi; do
+    [[ "$(<codecs.csv)" == *"$f"* ]] || die "$f was not extracted"
+done
+say "codecs: $(tail -n 1 codecs.log)"
+"$P" dataset inspect codecs.h5 >inspect.txt
+cat inspect.txt | sed -n '1,4p' | sed 's/^/    /'
+
+# 2. The Debian package.
+apt-get update -qq >/dev/null 2>&1
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ./poseact_*_amd64.deb >apt.log 2>&1 \
+    || { tail -n 20 apt.log >&2; die "apt-get install of the .deb failed"; }
+say ".deb installed: $(dpkg-query -W -f='${Package} ${Version}, Depends: ${Depends}' poseact); $(poseact --version)"
+for lib in libavformat libhdf5 libopenblas libX11; do
+    [[ "$(ldconfig -p)" != *"$lib"* ]] || die "installing the .deb brought $lib"
+done
+poseact model inspect /usr/share/poseact/models/pose_landmark_full.tflite >/dev/null || die "the installed poseact cannot read its model"
+
+# 3. The wheel, into a venv.
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >>apt.log 2>&1 \
+    || { tail -n 20 apt.log >&2; die "python3-venv would not install"; }
+python3 -m venv /opt/venv
+/opt/venv/bin/pip install --no-index --disable-pip-version-check -q ./poseact-*.whl || die "pip install of the wheel failed"
+apt-get remove -y -qq poseact >/dev/null; hash -r
+[[ "$(command -v poseact || true)" == "" ]] || die "a poseact is still on PATH"
+PATH="/opt/venv/bin:$PATH" poseact --version >/dev/null
+PATH="/opt/venv/bin:$PATH" poseact pose live.mp4 --max-people 1 >poses.jsonl 2>pose.log || { cat pose.log >&2; die "the wheel's poseact could not pose a clip"; }
+say "wheel: $(PATH="/opt/venv/bin:$PATH" poseact --version) from $(command -v /opt/venv/bin/poseact), models in /opt/venv/share/poseact/models; posed $(wc -l <poses.jsonl) lines"
+SCRIPT
+chmod +x "$R/check/run.sh"
+cp /etc/resolv.conf "$R/etc/resolv.conf"
+# The root's own mounts live and die with this namespace.
+unshare --mount --propagation private bash -euo pipefail -c '
+R="$1"
+mount -t proc proc "$R/proc"
+mount --rbind /dev "$R/dev"
+mount --rbind /sys "$R/sys"
+mount -t tmpfs tmpfs "$R/tmp"
+chroot "$R" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb /check/run.sh
+' portable-check "$R"
+# ---- The aarch64 tarball, under qemu-user, on a bare arm64 Debian 13 root ---------------
+ARM_TARBALL="$(ls "$DIST"/poseact-*-linux-aarch64.tar.gz 2>/dev/null | tail -n 1 || true)"
+if [[ -n "$ARM_TARBALL" ]]; then
+    install_host qemu-user-static binfmt-support
+    [[ -e /proc/sys/fs/binfmt_misc/register ]] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+    update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+    [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] || die "qemu-aarch64 is not registered with binfmt_misc"
+    ARM_PRISTINE="$ROOTS/$SUITE-arm64-minbase"
+    if [[ ! -f "$ARM_PRISTINE/.complete" ]]; then
+        say "debootstrap --variant=minbase --arch=arm64 $SUITE (once, its second stage under qemu-user; kept in $ARM_PRISTINE)"
+        rm -rf "$ARM_PRISTINE.partial"; start=$(date +%s)
+        debootstrap --variant=minbase --arch=arm64 --foreign "$SUITE" "$ARM_PRISTINE.partial" http://deb.debian.org/debian \
+            >"$ROOTS/debootstrap-$SUITE-arm64.log" 2>&1 || { tail -n 20 "$ROOTS/debootstrap-$SUITE-arm64.log" >&2; die "debootstrap --arch=arm64 failed"; }
+        unshare --mount --propagation private bash -c 'mount -t proc proc "$1/proc"; chroot "$1" /debootstrap/debootstrap --second-stage' \
+            stage "$ARM_PRISTINE.partial" >>"$ROOTS/debootstrap-$SUITE-arm64.log" 2>&1 \
+            || { tail -n 20 "$ROOTS/debootstrap-$SUITE-arm64.log" >&2; die "debootstrap's second stage for arm64 failed"; }
+        touch "$ARM_PRISTINE.partial/.complete"; mv "$ARM_PRISTINE.partial" "$ARM_PRISTINE"
+        say "made in $(( $(date +%s) - start )) s"
+    fi
+    A="$WORK/arm64-root"
+    cp -a "$ARM_PRISTINE" "$A"
+    mkdir -p "$A/check" && tar -xzf "$ARM_TARBALL" -C "$A/opt"
+    cat >"$A/check/run.sh" <<'SCRIPT'
+#!/bin/bash
+set -euo pipefail
+say() { echo "portable-check (Debian $(cat /etc/debian_version), $(uname -m) under qemu-user): $*"; }
+die() { echo "portable-check: FAILED: $*" >&2; exit 1; }
+for lib in libavformat libhdf5 libopenblas libX11 libswift; do
+    [[ "$(ldconfig -p)" != *"$lib"* ]] || die "the arm64 root is not bare: it has $lib"
+done
+P="$(ls -d /opt/poseact-*/bin)/poseact"
+say "$(file -b "$P" 2>/dev/null || echo "$P")"
+deps="$(ldd "$P")"; echo "$deps" | sed 's/^/    /'
+while read -r lib _; do
+    case "$lib" in linux-vdso.so.1|libc.so.6|libm.so.6|libgcc_s.so.1|libstdc++.so.6|/lib/ld-linux-aarch64.so.1) ;;
+        *) die "the aarch64 binary loads $lib" ;; esac
+done <<<"$deps"
+mkdir -p /check/demo && cd /check/demo
+start=$EPOCHREALTIME
+"$P" demo >demo.log 2>&1 || { tail -n 20 demo.log >&2; die "poseact demo failed under qemu-aarch64"; }
+say "poseact demo: exit 0 in $(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s (emulated)"
+grep -E "^speed|kernels" demo.log | tail -n 2 | sed 's/^/    /'
+SCRIPT
+    chmod +x "$A/check/run.sh"
+    unshare --mount --propagation private bash -euo pipefail -c '
+mount -t proc proc "$1/proc"; mount --rbind /dev "$1/dev"; mount -t tmpfs tmpfs "$1/tmp"
+chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb /check/run.sh
+' portable-check "$A"
+fi
+
+# With POSEACT_REFERENCE_BINARY (a poseact built against the system's FFmpeg, as `swift build`
+# makes it), the same codec clips extracted by it must give the very same keypoints.
+if [[ -n "${POSEACT_REFERENCE_BINARY:-}" ]]; then
+    "$POSEACT_REFERENCE_BINARY" extract "$R/check/codecs" --output "$WORK/reference.h5" >/dev/null 2>&1 \
+        || die "$POSEACT_REFERENCE_BINARY could not extract the codec clips"
+    "$POSEACT_REFERENCE_BINARY" dataset compare "$WORK/reference.h5" "$R/check/codecs.h5" \
+        || die "the portable binary's keypoints of the codec clips differ from $POSEACT_REFERENCE_BINARY's"
+fi
+say "done"
