@@ -5,7 +5,7 @@
 #     Swift toolchain Debian ships (6.2 there; Debian 13's 6.0 cannot build poseact's
 #     dependencies, which need Swift 6.2), lld, git and pkg-config;
 #   - an aarch64 sysroot: Debian 12's C and C++ runtime for arm64 (glibc 2.36, so the binary
-#     runs on Debian 12 and newer) and the static Swift runtime of `swiftlang:arm64`, the
+#     runs on Debian 12 and newer), Xlib's headers, and the static Swift runtime of `swiftlang:arm64`, the
 #     very version of the build root's compiler;
 #   - a Swift SDK (artifact bundle) that names them, for `swift build --swift-sdk`.
 # All three are made once and kept (POSEACT_ROOTS, default /var/cache/poseact/roots).
@@ -50,7 +50,9 @@ SWIFT_V="$(in_root "$R" dpkg-query -W -f='${Version}' swiftlang)"
 [[ -n "$SWIFT_V" ]] || die "no swiftlang in $R"
 
 # ---- The aarch64 sysroot -------------------------------------------------------------
-S="$ROOTS/aarch64-sysroot-swiftlang-${SWIFT_V//[^0-9A-Za-z.]/_}"
+# (libx11-dev and x11proto-dev for Xlib's headers: live --window loads libX11 at run time.)
+SYSROOT_DEBS=(libc6 libc6-dev linux-libc-dev libgcc-s1 libgcc-12-dev libstdc++6 libstdc++-12-dev libx11-dev x11proto-dev)
+S="$ROOTS/aarch64-sysroot-swiftlang-${SWIFT_V//[^0-9A-Za-z.]/_}-$(echo "${SYSROOT_DEBS[*]}" | sha256sum | cut -c1-8)"
 if [[ ! -f "$S/.complete" ]]; then
     say "the aarch64 sysroot (Debian 12's C runtime, swiftlang $SWIFT_V's static Swift runtime) in $S (once)"
     rm -rf "$S.partial"; mkdir -p "$S.partial/debs"
@@ -59,8 +61,8 @@ if [[ ! -f "$S/.complete" ]]; then
     APT_ARM64=(-o Dir::Etc::SourceList="$A/sources.list" -o Dir::Etc::SourceParts=/nonexistent -o Dir::State::Lists="$A/lists"
                -o Dir::Cache="$A/cache" -o APT::Architectures::=arm64 -o APT::Architecture=arm64)
     apt-get "${APT_ARM64[@]}" update -qq >/dev/null || die "the arm64 index of bookworm could not be read"
-    (cd "$S.partial/debs" && apt-get "${APT_ARM64[@]}" download -qq libc6 libc6-dev linux-libc-dev libgcc-s1 libgcc-12-dev \
-        libstdc++6 libstdc++-12-dev >/dev/null 2>&1) || die "the arm64 C runtime packages could not be downloaded"
+    (cd "$S.partial/debs" && apt-get "${APT_ARM64[@]}" download -qq "${SYSROOT_DEBS[@]}" >/dev/null 2>&1) \
+        || die "the arm64 C runtime packages could not be downloaded"
     # swiftlang:arm64 of the compiler's own version, fetched by the build root's apt.
     mkdir -p "$R/tmp/swiftlang-arm64"
     in_root "$R" bash -c "dpkg --add-architecture arm64 && apt-get ${SID_APT[*]} update -qq >/dev/null && cd /tmp/swiftlang-arm64 \

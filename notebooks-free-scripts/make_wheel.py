@@ -60,7 +60,8 @@ def main() -> int:
         "Name: poseact",
         f"Version: {version}",
         "Summary: Train human-action classifiers from labeled videos and run them live on a camera",
-        "License-Expression: Apache-2.0 AND LGPL-2.1-or-later AND BSD-2-Clause AND BSD-3-Clause AND Zlib",
+        "License-Expression: Apache-2.0 AND LGPL-2.1-or-later AND BSD-2-Clause AND BSD-3-Clause AND Zlib AND MIT"
+        " AND ISC AND OpenSSL AND Unicode-3.0 AND GPL-3.0-or-later WITH GCC-exception-3.1",
         "License-File: LICENSE",
         "License-File: THIRD-PARTY.md",
         "Requires-Python: >=3.8",
@@ -86,7 +87,7 @@ def main() -> int:
     os.makedirs(out_dir, exist_ok=True)
     out = os.path.join(out_dir, f"{name}-{tag}.whl")
     temporary = out + ".partial"
-    with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+    with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED) as z:
         for path, body, executable in entries:
             info = zipfile.ZipInfo(path, date_time=FIXED_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED

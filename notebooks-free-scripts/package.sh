@@ -12,7 +12,8 @@
 # with the two BlazePose models (checked by sha256), the shipped configs, shell completions,
 # man pages generated from the commands' --help (swift-argument-parser's generate-manual),
 # and in share/doc/poseact the licence of every part inside and the versions built.
-#   package.sh [--arch x86_64|aarch64] [OUT_DIR]      (default x86_64, dist/)
+#   package.sh [--arch x86_64|aarch64|all] [OUT_DIR]      (default: all, into dist/)
+# On Debian 12 x86-64 (as CI), as root for aarch64 (its build root is entered with chroot).
 # Env: POSEACT_MODELS_DIR (where the models are, default <repo>/models),
 #      POSEACT_PACKAGE_BUILD (the build folder, default <repo>/.build/portable-<arch>),
 #      POSEACT_PORTABLE_CACHE (where portable-libs.sh keeps the static libraries),
@@ -20,12 +21,16 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-TARGET=x86_64
+TARGET=all
 if [[ "${1:-}" == --arch ]]; then TARGET="${2:-}"; shift 2; fi
+if [[ "$TARGET" == all ]]; then
+    bash "${BASH_SOURCE[0]}" --arch x86_64 "$@" || exit $?
+    exec bash "${BASH_SOURCE[0]}" --arch aarch64 "$@"
+fi
 case "$TARGET" in
     x86_64) DEBARCH=amd64; BINUTILS="" ;;
     aarch64) DEBARCH=arm64; BINUTILS=aarch64-linux-gnu- ;;
-    *) echo "package: ERROR: --arch takes x86_64 or aarch64, not '$TARGET'" >&2; exit 2 ;;
+    *) echo "package: ERROR: --arch takes x86_64, aarch64 or all, not '$TARGET'" >&2; exit 2 ;;
 esac
 OUT="$(mkdir -p "${1:-dist}" && cd "${1:-dist}" && pwd)"
 BUILD="${POSEACT_PACKAGE_BUILD:-$ROOT/.build/portable-$TARGET}"
@@ -56,33 +61,55 @@ if [[ "$TARGET" == x86_64 ]]; then
     PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" swift build -c release --scratch-path "$BUILD" --static-swift-stdlib --product poseact >"$LOG" 2>&1 \
         || { tail -n 30 "$LOG" >&2; die "swift build failed (the whole log: $LOG)"; }
     RUN_TARGET=()
-    TOOLCHAIN="$(swift --version 2>&1 | head -n1)"
+    TOOLCHAIN="$(swift --version 2>&1 | sed -n 1p)"
+    RESOLVED="$ROOT/Package.resolved"
 else
-    mapfile -t CROSS < <(bash "$ROOT/notebooks-free-scripts/cross-aarch64.sh") || die "no aarch64 cross toolchain"
+    [[ $(id -u) -eq 0 ]] || die "--arch aarch64 runs as root (debootstrap, chroot): sudo bash $0 --arch aarch64"
+    CROSS_PATHS="$(bash "$ROOT/notebooks-free-scripts/cross-aarch64.sh")" || die "no aarch64 cross toolchain"
+    mapfile -t CROSS <<<"$CROSS_PATHS"
     BUILD_ROOT="${CROSS[0]}"; SYSROOT="${CROSS[1]}"; SDKS="${CROSS[2]}"
     # The eight glibc 2.38 functions Debian's aarch64 Swift runtime calls, on top of glibc 2.36.
-    aarch64-linux-gnu-gcc -O2 -fPIC -c notebooks-free-scripts/portable/glibc_compat.c -o "$BUILD/glibc_compat.o"
+    aarch64-linux-gnu-gcc --sysroot="$SYSROOT" -O2 -fPIC -c notebooks-free-scripts/portable/glibc_compat.c -o "$BUILD/glibc_compat.o"
     export ROOT PREFIX SYSROOT SDKS BUILD
-    # In the build root: this checkout, the prefix and the build folder at their own paths, the
-    # sysroot and the SDK where the SDK says, and git's copy of the Swift packages if it has one.
-    unshare --mount --propagation private bash -c '
-        set -e; R="$1"; shift
-        mount -t proc proc "$R/proc"; mount --rbind /dev "$R/dev"
-        for d in "$ROOT" "$PREFIX"; do mkdir -p "$R$d"; mount --bind "$d" "$R$d"; done
-        mkdir -p "$R/poseact-sysroot" "$R/poseact-sdks"
-        mount --bind "$SYSROOT" "$R/poseact-sysroot"; mount --bind "$SDKS" "$R/poseact-sdks"
-        if [[ -d /opt/swift-packages ]]; then mkdir -p "$R/opt/swift-packages"; mount --bind -o ro /opt/swift-packages "$R/opt/swift-packages"; fi
-        [[ -f /etc/gitconfig ]] && cp /etc/gitconfig "$R/etc/gitconfig"
-        cp /etc/resolv.conf "$R/etc/resolv.conf"
-        exec chroot "$R" env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" \
-            bash -c "cd \"\$1\" && swift build -c release --scratch-path \"\$2\" --static-swift-stdlib --swift-sdks-path /poseact-sdks \
-                --swift-sdk poseact-aarch64 --product poseact -Xlinker \"\$2/glibc_compat.o\"" build "$ROOT" "$BUILD"
-    ' package "$BUILD_ROOT" >"$LOG" 2>&1 || { tail -n 30 "$LOG" >&2; die "swift build for aarch64 failed (the whole log: $LOG)"; }
+    # The sources are built from a copy (this checkout's Package.resolved is the host
+    # toolchain's), in the build root: this checkout, the prefix and the build folder at their
+    # own paths, the sysroot and the SDK where the SDK says, git's copy of the Swift packages if
+    # the machine has one.
+    rm -rf "$BUILD/source"; mkdir -p "$BUILD/source"
+    tar -C "$ROOT" --exclude=./.build --exclude=./dist --exclude=./models --exclude=./Package.resolved -cf - . | tar -C "$BUILD/source" -xf -
+    cross_build() {
+        unshare --mount --propagation private bash -c '
+            set -e; R="$1"; shift
+            mount -t proc proc "$R/proc"; mount --rbind /dev "$R/dev"
+            for d in "$ROOT" "$PREFIX" "$BUILD"; do mkdir -p "$R$d"; mount --bind "$d" "$R$d"; done
+            mkdir -p "$R/poseact-sysroot" "$R/poseact-sdks"
+            mount --bind "$SYSROOT" "$R/poseact-sysroot"; mount --bind "$SDKS" "$R/poseact-sdks"
+            if [[ -d /opt/swift-packages ]]; then mkdir -p "$R/opt/swift-packages"; mount --bind -o ro /opt/swift-packages "$R/opt/swift-packages"; fi
+            [[ -f /etc/gitconfig ]] && cp /etc/gitconfig "$R/etc/gitconfig"
+            cp /etc/resolv.conf "$R/etc/resolv.conf"
+            exec chroot "$R" env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" \
+                bash -c "cd \"\$1/source\" && swift build -c release --scratch-path \"\$1\" --static-swift-stdlib --swift-sdks-path /poseact-sdks \
+                    --swift-sdk poseact-aarch64 --product poseact -Xlinker \"\$1/glibc_compat.o\"" build "$BUILD"
+        ' package "$BUILD_ROOT" >"$LOG" 2>&1
+    }
+    # swiftlang 6.2's SwiftPM loads the package graph wrongly about one time in two when a
+    # dependency is declared with its traits off (Hummingbird's swift-configuration): "product
+    # 'Configuration' required by package 'hummingbird' … not found" (its hash order is random
+    # per process; hummingbird-project/hummingbird#769). Only that error, at planning, is tried
+    # again, from a fresh resolution, at most 12 times (all failing: about 1 in 4,000).
+    for attempt in $(seq 1 12); do
+        rm -f "$BUILD/workspace-state.json" "$BUILD/source/Package.resolved"
+        if cross_build; then break; fi
+        grep -q "product 'Configuration' required by package 'hummingbird'" "$LOG" && ((attempt < 12)) \
+            || { tail -n 30 "$LOG" >&2; die "swift build for aarch64 failed (the whole log: $LOG)"; }
+        say "swiftlang's SwiftPM misread the package graph (attempt $attempt); resolving again"
+    done
     # The aarch64 binary runs here under qemu-user (binfmt) for its completions and man pages.
     RUN_TARGET=(env QEMU_LD_PREFIX="$SYSROOT")
-    TOOLCHAIN="$(chroot "$BUILD_ROOT" swift --version 2>&1 | head -n1) (Debian's swiftlang, cross-compiling)"
+    RESOLVED="$BUILD/source/Package.resolved"
+    TOOLCHAIN="Debian's swiftlang $(chroot "$BUILD_ROOT" dpkg-query -W -f='${Version}' swiftlang), cross-compiling"
 fi
-BIN="$(ls "$BUILD"/*/release/poseact "$BUILD"/release/poseact 2>/dev/null | head -n1)"
+BIN="$(ls "$BUILD"/*/release/poseact 2>/dev/null | head -n1 || true)"
 [[ -x "$BIN" ]] || die "the build made no poseact binary in $BUILD"
 # What it may load: the C library's parts, the loader, libgcc_s and libstdc++; nothing else.
 NEEDED="$(readelf -d "$BIN" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | sort | tr '\n' ' ')"
@@ -94,8 +121,8 @@ for lib in $NEEDED; do
 done
 # The oldest glibc it runs on: the newest symbol version it takes from the C library.
 SYMBOLS="$("${BINUTILS}objdump" -T "$BIN")"
-GLIBC="$(grep -o 'GLIBC_[0-9][0-9.]*' <<<"$SYMBOLS" | sed 's/GLIBC_//' | sort -uV | tail -n1)"
-GLIBCXX="$(grep -o 'GLIBCXX_[0-9][0-9.]*' <<<"$SYMBOLS" | sed 's/GLIBCXX_//' | sort -uV | tail -n1)"
+GLIBC="$({ grep -o 'GLIBC_[0-9][0-9.]*' <<<"$SYMBOLS" || true; } | sed 's/GLIBC_//' | sort -uV | tail -n1)"
+GLIBCXX="$({ grep -o 'GLIBCXX_[0-9][0-9.]*' <<<"$SYMBOLS" || true; } | sed 's/GLIBCXX_//' | sort -uV | tail -n1)"
 [[ -n "$GLIBC" ]] || die "no glibc symbol version found in $BIN"
 GLIBC_TAG="$(awk -F. '{ printf "%d.%d", $1, $2 }' <<<"$GLIBC")"
 say "the binary loads only: $NEEDED; glibc >= $GLIBC, libstdc++ with GLIBCXX_${GLIBCXX:-none}"
@@ -140,19 +167,18 @@ install -m 0644 "$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/
     echo
     cat "$PREFIX/SOURCES"
     echo
-    echo "# Swift packages"
-    swift package show-dependencies --format json 2>/dev/null | python3 -c '
+    echo "# Swift packages (the resolution the build used)"
+    python3 -c '
 import json, sys
-def walk(node, seen):
-    for d in node.get("dependencies", []):
-        if d["name"] not in seen:
-            seen[d["name"]] = d.get("version", "?")
-            walk(d, seen)
-seen = {}
-walk(json.load(sys.stdin), seen)
-for name in sorted(seen, key=str.lower):
-    print(name, seen[name])'
+for pin in sorted(json.load(open(sys.argv[1]))["pins"], key=lambda p: p["identity"]):
+    print(pin["identity"], pin["state"].get("version") or pin["state"].get("revision", "?"))' "$RESOLVED"
 } >"$DOC/VERSIONS"
+# The Swift packages' own licence and notice files (Apache-2.0 asks for NOTICE files too).
+for checkout in "$BUILD"/checkouts/*/; do
+    for f in "$checkout"LICENSE* "$checkout"NOTICE* "$checkout"COPYING*; do
+        if [[ -f "$f" ]]; then install -m 0644 "$f" "$DOC/licenses/swift-$(basename "$checkout").$(basename "$f")"; fi
+    done
+done
 cat >"$DOC/copyright" <<EOF
 poseact $VERSION: the Apache License 2.0 (LICENSE here, /usr/share/common-licenses/Apache-2.0).
 The binary carries FFmpeg (LGPL-2.1-or-later), dav1d, HDF5, OpenBLAS, zlib, GCC's Fortran
@@ -172,7 +198,7 @@ if [[ "$TARGET" == x86_64 ]]; then
     printf 'Source: poseact\n\nPackage: poseact\nArchitecture: %s\n' "$DEBARCH" >"$STAGE/shlibs/debian/control"
     DEPENDS="$(cd "$STAGE/shlibs" && dpkg-shlibdeps -O -e "$ROOTFS/usr/bin/poseact" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
 else
-    GCC_S="$(grep -o 'GCC_[0-9][0-9.]*' <<<"$SYMBOLS" | sed 's/GCC_//' | sort -uV | tail -n1)"
+    GCC_S="$({ grep -o 'GCC_[0-9][0-9.]*' <<<"$SYMBOLS" || true; } | sed 's/GCC_//' | sort -uV | tail -n1)"
     [[ "$(printf '%s\n' "${GLIBCXX:-3.4}" 3.4.30 | sort -V | tail -n1)" == 3.4.30 ]] || die "the binary needs GLIBCXX_$GLIBCXX, newer than GCC 12's"
     DEPENDS="libc6 (>= $GLIBC), libgcc-s1 (>= ${GCC_S:-3.0}), libstdc++6 (>= 12)"
 fi
@@ -207,8 +233,7 @@ NAME="poseact-$VERSION-linux-$TARGET"
 mkdir "$STAGE/$NAME"
 cp -a "$ROOTFS/usr/." "$STAGE/$NAME/"
 cat >"$STAGE/$NAME/INSTALL" <<EOF
-poseact $VERSION for $TARGET Linux with glibc $GLIBC or newer (Debian 12+, Ubuntu 22.04+,
-Fedora 36+, Arch; on ARM boards Raspberry Pi OS 12+). Unpack anywhere and run bin/poseact: it needs no other library (FFmpeg,
+poseact $VERSION for $TARGET Linux with glibc $GLIBC or newer and GCC 12's libstdc++ or newer. Unpack anywhere and run bin/poseact: it needs no other library (FFmpeg,
 HDF5 and OpenBLAS are inside it; libX11 is loaded only for --window) and finds its models in
 share/poseact/models beside it. Shell completions are under share/bash-completion,
 share/zsh and share/fish, man pages under share/man (MANPATH=\$PWD/share/man man poseact),
@@ -222,4 +247,11 @@ say "$TARBALL: $(du -h "$TARBALL" | cut -f1)"
 WHEEL="$(python3 notebooks-free-scripts/make_wheel.py "$STAGE/$NAME" "$VERSION" "$TARGET" "$GLIBC_TAG" "$OUT")" \
     || die "the wheel could not be made"
 say "$WHEEL: $(du -h "$WHEEL" | cut -f1)"
+
+# ---- 6. FFmpeg's source, to publish beside the packages (the LGPL asks for it) -----
+FFMPEG_V="$(sed -n 's/^ffmpeg \([^ ]*\) .*/\1/p' "$PREFIX/SOURCES")"
+mkdir -p "$OUT/sources"
+(cd "$OUT/sources" && apt-get source -qq --download-only "ffmpeg=$FFMPEG_V" >/dev/null 2>&1) \
+    || die "the source of ffmpeg $FFMPEG_V could not be fetched into $OUT/sources"
+say "$OUT/sources: Debian's ffmpeg $FFMPEG_V source package (the FFmpeg inside the binaries)"
 say "binary $(du -h "$ROOTFS/usr/bin/poseact" | cut -f1); Depends: $DEPENDS"

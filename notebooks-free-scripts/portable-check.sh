@@ -9,7 +9,9 @@
 #   2. the .deb: apt-get installs it there (it needs libc6, libgcc-s1 and libstdc++6 only);
 #   3. the wheel: pip installs it into a venv there, and its poseact poses a clip.
 #   4. with an aarch64 tarball in DIST_DIR: on a bare arm64 Debian 13 root, under qemu-user
-#      (binfmt), ldd shows only the C library's parts, and `poseact demo` runs.
+#      (binfmt), ldd shows only the C library's parts; the fixture pictures' poses match the
+#      x86-64 binary's within 0.5 px; train, evaluate and export run (and, with
+#      POSEACT_QEMU_DEMO=1, `poseact demo`: over an hour emulated).
 # The bare roots are made once and kept (POSEACT_ROOTS, default /var/cache/poseact/roots);
 # every run works in a fresh copy of it.
 #   portable-check.sh [DIST_DIR]   (default dist/; root)
@@ -22,9 +24,11 @@ SUITE=trixie
 say() { echo "portable-check: $*"; }
 die() { echo "portable-check: FAILED: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "run it as root (debootstrap, chroot)"
-TARBALL="$(ls "$DIST"/poseact-*-linux-x86_64.tar.gz | tail -n 1)"
-DEB="$(ls "$DIST"/poseact_*_amd64.deb | tail -n 1)"
-WHEEL="$(ls "$DIST"/poseact-*-manylinux_*_x86_64.whl | tail -n 1)"
+newest() { ls $1 2>/dev/null | tail -n 1 || true; }
+TARBALL="$(newest "$DIST/poseact-*-linux-x86_64.tar.gz")"
+DEB="$(newest "$DIST/poseact_*_amd64.deb")"
+WHEEL="$(newest "$DIST/poseact-*-manylinux_*_x86_64.whl")"
+[[ -n "$TARBALL" && -n "$DEB" && -n "$WHEEL" ]] || die "$DIST lacks the x86-64 tarball, .deb or wheel: run package.sh first"
 PUSHUPS="$SHARED/data/pushups"
 [[ -d "$PUSHUPS/train/correct" ]] || die "no push-up videos in $PUSHUPS"
 install_host() {
@@ -66,9 +70,10 @@ cp "$LIVE_CLIP" "$R/check/live.mp4"
 SOURCE_CLIP="$(ls -S "$PUSHUPS"/train/correct/*.mp4 | tail -n 4 | head -n 1)"
 enc() { ffmpeg -nostdin -loglevel error -y -i "$SOURCE_CLIP" -t 3 -an "$@" || die "ffmpeg $* failed"; }
 C="$R/check/codecs/correct"
-# A phone stores the sensor's frames turned and says so in the display matrix: turn the
-# frames 90° clockwise and store a 90° anticlockwise display rotation, as a phone held upright.
-enc -vf "transpose=1,scale=-2:480" -c:v libx265 -preset ultrafast -x265-params log-level=error -tag:v hvc1 \
+# A phone stores the sensor's frames turned and says so in the display matrix: the frames
+# turned 90° anticlockwise, and a display rotation of 90° clockwise (FFmpeg's rotate=90) that
+# turns them back. Read with its rotation, the clip is as wide as the source; without, tall.
+enc -vf "transpose=2,scale=-2:480" -c:v libx265 -preset ultrafast -x265-params log-level=error -tag:v hvc1 \
     -metadata:s:v:0 rotate=90 "$C/phone-hevc-rotated.mov"
 enc -vf scale=-2:360 -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 800k "$C/vp9.webm"
 enc -vf scale=-2:360 -c:v libaom-av1 -cpu-used 8 -crf 40 -b:v 0 "$C/av1.mkv"
@@ -107,6 +112,8 @@ say "extract: $(tail -n 1 extract.log)"
 say "train: $(tail -n 1 train.log)"
 "$P" live --model run --input live.mp4 --serve 18471 >live.log 2>&1 &
 live=$!
+trap 'kill "$live" 2>/dev/null || true' EXIT
+kill -0 "$live" 2>/dev/null || { cat live.log >&2; die "live --serve did not start"; }
 get() {   # get PATH: the body of http://127.0.0.1:18471/PATH (bash's own TCP; the root has no curl)
     exec 3<>/dev/tcp/127.0.0.1/18471 || return 1
     printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:18471\r\nConnection: close\r\n\r\n' "$1" >&3
@@ -122,7 +129,8 @@ grep -qi "<html" response || die "the live page is not a page"
 sleep 2
 get /state.json && grep -q '"' response || die "no state.json"
 get /frame.jpg && [[ "$(head -n 1 response)" == *" 200 "* ]] || die "no frame.jpg"
-kill -INT "$live"; wait "$live" || true
+kill -0 "$live" 2>/dev/null || { cat live.log >&2; die "live --serve ended while its page was read"; }
+kill -INT "$live"; wait "$live" || true; trap - EXIT
 say "live --input --serve: the page, state.json and frame.jpg answered; $(grep -m1 '^summary' live.log || tail -n 1 live.log)"
 say "push-up clips through extract, train and live: $(( $(date +%s) - start )) s"
 "$P" extract codecs --output codecs.h5 >codecs.log 2>&1 || { cat codecs.log >&2; die "extract of the codec clips failed"; }
@@ -130,6 +138,9 @@ say "push-up clips through extract, train and live: $(( $(date +%s) - start )) s
 for f in phone-hevc-rotated.mov vp9.webm av1.mkv mjpeg.avi; do
     [[ "$(<codecs.csv)" == *"$f"* ]] || die "$f was not extracted"
 done
+# The phone clip read with its rotation: as wide as the source (columns 5 and 6: width, height).
+awk -F, '$1 ~ /phone-hevc-rotated/ && $5 != "" { if ($5 + 0 <= $6 + 0) bad = 1; n++ } END { exit (n == 0 || bad) }' codecs.csv \
+    || die "phone-hevc-rotated.mov was not turned by its display rotation (its frames are taller than wide)"
 say "codecs: $(tail -n 1 codecs.log)"
 "$P" dataset inspect codecs.h5 >inspect.txt
 cat inspect.txt | sed -n '1,4p' | sed 's/^/    /'
@@ -167,7 +178,7 @@ mount -t tmpfs tmpfs "$R/tmp"
 chroot "$R" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb /check/run.sh
 ' portable-check "$R"
 # ---- The aarch64 tarball, under qemu-user, on a bare arm64 Debian 13 root ---------------
-ARM_TARBALL="$(ls "$DIST"/poseact-*-linux-aarch64.tar.gz 2>/dev/null | tail -n 1 || true)"
+ARM_TARBALL="$(newest "$DIST/poseact-*-linux-aarch64.tar.gz")"
 if [[ -n "$ARM_TARBALL" ]]; then
     install_host qemu-user-static binfmt-support
     [[ -e /proc/sys/fs/binfmt_misc/register ]] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
@@ -176,7 +187,7 @@ if [[ -n "$ARM_TARBALL" ]]; then
     ARM_PRISTINE="$ROOTS/$SUITE-arm64-minbase"
     if [[ ! -f "$ARM_PRISTINE/.complete" ]]; then
         say "debootstrap --variant=minbase --arch=arm64 $SUITE (once, its second stage under qemu-user; kept in $ARM_PRISTINE)"
-        rm -rf "$ARM_PRISTINE.partial"; start=$(date +%s)
+        rm -rf "$ARM_PRISTINE" "$ARM_PRISTINE.partial"; start=$(date +%s)
         debootstrap --variant=minbase --arch=arm64 --foreign "$SUITE" "$ARM_PRISTINE.partial" http://deb.debian.org/debian \
             >"$ROOTS/debootstrap-$SUITE-arm64.log" 2>&1 || { tail -n 20 "$ROOTS/debootstrap-$SUITE-arm64.log" >&2; die "debootstrap --arch=arm64 failed"; }
         unshare --mount --propagation private bash -c 'mount -t proc proc "$1/proc"; chroot "$1" /debootstrap/debootstrap --second-stage' \
@@ -187,7 +198,9 @@ if [[ -n "$ARM_TARBALL" ]]; then
     fi
     A="$WORK/arm64-root"
     cp -a "$ARM_PRISTINE" "$A"
-    mkdir -p "$A/check" && tar -xzf "$ARM_TARBALL" -C "$A/opt"
+    mkdir -p "$A/check/fixtures" && tar -xzf "$ARM_TARBALL" -C "$A/opt"
+    cp "$SHARED"/fixtures/blazepose/images/*.png "$A/check/fixtures/"
+    cp "$R/check/pushups.h5" "$A/check/"
     cat >"$A/check/run.sh" <<'SCRIPT'
 #!/bin/bash
 set -euo pipefail
@@ -203,25 +216,54 @@ while read -r lib _; do
     case "$lib" in linux-vdso.so.1|libc.so.6|libm.so.6|libgcc_s.so.1|libstdc++.so.6|/lib/ld-linux-aarch64.so.1) ;;
         *) die "the aarch64 binary loads $lib" ;; esac
 done <<<"$deps"
-mkdir -p /check/demo && cd /check/demo
+# Under emulation a frame's pose takes seconds (about 700 times the x86-64 time), so the
+# demo's thousands of frames take over an hour: it runs only when asked (POSEACT_QEMU_DEMO=1).
+# Always: the pose pipeline on the fixture pictures (FFmpeg, the engine's NEON kernels, the
+# decoding), compared with x86-64 below, and training, evaluation and the ONNX export on the
+# push-up store the x86-64 binary extracted (HDF5, OpenBLAS, the training kernels).
 start=$EPOCHREALTIME
-"$P" demo >demo.log 2>&1 || { tail -n 20 demo.log >&2; die "poseact demo failed under qemu-aarch64"; }
-say "poseact demo: exit 0 in $(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s (emulated)"
-grep -E "^speed|kernels" demo.log | tail -n 2 | sed 's/^/    /'
+"$P" pose /check/fixtures/*.png >/check/poses-aarch64.jsonl 2>/check/pose.log || { cat /check/pose.log >&2; die "poseact pose failed on the fixtures"; }
+say "pose on $(ls /check/fixtures | wc -l) fixture pictures: $(tail -n 1 /check/pose.log) ($(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s emulated)"
+say "kernels: $("$P" bench pose --runs 1 --warmup 0 --threads 1 --skip-segmentation | sed -n 's/.*"kernels" *: *"\([^"]*\)".*/\1/p' | sort -u | tr '\n' ' ')"
+cd /check
+"$P" train --config "$(dirname "$P")/../share/poseact/configs/pushups.yaml" --data pushups.h5 --output run --epochs 1 >train.log 2>&1 \
+    || { tail -n 20 train.log >&2; die "train failed under qemu-aarch64"; }
+say "train: $(tail -n 1 train.log)"
+"$P" evaluate run --data pushups.h5 >evaluate.log 2>&1 || { tail -n 20 evaluate.log >&2; die "evaluate failed under qemu-aarch64"; }
+say "evaluate: $(grep -m1 'accuracy' evaluate.log)"
+"$P" export run --output run.onnx >export.log 2>&1 || { cat export.log >&2; die "export to ONNX failed under qemu-aarch64"; }
+say "export: $(tail -n 1 export.log)"
+if [[ "${POSEACT_QEMU_DEMO:-0}" == 1 ]]; then
+    mkdir -p /check/demo && cd /check/demo
+    start=$EPOCHREALTIME
+    "$P" demo >demo.log 2>&1 || { tail -n 20 demo.log >&2; die "poseact demo failed under qemu-aarch64"; }
+    say "poseact demo: exit 0 in $(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }') s (emulated)"
+    sed 's/^/    /' demo.log
+fi
 SCRIPT
     chmod +x "$A/check/run.sh"
     unshare --mount --propagation private bash -euo pipefail -c '
 mount -t proc proc "$1/proc"; mount --rbind /dev "$1/dev"; mount -t tmpfs tmpfs "$1/tmp"
-chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb /check/run.sh
+chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb POSEACT_QEMU_DEMO="${POSEACT_QEMU_DEMO:-0}" /check/run.sh
 ' portable-check "$A"
+    # The aarch64 poses of the fixture images against the x86-64 binary's, on the same pixels:
+    # within the fixtures' end-to-end bound (0.5 px, shared/fixtures/blazepose/README.md).
+    X86="$(ls -d "$R"/opt/poseact-*/bin)/poseact"
+    (cd "$A/check" && "$X86" pose fixtures/*.png >"$WORK/poses-x86_64.jsonl" 2>/dev/null) || die "the x86-64 binary could not pose the fixtures"
+    sed -i 's|/check/fixtures/|fixtures/|' "$A/check/poses-aarch64.jsonl"
+    python3 "$ROOT/notebooks-free-scripts/compare_poses.py" "$WORK/poses-x86_64.jsonl" "$A/check/poses-aarch64.jsonl" 0.5 \
+        || die "the aarch64 poses of the fixtures differ from the x86-64 ones beyond 0.5 px"
 fi
 
 # With POSEACT_REFERENCE_BINARY (a poseact built against the system's FFmpeg, as `swift build`
-# makes it), the same codec clips extracted by it must give the very same keypoints.
+# makes it), the codec clips extracted here by it and by the portable binary must give the
+# very same keypoints (on this machine: keypoints also follow the C library's libm).
 if [[ -n "${POSEACT_REFERENCE_BINARY:-}" ]]; then
+    X86="$(ls -d "$R"/opt/poseact-*/bin)/poseact"
     "$POSEACT_REFERENCE_BINARY" extract "$R/check/codecs" --output "$WORK/reference.h5" >/dev/null 2>&1 \
         || die "$POSEACT_REFERENCE_BINARY could not extract the codec clips"
-    "$POSEACT_REFERENCE_BINARY" dataset compare "$WORK/reference.h5" "$R/check/codecs.h5" \
+    "$X86" extract "$R/check/codecs" --output "$WORK/portable.h5" >/dev/null 2>&1 || die "the portable binary could not extract the codec clips here"
+    "$POSEACT_REFERENCE_BINARY" dataset compare "$WORK/reference.h5" "$WORK/portable.h5" \
         || die "the portable binary's keypoints of the codec clips differ from $POSEACT_REFERENCE_BINARY's"
 fi
 say "done"

@@ -25,6 +25,11 @@ say() { echo "portable-libs: $*" >&2; }
 die() { echo "portable-libs: ERROR: $*" >&2; exit 1; }
 SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
 [[ "$(uname -m)" == x86_64 ]] || die "this script runs on x86-64 (this machine: $(uname -m))"
+# Debian 12 (bookworm) is the build host: its gcc 12, its source packages, and its glibc 2.36,
+# whose static archives run on glibc 2.35 and newer (Ubuntu 22.04 too).
+SUITE=bookworm
+[[ "$(. /etc/os-release && echo "${VERSION_CODENAME:-}")" == "$SUITE" ]] \
+    || die "this script builds on Debian 12 (bookworm), as CI does (this machine: $(. /etc/os-release && echo "$PRETTY_NAME"))"
 TARGET="${1:-x86_64}"
 case "$TARGET" in
     x86_64) MULTIARCH=x86_64-linux-gnu; DEBARCH=amd64; CROSS="" ;;
@@ -33,7 +38,7 @@ case "$TARGET" in
 esac
 
 # ---- What it needs: build tools, and deb-src entries for apt-get source ------------
-need=(nasm meson ninja-build dpkg-dev pkg-config libopenblas-dev zlib1g-dev libx11-dev gfortran-12)
+need=(nasm meson ninja-build dpkg-dev pkg-config libopenblas-dev libopenblas-pthread-dev zlib1g-dev libx11-dev gfortran-12)
 [[ -n "$CROSS" ]] && need+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static binfmt-support)
 missing=()
 for p in "${need[@]}"; do
@@ -56,7 +61,7 @@ if [[ -z "$(apt-cache showsrc ffmpeg 2>/dev/null)" ]]; then
     fi
     $SUDO apt-get update -qq
 fi
-version_of() { apt-cache showsrc "$1" | sed -n 's/^Version: //p' | sort -V | tail -n1; }
+version_of() { { apt-cache showsrc "$1" 2>/dev/null || true; } | sed -n 's/^Version: //p' | sort -V | tail -n1; }
 FFMPEG_V="$(version_of ffmpeg)"; HDF5_V="$(version_of hdf5)"; DAV1D_V="$(version_of dav1d)"
 [[ -n "$FFMPEG_V" && -n "$HDF5_V" && -n "$DAV1D_V" ]] || die "apt-get source finds no ffmpeg, hdf5 or dav1d source package"
 KEY="$( { cat "${BASH_SOURCE[0]}"; echo "$FFMPEG_V $HDF5_V $DAV1D_V $(dpkg-query -W -f='${Version}' libopenblas-dev)"; } | sha256sum | cut -c1-16)"
@@ -119,18 +124,20 @@ if [[ -n "$CROSS" ]]; then
     # The target's static archives, from Debian's packages of that architecture (apt-get
     # download with a state of its own: the machine's apt and dpkg are left as they are).
     A="$WORK/apt"; mkdir -p "$A/lists/partial" "$A/cache/archives/partial"
-    sed -n 's/^URIs: //p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1 >"$A/uri"
-    [[ -s "$A/uri" ]] || echo http://deb.debian.org/debian >"$A/uri"
-    echo "deb [arch=$DEBARCH] $(cat "$A/uri") $(. /etc/os-release && echo "$VERSION_CODENAME") main" >"$A/sources.list"
+    echo "deb [arch=$DEBARCH] http://deb.debian.org/debian $SUITE main" >"$A/sources.list"
     APT_TARGET=(-o Dir::Etc::SourceList="$A/sources.list" -o Dir::Etc::SourceParts=/nonexistent -o Dir::State::Lists="$A/lists"
                 -o Dir::Cache="$A/cache" -o APT::Architectures::="$DEBARCH" -o APT::Architecture="$DEBARCH")
     step "the $DEBARCH archives' index" apt-get "${APT_TARGET[@]}" update
     step "OpenBLAS, zlib and libgfortran for $DEBARCH" bash -c "cd '$WORK/debs' && apt-get ${APT_TARGET[*]} download \
         libopenblas-pthread-dev:$DEBARCH zlib1g-dev:$DEBARCH libgfortran-12-dev:$DEBARCH"
     for d in "$WORK"/debs/*.deb; do dpkg-deb -x "$d" "$WORK/target"; done
+    deb_version() { dpkg-deb -f "$(ls "$WORK"/debs/"$1"_*.deb)" Version; }
+    OPENBLAS_V="$(deb_version libopenblas-pthread-dev)"; ZLIB_V="$(deb_version zlib1g-dev)"; GFORTRAN_V="$(deb_version libgfortran-12-dev)"
     TARGET_ROOT="$WORK/target"
 else
     TARGET_ROOT=""
+    OPENBLAS_V="$(dpkg-query -W -f='${Version}' libopenblas-pthread-dev)"; ZLIB_V="$(dpkg-query -W -f='${Version}' zlib1g-dev)"
+    GFORTRAN_V="$(dpkg-query -W -f='${Version}' gfortran-12)"
 fi
 cp "$TARGET_ROOT/usr/lib/$MULTIARCH/libz.a" "$P/lib/"
 step "FFmpeg $FFMPEG_V ($TARGET, configure)" bash -c "cd '$FFMPEG_SRC' && ./configure ${FFMPEG_CROSS[*]} ${ffmpeg_config[*]} \
@@ -188,9 +195,9 @@ cp /usr/share/doc/gcc-12-base/copyright "$P/licenses/GCC-runtime.debian-copyrigh
     echo "ffmpeg $FFMPEG_V LGPL-2.1-or-later (configured without GPL or nonfree parts)"
     echo "dav1d $DAV1D_V BSD-2-Clause"
     echo "hdf5 $HDF5_V BSD-3-Clause-like (HDF5 licence)"
-    echo "openblas $(dpkg-query -W -f='${Version}' libopenblas-dev) BSD-3-Clause (libopenblas-pthread-dev's static archive)"
-    echo "zlib $(dpkg-query -W -f='${Version}' zlib1g-dev) Zlib (zlib1g-dev's static archive)"
-    echo "libgfortran $(dpkg-query -W -f='${Version}' gfortran-12) GPL-3.0-or-later WITH GCC-exception-3.1 (gcc's static runtime)"
+    echo "openblas $OPENBLAS_V BSD-3-Clause (libopenblas-pthread-dev:$DEBARCH's static archive)"
+    echo "zlib $ZLIB_V Zlib (zlib1g-dev:$DEBARCH's static archive)"
+    echo "libgfortran $GFORTRAN_V GPL-3.0-or-later WITH GCC-exception-3.1 (GCC 12's static runtime for $DEBARCH$([[ $FORTRAN_LIBS == *quadmath* ]] && echo ', with libquadmath, LGPL-2.1-or-later'))"
     echo "ffmpeg-configure ${FFMPEG_CROSS[*]} ${ffmpeg_config[*]}" | sed "s|$P|PREFIX|g"
 } >"$P/SOURCES"
 # Move into place whole (the .pc files already name the final path).

@@ -5,8 +5,8 @@
 // C library and runs on glibc 2.36 and newer (Debian 12, Raspberry Pi OS 12, Ubuntu 24.04)
 // instead of 2.38 and newer. Where C23 changed behaviour (a "0b" prefix read as binary by
 // strtol with base 0 or 2, and by sscanf's %i), these take the older reading: the runtime
-// parses decimal and hexadecimal text only.
-#define _GNU_SOURCE
+// parses decimal and hexadecimal text only. Compiled against glibc 2.36's headers (the
+// sysroot's), where strtol and vsscanf are the older functions themselves, not these names.
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
