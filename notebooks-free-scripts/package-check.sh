@@ -2,7 +2,7 @@
 # What a user without a Swift toolchain gets from package.sh's two files, checked on this
 # machine with the toolchain hidden: a mount namespace of its own in which every folder of the
 # toolchain's Swift libraries is an empty tmpfs and PATH holds only the system's folders.
-#   1. apt-get install ./poseact_<version>_amd64.deb (the Depends pull the runtime libraries);
+#   1. apt-get install ./poseact_<version>_amd64.deb (it depends on libc6, libgcc-s1 and libstdc++6 alone);
 #   2. ldd /usr/bin/poseact lists no Swift library; `poseact demo` runs from an empty folder,
 #      finding its models in /usr/share/poseact/models; the man page and completions are there;
 #   3. the tarball, unpacked anywhere, runs the cluster recipes (cluster-recipes.sh), finding

@@ -5,7 +5,8 @@
 #   1. the tarball: ldd shows only the C library, libgcc_s and libstdc++; `poseact demo`; push-up
 #      clips through extract, train and `live --input --serve` (the page, its state and a frame
 #      fetched while it runs); a clip in each container and codec cameras and phones make
-#      (HEVC in MOV with a rotation, VP9 in WebM, AV1, MJPEG in AVI) extracts, with a person;
+#      (HEVC in MOV with a rotation, read upright; H.264 in MP4, VP9 in WebM, AV1, MJPEG in
+#      AVI) extracts;
 #   2. the .deb: apt-get installs it there (it needs libc6, libgcc-s1 and libstdc++6 only);
 #   3. the wheel: pip installs it into a venv there, and its poseact poses a clip.
 #   4. with an aarch64 tarball in DIST_DIR: on a bare arm64 Debian 13 root, under qemu-user
@@ -71,10 +72,14 @@ SOURCE_CLIP="$(ls -S "$PUSHUPS"/train/correct/*.mp4 | tail -n 4 | head -n 1)"
 enc() { ffmpeg -nostdin -loglevel error -y -i "$SOURCE_CLIP" -t 3 -an "$@" || die "ffmpeg $* failed"; }
 C="$R/check/codecs/correct"
 # A phone stores the sensor's frames turned and says so in the display matrix: the frames
-# turned 90° anticlockwise, and a display rotation of 90° clockwise (FFmpeg's rotate=90) that
-# turns them back. Read with its rotation, the clip is as wide as the source; without, tall.
-enc -vf "transpose=2,scale=-2:480" -c:v libx265 -preset ultrafast -x265-params log-level=error -tag:v hvc1 \
-    -metadata:s:v:0 rotate=90 "$C/phone-hevc-rotated.mov"
+# turned 90° clockwise, then (stream copy, the only way FFmpeg 5.1 writes the matrix) the
+# rotate=90 tag, whose matrix turns them back as FFmpeg's own players do. The same seconds
+# upright in H.264 are the reference: read with its rotation, the phone clip's person is
+# where the reference's is; without, the clip is taller than wide; turned wrongly, elsewhere.
+enc -vf "transpose=1,scale=-2:480" -c:v libx265 -preset ultrafast -x265-params log-level=error -tag:v hvc1 "$WORK/phone.mov"
+ffmpeg -nostdin -loglevel error -y -i "$WORK/phone.mov" -c copy -metadata:s:v:0 rotate=90 "$C/phone-hevc-rotated.mov" \
+    || die "the phone clip could not be remuxed with its rotation"
+enc -vf scale=480:-2 -c:v libx264 -preset ultrafast "$C/upright-h264.mp4"
 enc -vf scale=-2:360 -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 800k "$C/vp9.webm"
 enc -vf scale=-2:360 -c:v libaom-av1 -cpu-used 8 -crf 40 -b:v 0 "$C/av1.mkv"
 enc -vf scale=-2:360 -c:v mjpeg -q:v 4 "$C/mjpeg.avi"
@@ -135,12 +140,18 @@ say "live --input --serve: the page, state.json and frame.jpg answered; $(grep -
 say "push-up clips through extract, train and live: $(( $(date +%s) - start )) s"
 "$P" extract codecs --output codecs.h5 >codecs.log 2>&1 || { cat codecs.log >&2; die "extract of the codec clips failed"; }
 "$P" dataset export codecs.h5 --csv codecs.csv >/dev/null
-for f in phone-hevc-rotated.mov vp9.webm av1.mkv mjpeg.avi; do
+for f in phone-hevc-rotated.mov upright-h264.mp4 vp9.webm av1.mkv mjpeg.avi; do
     [[ "$(<codecs.csv)" == *"$f"* ]] || die "$f was not extracted"
 done
 # The phone clip read with its rotation: as wide as the source (columns 5 and 6: width, height).
 awk -F, '$1 ~ /phone-hevc-rotated/ && $5 != "" { if ($5 + 0 <= $6 + 0) bad = 1; n++ } END { exit (n == 0 || bad) }' codecs.csv \
     || die "phone-hevc-rotated.mov was not turned by its display rotation (its frames are taller than wide)"
+# and turned the right way: its first frame's nose where the upright reference's is (columns 8
+# and 9: nose_x, nose_y), within 5 % of the width (the two encoders' losses move it a little).
+awk -F, '$4 == "0" && $1 ~ /phone-hevc-rotated/ { px = $8; py = $9; w = $5 } $4 == "0" && $1 ~ /upright-h264/ { rx = $8; ry = $9 }
+    END { d = sqrt((px - rx) ^ 2 + (py - ry) ^ 2); printf "    phone clip: nose %.0f,%.0f; upright reference %.0f,%.0f (%.1f px apart)\n", px, py, rx, ry, d
+          exit (w == "" || d > 0.05 * w) }' codecs.csv \
+    || die "phone-hevc-rotated.mov was turned the wrong way: its person is not where the upright reference's is"
 say "codecs: $(tail -n 1 codecs.log)"
 "$P" dataset inspect codecs.h5 >inspect.txt
 cat inspect.txt | sed -n '1,4p' | sed 's/^/    /'
@@ -229,7 +240,7 @@ cd /check
 "$P" train --config "$(dirname "$P")/../share/poseact/configs/pushups.yaml" --data pushups.h5 --output run --epochs 1 >train.log 2>&1 \
     || { tail -n 20 train.log >&2; die "train failed under qemu-aarch64"; }
 say "train: $(tail -n 1 train.log)"
-"$P" evaluate run --data pushups.h5 >evaluate.log 2>&1 || { tail -n 20 evaluate.log >&2; die "evaluate failed under qemu-aarch64"; }
+"$P" evaluate run --data pushups.h5 --split all >evaluate.log 2>&1 || { tail -n 20 evaluate.log >&2; die "evaluate failed under qemu-aarch64"; }
 say "evaluate: $(grep -m1 'accuracy' evaluate.log)"
 "$P" export run --output run.onnx >export.log 2>&1 || { cat export.log >&2; die "export to ONNX failed under qemu-aarch64"; }
 say "export: $(tail -n 1 export.log)"
