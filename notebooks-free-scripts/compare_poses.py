@@ -33,8 +33,14 @@ def main() -> int:
             print(f"compare_poses: {picture}: {len(a[picture])} people against {len(b[picture])}", file=sys.stderr)
             return 1
         for p, q in zip(sorted(a[picture], key=lambda p: p["box"]), sorted(b[picture], key=lambda p: p["box"])):
+            if len(p["landmarks"]) != len(q["landmarks"]):
+                print(f"compare_poses: {picture}: {len(p['landmarks'])} landmarks against {len(q['landmarks'])}", file=sys.stderr)
+                return 1
             for l, m in zip(p["landmarks"], q["landmarks"]):
                 d = math.hypot(l["x"] - m["x"], l["y"] - m["y"])
+                if not math.isfinite(d):
+                    print(f"compare_poses: {picture}: {l['name']} is not a number", file=sys.stderr)
+                    return 1
                 if d > worst:
                     worst, where = d, f"{picture} {l['name']}"
     count = sum(len(v) for v in a.values())
