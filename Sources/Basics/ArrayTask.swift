@@ -38,6 +38,10 @@ public struct ArrayTask: Equatable, Sendable, CustomStringConvertible {
         return n >= 1 && (0..<n).contains(i)
     }
 
+    /// The largest task number or count the variables may give: far beyond any scheduler's
+    /// array (Slurm allows 4 million), and small enough that no arithmetic on it overflows.
+    public static let maxNumber = 100_000_000
+
     /// Resolves `i/n`, `auto` or `auto/n` (checked by `isWellFormed`) against `environment`;
     /// a missing or inconsistent variable is one line saying what to do. `flag` names the
     /// option in messages.
@@ -50,8 +54,8 @@ public struct ArrayTask: Equatable, Sendable, CustomStringConvertible {
         let given = parts.count == 2 ? Int(parts[1]) : nil
         func number(_ name: String) throws -> Int? {
             guard let value = environment[name] else { return nil }
-            guard let n = Int(value.trimmingCharacters(in: .whitespaces)), n >= 0 else {
-                throw ArrayTaskError("\(flag) auto: \(name)=\(value) is not a whole number ≥ 0")
+            guard let n = Int(value.trimmingCharacters(in: .whitespaces)), (0...maxNumber).contains(n) else {
+                throw ArrayTaskError("\(flag) auto: \(name)=\(OneLine.excerpt(value)) is not a whole number in 0…\(maxNumber)")
             }
             return n
         }
@@ -78,7 +82,10 @@ public struct ArrayTask: Equatable, Sendable, CustomStringConvertible {
             guard let count = given else {
                 throw ArrayTaskError("\(flag) auto: \(name)=\(value) says which task this is, not how many there are: give \(flag) auto/N with N \(what)")
             }
-            guard value >= base, value - base < count else {
+            guard value >= base else {
+                throw ArrayTaskError("\(flag) auto/\(count): \(name)=\(value), but it counts from \(base)")
+            }
+            guard value - base < count else {
                 throw ArrayTaskError("\(flag) auto/\(count): \(name)=\(value) is past the last of \(count) tasks: give N = \(what)")
             }
             return ArrayTask(index: value - base, count: count, origin: "\(name)=\(value)")

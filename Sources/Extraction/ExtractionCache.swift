@@ -18,6 +18,8 @@ public struct ExtractionCache: Sendable {
     public let folder: String
     /// The root attribute holding the clip's warnings, one per line.
     static let warningsAttribute = "extraction_warnings"
+    /// The root attribute holding the entry's own key, which its name must repeat.
+    static let keyAttribute = "cache_key"
 
     public init(folder: String) throws {
         self.folder = folder
@@ -53,9 +55,18 @@ public struct ExtractionCache: Sendable {
     public func lookup(_ key: String, as clip: ClipSource, estimator: String, modelHash: String) throws -> Entry? {
         let base = base(key)
         if let reason = Self.note(base + ".skip") { return .skipped(reason: reason) }
-        guard FileManager.default.fileExists(atPath: base + ".h5") else { return nil }
+        var status = stat()
+        guard lstat(base + ".h5", &status) == 0 else { return nil }
+        // Only a regular file this cache wrote under this name: a symbolic link, a FIFO or
+        // another entry's file copied or linked here is no entry (it is extracted again).
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw ExtractError("\(base).h5: \(InputFile.kind(status.st_mode)), not a cache entry; poseact never reads one through a link")
+        }
         let store = try KeypointStore(path: base + ".h5")
         guard store.entries.count == 1 else { throw ExtractError("\(base).h5: holds \(store.entries.count) clips, not one") }
+        guard store.attributes[Self.keyAttribute] == key else {
+            throw ExtractError("\(base).h5: another entry's file under this entry's name (its key is not its name)")
+        }
         var keypoints = try store.read(store.entries[0].id)
         guard keypoints.estimator == estimator, keypoints.modelHash == modelHash else {
             throw ExtractError("\(base).h5: made by other models or settings than its name says")
@@ -78,7 +89,8 @@ public struct ExtractionCache: Sendable {
     /// Keeps a clip's keypoints and warnings under `key`.
     public func save(_ key: String, _ keypoints: ClipKeypoints, warnings: [String]) throws {
         try makeFolder(for: key)
-        let attributes = warnings.isEmpty ? [:] : [Self.warningsAttribute: warnings.joined(separator: "\n")]
+        var attributes = [Self.keyAttribute: key]
+        if !warnings.isEmpty { attributes[Self.warningsAttribute] = warnings.joined(separator: "\n") }
         let writer = try KeypointStoreWriter(path: base(key) + ".h5", attributes: attributes)
         try writer.append(keypoints)
         try writer.finish()

@@ -129,7 +129,7 @@ public final class Extractor {
         }
 
         // What the cache has, taken before any worker starts: a file from elsewhere is read
-        // first in a forked child (HDF5Probe), and a fork beside busy threads can inherit a
+        // first in a forked child (HDF5Copy), and a fork beside busy threads can inherit a
         // lock that one of them held.
         var keys: [String: String] = [:], fromCache = 0
         if let cache {

@@ -135,6 +135,8 @@ public enum HDF5 {
 
     /// Whether `path` is an HDF5 file (false for a missing or unreadable file too).
     public static func isHDF5(_ path: String) -> Bool {
+        // A FIFO would make libhdf5 wait for a writer for ever.
+        guard (try? InputFile.check(path)) != nil else { return false }
         ready()
         let r = H5Fis_hdf5(path)
         if r < 0 { H5Eclear2(E_DEFAULT) }
@@ -269,6 +271,36 @@ public class HDF5Object {
         }
     }
 
+    /// A 1-D array of 64-bit integers or of doubles, as `attribute` reads them back.
+    public func setAttribute(_ name: String, _ values: [Int]) throws {
+        HDF5.ready()
+        var dims = [hsize_t(values.count)]
+        let space = try check(values.isEmpty ? H5Screate(H5S_NULL) : H5Screate_simple(1, &dims, nil), "cannot create a dataspace")
+        defer { H5Sclose(space) }
+        let v = values.map { Int64($0) }
+        try v.withUnsafeBytes { try writeAttribute(name, fileType: H5T_STD_I64LE_g, memoryType: H5T_NATIVE_INT64_g, space: space, values.isEmpty ? nil : $0.baseAddress) }
+    }
+
+    public func setAttribute(_ name: String, _ values: [Double]) throws {
+        HDF5.ready()
+        var dims = [hsize_t(values.count)]
+        let space = try check(values.isEmpty ? H5Screate(H5S_NULL) : H5Screate_simple(1, &dims, nil), "cannot create a dataspace")
+        defer { H5Sclose(space) }
+        try values.withUnsafeBytes { try writeAttribute(name, fileType: H5T_IEEE_F64LE_g, memoryType: H5T_NATIVE_DOUBLE_g, space: space, values.isEmpty ? nil : $0.baseAddress) }
+    }
+
+    /// Writes a value as `attribute` read it.
+    public func setAttribute(_ name: String, _ value: HDF5AttributeValue) throws {
+        switch value {
+        case .int(let v): try setAttribute(name, v)
+        case .double(let v): try setAttribute(name, v)
+        case .string(let v): try setAttribute(name, v)
+        case .strings(let v): try setAttribute(name, v)
+        case .ints(let v): try setAttribute(name, v)
+        case .doubles(let v): try setAttribute(name, v)
+        }
+    }
+
     /// Reads attribute `name`, whatever its type: numbers as Int/Double, strings (fixed or
     /// variable length) as String, 1-D arrays as arrays.
     public func attribute(_ name: String) throws -> HDF5AttributeValue {
@@ -396,39 +428,56 @@ public final class HDF5File {
         return HDF5File(path: path, location: location, id: fid, writable: true)
     }
 
-    /// Opens an existing file, read-only unless `writable`.
+    /// Opens an existing file, read-only unless `writable`. A file this process did not
+    /// write itself is read through a copy `HDF5Copy` re-encodes in a child process.
     public static func open(_ path: String, writable: Bool = false) throws -> HDF5File {
         HDF5.ready()
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw HDF5Error("\(path): no such file")
-        }
-        if isDirectory.boolValue { throw HDF5Error("\(path): is a folder, not an HDF5 file") }
-        guard FileManager.default.isReadableFile(atPath: path) else { throw HDF5Error("\(path): cannot read (permission denied)") }
+        do { try InputFile.check(path) } catch let error as InputFileError { throw HDF5Error(error.message) }
         let isH5 = H5Fis_hdf5(path)
         if isH5 <= 0 { H5Eclear2(HDF5.E_DEFAULT); throw HDF5Error("\(path): not an HDF5 file (or damaged)") }
-        // Before libhdf5 reads a byte of it: the library trusts the file's sizes and offsets
-        // and can crash on a damaged one. The checksum poseact writes into its files tells an
-        // accident (a cut copy) in one plain line; it is no seal, since anyone can compute it,
-        // so every file this process did not write itself is first read whole in a child
-        // process (HDF5Probe), where a crash takes the child.
+        // Before libhdf5 reads a byte of it: the checksum poseact writes into its files tells
+        // an accident (a cut copy) in one plain line. It is no seal, since anyone can compute
+        // it: every file this process did not write itself goes through `HDF5Copy`.
         if FileChecksum.verify(path) == false {
             throw HDF5Error("\(path): damaged: its contents do not match the checksum poseact wrote with it (changed or cut short since)")
         }
-        try HDF5Probe.check(path)
-        return try openTrusted(path, writable: writable)
+        if writable {
+            try HDF5Copy.check(path)
+            return try openTrusted(path, writable: true)
+        }
+        return try HDF5Copy.open(path)
     }
 
-    /// Opens a file whose bytes are known to be safe for libhdf5 (checked by the caller).
-    static func openTrusted(_ path: String, writable: Bool) throws -> HDF5File {
+    /// Opens a file whose bytes are known to be safe for libhdf5 (checked by the caller),
+    /// at `location`, named `path` in messages.
+    static func openTrusted(_ location: String, shownAs path: String? = nil, writable: Bool) throws -> HDF5File {
+        let path = path ?? location
         let fapl = HDF5.accessProperties()
         defer { if fapl > 0 { H5Pclose(fapl) } }
-        let fid = H5Fopen(path, writable ? HDF5.F_ACC_RDWR : HDF5.F_ACC_RDONLY, fapl)
+        let fid = H5Fopen(location, writable ? HDF5.F_ACC_RDWR : HDF5.F_ACC_RDONLY, fapl)
         if fid < 0 {
             let reason = HDF5.reason()
             throw HDF5Error("\(path): cannot open" + (reason.map { " (\($0))" } ?? "") + "; the file may be damaged")
         }
-        return HDF5File(path: path, location: path, id: fid, writable: writable)
+        return HDF5File(path: path, location: location, id: fid, writable: writable)
+    }
+
+    /// A read-only file identifier for `HDF5Copy` to keep (it is never closed), through
+    /// which `reopen` opens the file again after its path is gone.
+    static func openKept(_ location: String, shownAs path: String) throws -> hid_t {
+        let fapl = HDF5.accessProperties()
+        defer { if fapl > 0 { H5Pclose(fapl) } }
+        let fid = H5Fopen(location, HDF5.F_ACC_RDONLY, fapl)
+        if fid < 0 { throw HDF5Error("\(path): cannot open its checked copy" + (HDF5.reason().map { " (\($0))" } ?? "")) }
+        return fid
+    }
+
+    /// A new identifier of a file kept open by `openKept`, named `path` in messages.
+    static func reopen(_ kept: hid_t, shownAs path: String) throws -> HDF5File {
+        HDF5.ready()
+        let fid = H5Freopen(kept)
+        if fid < 0 { throw HDF5Error("\(path): cannot open its checked copy" + (HDF5.reason().map { " (\($0))" } ?? "")) }
+        return HDF5File(path: path, location: path, id: fid, writable: false)
     }
 
     /// The root group "/".
@@ -449,7 +498,7 @@ public final class HDF5File {
         if r < 0 { throw HDF5Error("\(path): cannot close" + (HDF5.reason().map { " (\($0))" } ?? "")) }
         if writable {
             try FileChecksum.write(location, valid: alone)
-            if alone { HDF5Probe.wroteItself(location) }
+            if alone { HDF5Copy.wroteItself(location) }
         }
     }
 
@@ -569,20 +618,28 @@ public final class HDF5Group: HDF5Object {
     /// axis, shuffled and gzip-compressed; empty ones are contiguous with no data.
     @discardableResult
     public func write<T: HDF5Numeric>(_ name: String, _ values: [T], shape: [Int]) throws -> HDF5Dataset {
-        HDF5.ready()
         guard (1...3).contains(shape.count) else { throw error("dataset \(name): \(shape.count) dimensions; 1 to 3 supported") }
+        return try write(name, values, anyShape: shape)
+    }
+
+    /// `write` for 0 (a scalar) to 32 dimensions: a copy keeps what another tool wrote.
+    @discardableResult
+    func write<T: HDF5Numeric>(_ name: String, _ values: [T], anyShape shape: [Int]) throws -> HDF5Dataset {
+        HDF5.ready()
+        guard shape.count <= 32 else { throw error("dataset \(name): \(shape.count) dimensions; at most 32") }
         guard shape.allSatisfy({ $0 >= 0 }) else { throw error("dataset \(name): negative dimension in \(shape)") }
         let count = shape.reduce(1, *)
         guard count == values.count else {
             throw error("dataset \(name): \(values.count) values do not fill shape \(shape) (\(count))")
         }
         var dims = shape.map { hsize_t($0) }
-        let space = try check(H5Screate_simple(Int32(shape.count), &dims, nil), "dataset \(name): cannot create a dataspace")
+        let space = try check(shape.isEmpty ? H5Screate(H5S_SCALAR) : H5Screate_simple(Int32(shape.count), &dims, nil),
+                              "dataset \(name): cannot create a dataspace")
         defer { H5Sclose(space) }
         let dcpl = try check(HDF5Group.noTimes(H5P_CLS_DATASET_CREATE_ID_g), "dataset \(name): cannot create properties")
         defer { H5Pclose(dcpl) }
         let bytes = count * MemoryLayout<T>.size
-        if count > 0 && bytes > HDF5.compressionThreshold {
+        if !shape.isEmpty && count > 0 && bytes > HDF5.compressionThreshold {
             let rowBytes = max(1, shape.dropFirst().reduce(1, *) * MemoryLayout<T>.size)
             var chunk = dims
             chunk[0] = hsize_t(max(1, min(shape[0], HDF5.maxChunkBytes / rowBytes)))
@@ -608,7 +665,24 @@ public final class HDF5Group: HDF5Object {
         guard try existsPath(name) else { throw error("dataset \(name) missing") }
         let did = H5Dopen2(id, name, HDF5.P_DEFAULT)
         if did < 0 { throw error("\(name) is not a dataset", hdf5: true) }
-        return HDF5Dataset(file: file, objectPath: childPath(name), id: did)
+        let dataset = HDF5Dataset(file: file, objectPath: childPath(name), id: did)
+        try dataset.checkStorageIsInside()
+        return dataset
+    }
+
+    /// What the link `name` (a direct child) is: a hard link or a soft one to an object of
+    /// this file, or one poseact refuses (to another file, or of a kind a plug-in defines).
+    public func checkLinkIsInside(_ name: String) throws {
+        HDF5.ready()
+        var info = H5L_info_t()
+        try check(H5Lget_info(id, name, &info, HDF5.P_DEFAULT), "cannot read the link \(name)")
+        switch info.type {
+        case H5L_TYPE_HARD, H5L_TYPE_SOFT: return
+        case H5L_TYPE_EXTERNAL:
+            throw error("\(name) is a link to another file (an HDF5 external link); poseact reads only what a file holds itself")
+        default:
+            throw error("\(name) is a link of a kind poseact does not read (user-defined link \(info.type.rawValue))")
+        }
     }
 
     /// Reads a whole numeric dataset (converted to `T`) and its shape.
@@ -624,6 +698,24 @@ public final class HDF5Dataset: HDF5Object {
     deinit { if id >= 0 { HDF5.ready(); H5Dclose(id) } }
 
     public func close() { if id >= 0 { HDF5.ready(); H5Dclose(id); id = -1 } }
+
+    /// Refuses a dataset whose data lives in other files: HDF5's external raw storage (any
+    /// path, such as a secret of the user's the weights would carry into an exported ONNX)
+    /// and virtual datasets (drawn from datasets of other files).
+    func checkStorageIsInside() throws {
+        HDF5.ready()
+        let dcpl = try check(H5Dget_create_plist(id), "cannot read the storage properties")
+        defer { H5Pclose(dcpl) }
+        let layout = H5Pget_layout(dcpl)
+        if layout == H5D_VIRTUAL {
+            throw error("a virtual dataset, whose data comes from other files; poseact reads only what a file holds itself")
+        }
+        guard layout != H5D_LAYOUT_ERROR else { throw error("cannot read the storage layout", hdf5: true) }
+        let external = H5Pget_external_count(dcpl)
+        if external != 0 {
+            throw error("its data is stored in another file (HDF5 external storage); poseact reads only what a file holds itself")
+        }
+    }
 
     /// Dimensions ([] for a scalar dataset).
     public func shape() throws -> [Int] {
@@ -644,6 +736,15 @@ public final class HDF5Dataset: HDF5Object {
         defer { H5Tclose(type) }
         let cls = H5Tget_class(type)
         return cls == H5T_FLOAT || cls == H5T_INTEGER
+    }
+
+    /// Whether the elements are floats of at most 32 bits (a copy keeps them as float32;
+    /// float64 and integers are kept as float64, which holds every value a reader converts).
+    public func isSinglePrecision() throws -> Bool {
+        HDF5.ready()
+        let type = try check(H5Dget_type(id), "cannot read the type")
+        defer { H5Tclose(type) }
+        return H5Tget_class(type) == H5T_FLOAT && H5Tget_size(type) <= 4
     }
 
     /// The stored element type's size in bytes (4 for float32).

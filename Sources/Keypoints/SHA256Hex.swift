@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 
@@ -8,8 +9,9 @@ extension SHA256 {
 
     /// The hash of a file, read `chunkSize` bytes at a time: a model file need not fit in memory twice.
     public static func hex(file path: String, chunkSize: Int = 1 << 20) throws -> String {
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
+        // Through InputFile: a FIFO named like a video would make the read wait for ever.
+        let opened = try InputFile.open(path)
+        let handle = FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true)
         var hasher = SHA256()
         while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
             hasher.update(data: chunk)

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Basics
 import Foundation
 
 // MARK: Interrupt callback (deadline and abort for blocking FFmpeg calls)
@@ -77,6 +78,11 @@ final class DecoderCore {
                 throw MediaError("no such file: \(input)")
             }
             if isDir.boolValue { throw MediaError("\(input): is a folder, not a video or image file") }
+            // A FIFO, a device or a socket is a stream only `live` reads on purpose; anywhere
+            // else (a FIFO named clip.mp4 in a dataset folder) FFmpeg would wait for ever.
+            if !live {
+                do { try InputFile.check(path, what: "video or picture") } catch let error as InputFileError { throw MediaError(error.message) }
+            }
         case .camera:
             if !FileManager.default.fileExists(atPath: input) {
                 let cams = listCameras()

@@ -60,6 +60,37 @@ public struct ThrowSceneTruth: Codable, Sendable {
         case pixelsPerMetre = "pixels_per_metre", throwsMade = "throws"
     }
 
+    /// Why a truth read from a file cannot be scored, or nil: numbers a scoring divides by
+    /// or ranges over (a shake that ends before it starts, a scale of 0 m, a NaN time).
+    public func problem() -> String? {
+        guard (1...100_000).contains(width), (1...100_000).contains(height) else { return "width and height must be 1…100000 pixels" }
+        guard fps.isFinite, fps > 0, fps <= 1000 else { return "fps \(fps) is not a frame rate in (0, 1000]" }
+        guard (0...10_000_000).contains(frames) else { return "frames \(frames) is not a count in 0…10000000" }
+        guard pixelsPerMetre.isFinite, pixelsPerMetre > 0 else { return "pixels_per_metre \(pixelsPerMetre) must be a number > 0" }
+        for (i, interval) in shake.enumerated() {
+            guard interval.start.isFinite, interval.end.isFinite, interval.start <= interval.end else {
+                return "shake \(i + 1) runs from \(interval.start) to \(interval.end) s: it must end after it starts"
+            }
+        }
+        if let scale {
+            guard [scale.x1, scale.y1, scale.x2, scale.y2].allSatisfy(\.isFinite), scale.metres.isFinite, scale.metres > 0 else {
+                return "scale's points must be numbers and its metres > 0"
+            }
+        }
+        if let target {
+            guard [target.x, target.y].allSatisfy(\.isFinite), target.width.isFinite, target.height.isFinite,
+                  target.width > 0, target.height > 0 else { return "target's box must be numbers, with width and height > 0" }
+        }
+        for (i, t) in throwsMade.enumerated() {
+            let numbers = [t.releaseTime, t.releaseX, t.releaseY, t.speedMetresPerSecond, t.speedPixelsPerSecond, t.angle,
+                           t.direction, t.gravity, t.endTime, t.endX, t.endY]
+            guard numbers.allSatisfy(\.isFinite), t.endTime >= t.releaseTime, t.releaseTime >= 0 else {
+                return "throw \(i + 1): its numbers must be finite, its release at 0 s or later and its end after its release"
+            }
+        }
+        return nil
+    }
+
     public init(scene s: ThrowScene, clip: String) {
         self.clip = clip
         width = s.width; height = s.height; fps = s.fps; frames = s.frames; pixelsPerMetre = s.pixelsPerMetre

@@ -306,29 +306,16 @@ public final class ModelFile: @unchecked Sendable {
 
     // MARK: file reading
 
+    /// The largest model file poseact reads: BlazePose's largest is 27 MB, and the bytes are
+    /// held in memory (a sparse 3 GB file costs nothing on disk).
+    public static let maxFileBytes = 256 << 20
+
     static func readFile(_ path: String) throws -> [UInt8] {
-        guard let f = fopen(path, "rb") else {
-            let err = errno
-            if err == ENOENT { throw TFLiteError("no such file: \(path)") }
-            throw TFLiteError("cannot read \(path): \(String(cString: strerror(err)))")
+        do {
+            return [UInt8](try InputFile.read(path, limit: maxFileBytes, what: "TFLite model"))
+        } catch let error as InputFileError {
+            throw TFLiteError(error.message)
         }
-        defer { fclose(f) }
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
-            if n > 0 { result.append(contentsOf: chunk[0..<n]) }
-            if n < chunk.count {
-                if ferror(f) != 0 {
-                    throw TFLiteError("cannot read \(path): \(String(cString: strerror(errno)))")
-                }
-                break
-            }
-            if result.count > Int(UInt32.max) {
-                throw TFLiteError("cannot read \(path): larger than 4 GiB, not a TFLite model")
-            }
-        }
-        return result
     }
 
     // MARK: decoding

@@ -23,20 +23,15 @@ public enum ThrowScoring {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted()
         return try names.map { name in
             let path = (folder as NSString).appendingPathComponent(name)
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            guard attributes[.type] as? FileAttributeType == .typeRegular else {
-                throw TruthError("\(path): not a regular file; a scene's truth is one (poseact throws render writes them)")
-            }
-            guard (attributes[.size] as? Int ?? 0) <= maximumTruthBytes else {
-                throw TruthError("\(path): over \(maximumTruthBytes >> 20) MB, not a scene's truth (a few kilobytes)")
-            }
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let data: Data
+            do { data = try InputFile.read(path, limit: maximumTruthBytes, what: "scene's truth") } catch let error as InputFileError { throw TruthError(error.message) }
             let truth: ThrowSceneTruth
             do {
                 truth = try JSONDecoder().decode(ThrowSceneTruth.self, from: data)
             } catch let error as DecodingError {
                 throw TruthError(error.oneLine(file: path, expected: "a scene's truth (poseact throws render)", data: data))
             }
+            if let problem = truth.problem() { throw TruthError("\(path): \(problem)") }
             guard !truth.clip.contains("/"), truth.clip.hasSuffix(".mp4") else {
                 throw TruthError("\(path): clip '\(OneLine.excerpt(truth.clip))' must be a .mp4 name in the same folder")
             }

@@ -15,20 +15,14 @@ enum PoseModels {
     ]
 
     /// Where poseact looks, in order: an explicit folder alone; else $POSEACT_MODELS_DIR,
-    /// ./models, models/ and ../share/poseact/models beside the executable (the tarball), the
-    /// models/ folder of a checkout the executable was built in, /usr/local/share/poseact/models
-    /// and /usr/share/poseact/models (the Debian package).
+    /// ./models, then the folders `ShippedFolders` lists (beside the executable, the checkout
+    /// it was built in, the Debian package's).
     static func candidates(_ explicit: String?) -> [URL] {
         if let explicit { return [URL(fileURLWithPath: explicit)] }
-        var candidates: [URL] = []
-        if let env = ProcessInfo.processInfo.environment["POSEACT_MODELS_DIR"] { candidates.append(URL(fileURLWithPath: env)) }
-        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("models"))
-        var dir = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        candidates.append(dir.appendingPathComponent("models"))
-        candidates.append(dir.deletingLastPathComponent().appendingPathComponent("share/poseact/models"))
-        for _ in 0..<5 { dir.deleteLastPathComponent(); candidates.append(dir.appendingPathComponent("models")) }
-        candidates += ["/usr/local/share/poseact/models", "/usr/share/poseact/models"].map { URL(fileURLWithPath: $0) }
-        return candidates
+        var first: [URL] = []
+        if let env = ProcessInfo.processInfo.environment["POSEACT_MODELS_DIR"], !env.isEmpty { first.append(URL(fileURLWithPath: env)) }
+        first.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("models"))
+        return ShippedFolders.candidates("models", first: first)
     }
 
     /// The first folder holding both models. Found anywhere but an explicit --models, they must

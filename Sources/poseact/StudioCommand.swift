@@ -59,10 +59,6 @@ struct StudioCommandLine: ParsableCommand {
     /// The shipped training configs: beside the executable (the tarball), the package's
     /// share folder, or the checkout it was built in.
     static func shippedRecipes() -> String? {
-        var dir = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        var candidates = [dir.appendingPathComponent("configs"), dir.deletingLastPathComponent().appendingPathComponent("share/poseact/configs")]
-        for _ in 0..<5 { dir.deleteLastPathComponent(); candidates.append(dir.appendingPathComponent("configs")) }
-        candidates += ["/usr/local/share/poseact/configs", "/usr/share/poseact/configs"].map { URL(fileURLWithPath: $0) }
-        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("pushups.yaml").path) }?.path
+        ShippedFolders.candidates("configs").first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("pushups.yaml").path) }?.path
     }
 }

@@ -54,8 +54,23 @@ final class ArrayTaskTests: XCTestCase {
         XCTAssertThrowsError(try resolve("auto/8", ["PARALLEL_SEQ": "9"])) {
             XCTAssertTrue("\($0)".contains("past the last"), "\($0)")
         }
+        XCTAssertThrowsError(try resolve("auto/8", ["PARALLEL_SEQ": "0"])) {
+            XCTAssertEqual("\($0)", "--shard auto/8: PARALLEL_SEQ=0, but it counts from 1")
+        }
         XCTAssertThrowsError(try resolve("auto", [:])) {
             XCTAssertTrue("\($0)".contains("no array task in the environment"), "\($0)")
+        }
+    }
+
+    /// Numbers that would overflow the count's arithmetic are one line, not a trap.
+    func testHugeNumbersAreALineNotATrap() {
+        for (name, value) in [("SLURM_ARRAY_TASK_MAX", "9223372036854775807"), ("SLURM_ARRAY_TASK_STEP", "9223372036854775807"),
+                              ("SLURM_ARRAY_TASK_ID", "4611686018427387904")] {
+            var env = ["SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "0"]
+            env[name] = value
+            XCTAssertThrowsError(try resolve("auto", env)) {
+                XCTAssertEqual("\($0)", "--shard auto: \(name)=\(value) is not a whole number in 0…100000000")
+            }
         }
     }
 

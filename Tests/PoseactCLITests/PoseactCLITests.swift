@@ -41,8 +41,11 @@ class PoseactCLITestCase: XCTestCase {
 
     /// `launcher`: a program that runs the binary (qemu-user with a CPU model), with its
     /// arguments; the binary's path and `arguments` follow them.
-    func poseact(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws -> Result {
+    func poseact(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = [], directory: URL? = nil,
+                 binary: URL? = nil) throws -> Result {
+        let binary = binary ?? self.binary
         let process = Process()
+        if let directory { process.currentDirectoryURL = directory }
         process.executableURL = launcher.first.map { URL(fileURLWithPath: $0) } ?? binary
         process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [binary.path] + arguments
         if !environment.isEmpty {
@@ -333,6 +336,30 @@ final class PoseCommandTests: PoseactCLITestCase {
         XCTAssertFalse(intact.stderr.contains("sha256"), intact.stderr)
     }
 
+    /// A binary copied out of its checkout, run from a folder of its own, finds the models
+    /// of the checkout it was built in; a FIFO in ./models is one line, not a hang.
+    func testACopiedBinaryFindsItsCheckoutsModels() throws {
+        _ = try model("pose_detection.tflite")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-copied-\(getpid())")
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("bin"), withIntermediateDirectories: true)
+        let copy = folder.appendingPathComponent("bin/poseact")
+        try FileManager.default.copyItem(at: binary, to: copy)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let image = try temporary("still-copied.ppm", Array("P6\n8 8\n255\n".utf8) + [UInt8](repeating: 90, count: 8 * 8 * 3))
+        let found = try poseact(["pose", image], environment: ["POSEACT_MODELS_DIR": ""], directory: folder, binary: copy)
+        XCTAssertEqual(found.status, 0, found.stderr)
+        XCTAssertFalse(found.stderr.contains("not found"), found.stderr)
+
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("models"), withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(folder.appendingPathComponent("models/pose_detection.tflite").path, 0o644), 0)
+        try FileManager.default.copyItem(at: try model("pose_landmark_full.tflite"), to: folder.appendingPathComponent("models/pose_landmark_full.tflite"))
+        let fifo = try poseact(["pose", image], environment: ["POSEACT_MODELS_DIR": ""], directory: folder, binary: copy)
+        XCTAssertNotEqual(fifo.status, 0)
+        XCTAssertEqual(fifo.stderr.split(separator: "\n").count, 1, fifo.stderr)
+        XCTAssertTrue(fifo.stderr.contains("pose_detection.tflite: a FIFO (named pipe)"), fifo.stderr)
+    }
+
     func testAbsentCamera() throws {
         _ = try cli.model("pose_detection.tflite")
         try cli.assertOneLineError(["pose", "/dev/video99"] + models, mentions: ["/dev/video99", "camera"])
@@ -549,6 +576,30 @@ final class ExtractCommandTests: PoseactCLITestCase {
         XCTAssertTrue(planted.stderr.contains("not kept in the cache"), planted.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: target), "nothing written through the link")
         XCTAssertEqual(try poseact(["dataset", "compare", merged, planted.store]).status, 0)
+
+        // Another clip's entry under an entry's name, as a link or as a copy, is never taken
+        // (without the checks, the run would store clip 0's keypoints under clips 1 and 2).
+        try FileManager.default.removeItem(atPath: linked)
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: cache + "/" + entries[0])
+        let copied = cache + "/" + entries[2]
+        try FileManager.default.removeItem(atPath: copied)
+        try FileManager.default.copyItem(atPath: cache + "/" + entries[0], toPath: copied)
+        let stolen = try extract("stolen.h5", ["--cache", cache])
+        XCTAssertTrue(stolen.stderr.contains("a symbolic link, not a cache entry"), stolen.stderr)
+        XCTAssertTrue(stolen.stderr.contains("another entry's file under this entry's name"), stolen.stderr)
+        XCTAssertEqual(stolen.summary["cached"] as? Int, 1)
+        XCTAssertEqual(try poseact(["dataset", "compare", merged, stolen.store]).status, 0)
+
+        // A FIFO under an entry's name, and one named like a video in the dataset: neither
+        // is opened for reading (which would wait for a writer for ever).
+        try FileManager.default.removeItem(atPath: copied)
+        XCTAssertEqual(mkfifo(copied, 0o644), 0)
+        let fifoVideo = root.appendingPathComponent("train/wrong/stuck.mp4").path
+        XCTAssertEqual(mkfifo(fifoVideo, 0o644), 0)
+        let result = try poseact(["extract", root.appendingPathComponent("train").path, "--output", root.appendingPathComponent("fifos.h5").path,
+                                  "--fps", "15", "--cache", cache] + models)
+        XCTAssertTrue(result.stderr.contains("\(copied): a FIFO (named pipe), not a cache entry"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("stuck.mp4: a FIFO (named pipe), not a video or picture poseact can read"), result.stderr)
     }
 
     /// Two labeled ranges of one montage, extracted on "two machines" (--shard 0/2, 1/2)

@@ -58,7 +58,26 @@ final class ThrowsCommandTests: PennSliceTestCase {
         XCTAssertEqual(mkfifo(hostile.appendingPathComponent("fifo.json").path, 0o600), 0)
         let fifo = try poseact(["throws", "score", hostile.path])
         XCTAssertNotEqual(fifo.status, 0)
-        XCTAssertTrue(fifo.stderr.contains("not a regular file"), fifo.stderr)
+        XCTAssertTrue(fifo.stderr.contains("fifo.json: a FIFO (named pipe), not a scene's truth"), fifo.stderr)
+        try FileManager.default.removeItem(at: hostile.appendingPathComponent("fifo.json"))
+        // Truths whose numbers a scoring cannot use (a shake that ends before it starts
+        // trapped the scoring; a scale of 0 m), and a FIFO in the video's place.
+        let good = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/throw001.json"))) as? [String: Any])
+        var backwards = good; backwards["shake"] = [["start": 2.0, "end": 1.0]]
+        var noScale = good; noScale["scale"] = ["x1": 0, "y1": 0, "x2": 10, "y2": 0, "metres": 0]
+        for (truth, said) in [(backwards, "shake 1 runs from 2.0 to 1.0 s: it must end after it starts"), (noScale, "its metres > 0")] {
+            try JSONSerialization.data(withJSONObject: truth).write(to: hostile.appendingPathComponent("bad.json"))
+            let bad = try poseact(["throws", "score", hostile.path])
+            XCTAssertNotEqual(bad.status, 0)
+            XCTAssertEqual(bad.stderr.split(separator: "\n").count, 1, bad.stderr)
+            XCTAssertTrue(bad.stderr.contains(said), bad.stderr)
+        }
+        try JSONSerialization.data(withJSONObject: good).write(to: hostile.appendingPathComponent("throw001.json"))
+        try FileManager.default.removeItem(at: hostile.appendingPathComponent("bad.json"))
+        XCTAssertEqual(mkfifo(hostile.appendingPathComponent("throw001.mp4").path, 0o600), 0)
+        let fifoVideo = try poseact(["throws", "score", hostile.path])
+        XCTAssertNotEqual(fifoVideo.status, 0)
+        XCTAssertTrue(fifoVideo.stderr.contains("throw001.mp4: a FIFO (named pipe), not a video or picture"), fifoVideo.stderr)
         // A folder without truth is one line.
         let empty = try poseact(["throws", "score", Self.dir.path + "/no-such-folder"])
         XCTAssertNotEqual(empty.status, 0)
