@@ -59,8 +59,7 @@ public struct TrainingData: Sendable {
             for entry in store.entries {
                 // Ranges of one video (an annotation file's rows) stay together; an imported
                 // CSV is the source of all its clips, so whole-file sources do not group.
-                let ranged = entry.start != nil || entry.end != nil
-                groupOf[entry.id] = config.data.validationGroup == .source && ranged && !entry.source.isEmpty ? entry.source : entry.id
+                groupOf[entry.id] = group(of: entry, config: config)
                 clipsOfSplit[entry.split ?? "", default: 0] += 1
                 labelOf[entry.id] = entry.label; splitOfClip[entry.id] = entry.split ?? ""
                 let clip = try store.read(entry.id)
@@ -153,6 +152,38 @@ public struct TrainingData: Sendable {
         let summary = DataSummary(path: path, train: side(train), validation: side(validation), test: side(test),
                                   unseenTestLabels: unseen.sorted(), estimator: estimators.count == 1 ? estimators.first : nil)
         return TrainingData(spec: spec, labels: labels, train: train, validation: validation, test: test, summary: summary)
+    }
+}
+
+extension TrainingData {
+    /// The group a store's clip is kept with, in validation and in the folds: its own id, or
+    /// its source video for a range of one (`data.validation_group: source`).
+    static func group(of entry: KeypointStore.Entry, config: TrainingConfig) -> String {
+        let ranged = entry.start != nil || entry.end != nil
+        return config.data.validationGroup == .source && ranged && !entry.source.isEmpty ? entry.source : entry.id
+    }
+
+    /// The cross-validation folds of `path`'s train split, as `load` deals them (groups per
+    /// fold) with each group's clips, from the clips' metadata alone: for `crossval` to
+    /// check before it trains anything, and to check what its runs report.
+    public static func folds(of path: String, config: TrainingConfig, folds: Int) throws -> (groups: [Set<String>], clips: [Int], labels: Set<String>) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ConfigError("\(path): no such file (give a keypoint store from poseact extract/import, or a windows file)")
+        }
+        guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
+        var labelOf: [String: String] = [:], groupOf: [String: String] = [:], splitOf: [String: String] = [:]
+        if WindowsFile.isWindowsFile(path) {
+            for w in try WindowsFile.read(path: path).windows { labelOf[w.clipID] = w.label; groupOf[w.clipID] = w.clipID; splitOf[w.clipID] = w.split ?? "" }
+        } else {
+            for entry in try KeypointStore(path: path).entries {
+                labelOf[entry.id] = entry.label; groupOf[entry.id] = group(of: entry, config: config); splitOf[entry.id] = entry.split ?? ""
+            }
+        }
+        let hasSplits = Set(splitOf.values) != [""]
+        let train = labelOf.filter { !hasSplits || splitOf[$0.key] == config.data.trainSplit }
+        let groups = foldGroups(labelOf: train, groupOf: groupOf, folds: folds)
+        let clips = groups.map { held in train.keys.filter { held.contains(groupOf[$0] ?? $0) }.count }
+        return (groups, clips, Set(train.values))
     }
 }
 

@@ -28,9 +28,9 @@ public enum KeypointFormat: String, CaseIterable, Sendable {
         if ext == "csv" { return .csv }
         if ext == "json" || ext == "jsonl" {
             let json = try ForeignJSON.load(path)
-            if let o = json as? [String: Any], o["images"] != nil, o["annotations"] != nil { return .coco }
-            if let o = json as? [String: Any], o["frames"] != nil { return .mediapipe }
-            if json is [Any] { return .mediapipe }
+            if json["images"] != nil, json["annotations"] != nil { return .coco }
+            if json["frames"] != nil { return .mediapipe }
+            if json.isArray { return .mediapipe }
             throw DatasetError("\(path): a JSON file, but neither COCO keypoints (images, annotations) nor MediaPipe pose landmarks (frames of landmarks)")
         }
         throw DatasetError("\(path): not a keypoint format poseact reads (a .csv, a folder of OpenPose JSON, COCO or MediaPipe .json, NTU .skeleton)")
@@ -138,12 +138,12 @@ public enum ForeignKeypoints {
         var frames: [Pose2D?] = []
         for file in sorted {
             let path = (folder as NSString).appendingPathComponent(file)
-            guard let o = try ForeignJSON.load(path) as? [String: Any], let people = o["people"] as? [Any] else {
+            guard let people = try ForeignJSON.load(path)["people"]?.array else {
                 throw DatasetError("\(path): not an OpenPose frame (no \"people\" list)")
             }
             var poses: [Pose2D] = []
             for (k, person) in people.enumerated() {
-                guard let p = person as? [String: Any], let flat = ForeignJSON.numbers(p["pose_keypoints_2d"]) else {
+                guard let flat = person["pose_keypoints_2d"]?.numbers else {
                     throw DatasetError("\(path): person \(k + 1) has no numeric pose_keypoints_2d")
                 }
                 let layout: [String]
@@ -174,14 +174,17 @@ public enum ForeignKeypoints {
     /// 17 when absent). v = 0 is a missing joint; COCO's 1 (hidden) and 2 (visible) become
     /// 0.5 and 1, a score (0–1) is kept as it is.
     private static func coco(_ path: String) throws -> RawClip {
-        guard let o = try ForeignJSON.load(path) as? [String: Any], let images = o["images"] as? [[String: Any]],
-              let annotations = o["annotations"] as? [[String: Any]] else {
+        let o = try ForeignJSON.load(path)
+        guard let images = o["images"]?.array, images.allSatisfy(\.isObject),
+              let annotations = o["annotations"]?.array, annotations.allSatisfy(\.isObject) else {
             throw DatasetError("\(path): not COCO keypoints (needs \"images\" and \"annotations\" lists)")
         }
         let cocoNames = ["nose", "left_eye", "right_eye", "left_ear", "right_ear", "left_shoulder", "right_shoulder",
                          "left_elbow", "right_elbow", "left_wrist", "right_wrist", "left_hip", "right_hip", "left_knee",
                          "right_knee", "left_ankle", "right_ankle"]
-        let declared = ((o["categories"] as? [[String: Any]])?.first?["keypoints"] as? [String])?.map(Skeleton.canonicalName)
+        let declaredNames = o["categories"]?.array?.first?["keypoints"]?.array
+        let declared = declaredNames.flatMap { names in names.allSatisfy { $0.string != nil } ? names.compactMap(\.string) : nil }?
+            .map(Skeleton.canonicalName)
         let names = declared ?? cocoNames
         guard !images.isEmpty else { throw DatasetError("\(path): no images, so no frames") }
         guard images.count <= KeypointChecks.maxFrame else {
@@ -190,14 +193,14 @@ public enum ForeignKeypoints {
         var sizes: Set<String> = []
         var frameOf: [String: Int] = [:]
         let ordered = images.enumerated().sorted { a, b in
-            let fa = a.element["file_name"] as? String ?? "", fb = b.element["file_name"] as? String ?? ""
+            let fa = a.element["file_name"]?.string ?? "", fb = b.element["file_name"]?.string ?? ""
             return (fa, a.offset) < (fb, b.offset)
         }
         var width = 0, height = 0
         for (i, (n, image)) in ordered.enumerated() {
-            guard let key = ForeignJSON.key(image["id"]) else { throw DatasetError("\(path): image \(n + 1) lacks a numeric id") }
+            guard let key = image["id"]?.key else { throw DatasetError("\(path): image \(n + 1) lacks a numeric id") }
             for (name, value) in [("width", image["width"]), ("height", image["height"])]
-                where ForeignJSON.number(value).flatMap(KeypointChecks.pixels) == nil {
+                where value?.number.flatMap(KeypointChecks.pixels) == nil {
                 throw DatasetError("\(path): image \(n + 1): " + KeypointChecks.sizeProblem(name, ForeignJSON.shown(value))
                     + " (a COCO image gives its width and height in pixels)")
             }
@@ -205,8 +208,8 @@ public enum ForeignKeypoints {
                 throw DatasetError("\(path): image \(n + 1) has the id \(OneLine.excerpt(key)) of an image before (ids must be unique)")
             }
             frameOf[key] = i
-            width = KeypointChecks.pixels(ForeignJSON.number(image["width"])!)!
-            height = KeypointChecks.pixels(ForeignJSON.number(image["height"])!)!
+            width = KeypointChecks.pixels(image["width"]!.number!)!
+            height = KeypointChecks.pixels(image["height"]!.number!)!
             sizes.insert("\(width)x\(height)")
         }
         guard sizes.count == 1 else {
@@ -214,10 +217,10 @@ public enum ForeignKeypoints {
         }
         var poses = [[Pose2D]](repeating: [], count: ordered.count)
         for (k, a) in annotations.enumerated() {
-            guard let key = ForeignJSON.key(a["image_id"]), let frame = frameOf[key] else {
+            guard let key = a["image_id"]?.key, let frame = frameOf[key] else {
                 throw DatasetError("\(path): annotation \(k + 1) names an image_id that is not among the images")
             }
-            guard let flat = ForeignJSON.numbers(a["keypoints"]), flat.count == 3 * names.count else {
+            guard let flat = a["keypoints"]?.numbers, flat.count == 3 * names.count else {
                 throw DatasetError("\(path): annotation \(k + 1) needs \(3 * names.count) numbers in keypoints (x, y, v for \(names.count) joints)")
             }
             let visibilityFlags = stride(from: 2, to: flat.count, by: 3).allSatisfy { [0, 1, 2].contains(flat[$0]) }
@@ -239,18 +242,17 @@ public enum ForeignKeypoints {
     /// as a list of people, the first kept). `time` is optional (frames `1/fps` apart).
     private static func mediaPipe(_ path: String, fps: Double, size: (width: Int, height: Int)?) throws -> RawClip {
         let json = try ForeignJSON.load(path)
-        let top = json as? [String: Any]
-        guard let frames = (top?["frames"] as? [Any]) ?? (json as? [Any]) else {
+        guard let frames = json["frames"]?.array ?? json.array else {
             throw DatasetError("\(path): not MediaPipe pose landmarks (a \"frames\" list)")
         }
         var width = size?.width, height = size?.height
-        if top?["width"] != nil || top?["height"] != nil {
-            for (name, value) in [("width", top?["width"]), ("height", top?["height"])]
-                where ForeignJSON.number(value).flatMap(KeypointChecks.pixels) == nil {
+        if json["width"] != nil || json["height"] != nil {
+            for (name, value) in [("width", json["width"]), ("height", json["height"])]
+                where value?.number.flatMap(KeypointChecks.pixels) == nil {
                 throw DatasetError("\(path): " + KeypointChecks.sizeProblem(name, ForeignJSON.shown(value))
                     + " (give both in pixels, or neither and --size WIDTHxHEIGHT)")
             }
-            width = KeypointChecks.pixels(ForeignJSON.number(top?["width"])!); height = KeypointChecks.pixels(ForeignJSON.number(top?["height"])!)
+            width = KeypointChecks.pixels(json["width"]!.number!); height = KeypointChecks.pixels(json["height"]!.number!)
         }
         guard let width, let height else {
             throw DatasetError("\(path): MediaPipe's landmarks are normalised and the file does not say the picture's size: give --size WIDTHxHEIGHT")
@@ -260,21 +262,29 @@ public enum ForeignKeypoints {
         }
         var poses: [Pose2D?] = [], times: [Double]? = []
         for (n, entry) in frames.enumerated() {
-            let frame = entry as? [String: Any]
-            // Times are the file's only where every frame gives one.
-            if let t = ForeignJSON.number(frame?["time"]) { times?.append(t) } else { times = nil }
-            var list = frame?["landmarks"] ?? frame?["pose_landmarks"] ?? entry
-            if let people = list as? [Any], let first = people.first, first is [Any] { list = first }
-            if let people = list as? [Any], people.isEmpty { poses.append(nil); continue }
-            guard let landmarks = list as? [[String: Any]], landmarks.count == 33 else {
+            // Times are the file's only where every frame gives one; a time that is not a
+            // number is the file's mistake, not a frame without a time.
+            if let time = entry["time"], !time.isNull {
+                guard let t = time.number else {
+                    throw DatasetError("\(path): frame \(n + 1): time '\(ForeignJSON.shown(time))' is not a number of seconds")
+                }
+                times?.append(t)
+            } else {
+                times = nil
+            }
+            var list = entry["landmarks"] ?? entry["pose_landmarks"] ?? entry
+            if let people = list.array, let first = people.first, first.isArray { list = first }
+            if let people = list.array, people.isEmpty { poses.append(nil); continue }
+            guard let landmarks = list.array, landmarks.count == 33, landmarks.allSatisfy(\.isObject) else {
                 throw DatasetError("\(path): frame \(n + 1) needs 33 landmarks (or none), each with x and y")
             }
             var pose: Pose2D = []
+            pose.reserveCapacity(33)
             for (j, l) in landmarks.enumerated() {
-                guard let x = ForeignJSON.number(l["x"]), let y = ForeignJSON.number(l["y"]) else {
+                guard let x = l["x"]?.number, let y = l["y"]?.number else {
                     throw DatasetError("\(path): frame \(n + 1), landmark \(j + 1) lacks a numeric x or y")
                 }
-                pose.append((x * Double(width), y * Double(height), ForeignJSON.number(l["visibility"]) ?? 1))
+                pose.append((x * Double(width), y * Double(height), l["visibility"]?.number ?? 1))
             }
             poses.append(pose)
         }
@@ -400,48 +410,139 @@ public enum ForeignKeypoints {
     }
 }
 
-/// JSON as Foundation parses it, with one-line errors.
-enum ForeignJSON {
-    static func load(_ path: String) throws -> Any {
-        // Refused before reading: Foundation's objects take about 50 times the file.
+/// Another tool's JSON, parsed by Foundation's `JSONDecoder` into a compact tree (numbers
+/// as Double, a list of numbers as one [Double], objects as lists of pairs): about 8 times
+/// the file's size at the peak, where `JSONSerialization`'s objects took 50 and more.
+/// JSON Lines (one value a line) are read a line at a time.
+indirect enum ForeignJSON: Decodable {
+    case number(Double), string(String), bool(Bool), null
+    /// A list whose elements are all numbers: COCO's and OpenPose's flat keypoints.
+    case numbers([Double])
+    case array([ForeignJSON])
+    /// Keys and values in the file's order (a few keys an object: a list is smaller than a
+    /// dictionary and as quick to search).
+    case object([(key: String, value: ForeignJSON)])
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: Decoder) throws {
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() { self = .null; return }
+        // The common cases first: a failed attempt costs an error value.
+        if let number = try? single.decode(Double.self) { self = .number(number); return }
+        if let keyed = try? decoder.container(keyedBy: Key.self) {
+            var pairs: [(key: String, value: ForeignJSON)] = []
+            pairs.reserveCapacity(keyed.allKeys.count)
+            for key in keyed.allKeys { pairs.append((key.stringValue, try keyed.decode(ForeignJSON.self, forKey: key))) }
+            self = .object(pairs)
+            return
+        }
+        if var list = try? decoder.unkeyedContainer() {
+            var items: [ForeignJSON] = []
+            if let count = list.count { items.reserveCapacity(count) }
+            while !list.isAtEnd { items.append(try list.decode(ForeignJSON.self)) }
+            var numbers: [Double] = []
+            numbers.reserveCapacity(items.count)
+            for item in items {
+                guard case .number(let n) = item else { self = .array(items); return }
+                numbers.append(n)
+            }
+            self = items.isEmpty ? .array([]) : .numbers(numbers)
+            return
+        }
+        if let flag = try? single.decode(Bool.self) { self = .bool(flag); return }
+        self = .string(try single.decode(String.self))
+    }
+
+    static func load(_ path: String) throws -> ForeignJSON {
+        // Refused before reading: the tree takes about 8 times the file.
         try KeypointChecks.checkFileSize(path, what: "a JSON keypoint file")
-        guard let data = FileManager.default.contents(atPath: path) else { throw DatasetError("cannot read \(path)") }
+        let data: Data
+        do { data = try InputFile.read(path, limit: KeypointChecks.maxFileBytes, what: "JSON keypoint file") } catch let error as InputFileError {
+            throw DatasetError(error.message)
+        }
         do {
-            return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return try JSONDecoder().decode(ForeignJSON.self, from: data)
         } catch {
             // JSON Lines: one value a line.
             let lines = data.split(separator: UInt8(ascii: "\n")).filter { !$0.allSatisfy { $0 == 32 || $0 == 13 } }
-            if lines.count > 1, let values = try? lines.map({ try JSONSerialization.jsonObject(with: Data($0)) }) { return values }
-            let why = (error as NSError).userInfo["NSDebugDescription"] as? String ?? "unreadable"
-            throw DatasetError("\(path): not valid JSON (\(OneLine.excerpt(why)))")
+            if lines.count > 1 {
+                var values: [ForeignJSON] = []
+                values.reserveCapacity(lines.count)
+                for line in lines {
+                    guard let value = try? JSONDecoder().decode(ForeignJSON.self, from: Data(line)) else { values = []; break }
+                    values.append(value)
+                }
+                if !values.isEmpty { return .array(values) }
+            }
+            throw DatasetError("\(path): not valid JSON (\(OneLine.excerpt(Self.reason(error))))")
         }
     }
 
-    static func number(_ v: Any?) -> Double? {
-        // JSONSerialization gives booleans as NSNumber too: a number is what is not "true"/"false".
-        guard let n = v as? NSNumber, !(v is Bool) || String(describing: n) != "true" && String(describing: n) != "false" else { return nil }
-        return n.doubleValue
+    /// What the parser said, without Foundation's framing.
+    private static func reason(_ error: Error) -> String {
+        guard case DecodingError.dataCorrupted(let context) = error else { return "unreadable" }
+        if let underlying = context.underlyingError as NSError?, let text = underlying.userInfo["NSDebugDescription"] as? String { return text }
+        return context.debugDescription
     }
 
-    static func numbers(_ v: Any?) -> [Double]? {
-        guard let list = v as? [Any] else { return nil }
-        var out: [Double] = []
-        out.reserveCapacity(list.count)
-        for x in list { guard let f = number(x) else { return nil }; out.append(f) }
-        return out
+    subscript(key: String) -> ForeignJSON? {
+        guard case .object(let pairs) = self else { return nil }
+        return pairs.first { $0.key == key }?.value
+    }
+
+    var isObject: Bool { if case .object = self { return true } else { return false } }
+
+    var isNull: Bool { if case .null = self { return true } else { return false } }
+
+    /// The elements of a list (a list of numbers too).
+    var array: [ForeignJSON]? {
+        switch self {
+        case .array(let items): return items
+        case .numbers(let numbers): return numbers.map { .number($0) }
+        default: return nil
+        }
+    }
+
+    var isArray: Bool { array != nil }
+
+    var number: Double? { if case .number(let n) = self { return n } else { return nil } }
+
+    var string: String? { if case .string(let s) = self { return s } else { return nil } }
+
+    /// A list of numbers, or nil when it is not one.
+    var numbers: [Double]? {
+        switch self {
+        case .numbers(let numbers): return numbers
+        case .array(let items): return items.isEmpty ? [] : nil
+        default: return nil
+        }
     }
 
     /// An id as a key (numbers and strings alike).
-    static func key(_ v: Any?) -> String? {
-        if let s = v as? String { return s }
-        if let n = number(v) { return String(n) }
-        return nil
+    var key: String? {
+        switch self {
+        case .string(let s): return s
+        case .number(let n): return String(n)
+        default: return nil
+        }
     }
 
     /// A value as a message quotes it.
-    static func shown(_ v: Any?) -> String {
-        guard let v else { return "(none)" }
-        if let n = number(v) { return "\(n)" }
-        return OneLine.excerpt(String(describing: v))
+    static func shown(_ v: ForeignJSON?) -> String {
+        switch v {
+        case nil: return "(none)"
+        case .number(let n)?: return "\(n)"
+        case .string(let s)?: return OneLine.excerpt(s)
+        case .bool(let b)?: return "\(b)"
+        case .null?: return "null"
+        case .numbers?, .array?: return "a list"
+        case .object?: return "an object"
+        }
     }
 }

@@ -45,6 +45,9 @@ struct CrossValidate: ParsableCommand {
 
     func validate() throws {
         guard folds >= 2 else { throw ValidationError("--folds must be at least 2") }
+        if let seed = seeds.seeds.firstRepeated {
+            throw ValidationError("--seeds \(seeds.defaultValueDescription): seed \(seed) is given twice; give each seed once")
+        }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard options.fold == nil else { throw ValidationError("--fold is chosen by crossval itself: leave it out") }
         guard options.seed == nil else { throw ValidationError("give seeds with --seeds, not --seed") }
@@ -63,6 +66,13 @@ struct CrossValidate: ParsableCommand {
         // the same command resumes the same runs (train refuses a run folder of another config).
         let configPath = output + "/config.yaml"
         let runs = seeds.seeds.flatMap { s in (1...folds).map { (seed: s, fold: $0) } }
+        // Before any training: every fold holds clips (otherwise the first run to meet an
+        // empty one fails after the others trained), and what the runs may report.
+        let plan = try TrainingData.folds(of: data, config: config, folds: folds)
+        if let empty = plan.groups.firstIndex(where: \.isEmpty) {
+            throw ConfigError("\(data): fold \(empty + 1) of \(folds) would hold no clip (the train split's \(plan.clips.reduce(0, +)) clips make "
+                + "\(plan.groups.filter { !$0.isEmpty }.count) folds, dealt per label in runs of 5): give fewer --folds")
+        }
         let output = output
         @Sendable func folder(_ run: (seed: Int, fold: Int)) -> String { "\(output)/seed-\(run.seed)/fold-\(run.fold)" }
         if pool {
@@ -72,9 +82,13 @@ struct CrossValidate: ParsableCommand {
             }
             var results: [FoldResult] = [], missing: [String] = []
             for run in runs {
-                switch Self.result(in: folder(run)) {
+                switch Self.result(in: folder(run), expecting: plan.clips[run.fold - 1], labels: plan.labels) {
                 case .success(let r): results.append(r)
-                case .failure: missing.append("seed \(run.seed) fold \(run.fold)")
+                case .failure(let failure):
+                    guard FileManager.default.fileExists(atPath: folder(run) + "/evaluation.json") else {
+                        missing.append("seed \(run.seed) fold \(run.fold)"); continue
+                    }
+                    throw ConfigError("seed \(run.seed) fold \(run.fold): \(failure.message): not pooled; delete \(folder(run)) and rerun its task")
                 }
             }
             guard missing.isEmpty else {
@@ -187,19 +201,33 @@ struct CrossValidate: ParsableCommand {
                 let last = text.split(separator: "\n").last(where: { $0.hasPrefix("Error") }).map(String.init) ?? "exit \(status)"
                 return .failure(Failure(message: last))
             }
-            return result(in: folder)
+            return result(in: folder, expecting: nil, labels: nil)
         } catch {
             return .failure(Failure(message: "\(error)"))
         }
     }
 
-    /// A finished run's result: its test fold's evaluation.
-    static func result(in folder: String) -> Result<FoldResult, Failure> {
-        guard let text = try? String(contentsOfFile: folder + "/evaluation.json", encoding: .utf8) else {
-            return .failure(Failure(message: "\(folder)/evaluation.json: missing"))
+    /// A finished run's result: its test fold's evaluation. A run gathered by `--pool` may
+    /// come from anyone who could write the folder: its fold holds at most `clips` clips
+    /// (those with no window are not scored), of the store's `labels`.
+    static func result(in folder: String, expecting clips: Int?, labels: Set<String>?) -> Result<FoldResult, Failure> {
+        let path = folder + "/evaluation.json"
+        let data: Data
+        do { data = try InputFile.read(path, limit: 64 << 20, what: "evaluation report") } catch {
+            return .failure(Failure(message: "\(error)"))
         }
-        guard let report = try? JSONLines.decode(EvaluationReport.self, from: text) else {
-            return .failure(Failure(message: "\(folder)/evaluation.json: not an evaluation report"))
+        guard let report = try? JSONLines.decode(EvaluationReport.self, from: String(decoding: data, as: UTF8.self)) else {
+            return .failure(Failure(message: "\(path): not an evaluation report"))
+        }
+        let shares = [report.clips.accuracy, report.windows.accuracy] + (report.smoothedWindowAccuracy ?? [])
+        guard shares.allSatisfy({ (0...1).contains($0) }), report.clips.count >= 0, report.windows.count >= 0 else {
+            return .failure(Failure(message: "\(path): counts or accuracies out of range"))
+        }
+        if let clips, report.clips.count > clips {
+            return .failure(Failure(message: "\(path): \(report.clips.count) clips scored, but the fold holds \(clips)"))
+        }
+        if let labels, let stranger = report.clips.labels.first(where: { !labels.contains($0) }) {
+            return .failure(Failure(message: "\(path): label '\(OneLine.excerpt(stranger))' is not one of the data's"))
         }
         return .success(FoldResult(report))
     }

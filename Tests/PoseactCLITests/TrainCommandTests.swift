@@ -244,6 +244,27 @@ final class TrainCommandTests: PennSliceTestCase {
         let summary = { (out: String) in try String(contentsOf: Self.dir.appendingPathComponent(out + "/crossval.json"), encoding: .utf8) }
         XCTAssertEqual(try summary("cv-tasks"), try summary("cv-one"))
         XCTAssertEqual(pooled.stdout, own.stdout)
+
+        // A run someone changed (a label the data has not, a million clips) is not pooled.
+        let report = Self.dir.appendingPathComponent("cv-tasks/seed-2/fold-1/evaluation.json")
+        let honest = try String(contentsOf: report, encoding: .utf8)
+        var tampered = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(honest.utf8)) as? [String: Any])
+        tampered["clips"] = 1_000_000
+        try JSONSerialization.data(withJSONObject: tampered).write(to: report)
+        let million = try poseact(flags("cv-tasks") + ["--pool"])
+        XCTAssertNotEqual(million.status, 0)
+        XCTAssertTrue(million.stderr.contains("seed 2 fold 1:") && million.stderr.contains("1000000 clips scored, but the fold holds"), million.stderr)
+        try honest.write(to: report, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try poseact(flags("cv-tasks") + ["--pool"]).status, 0)
+
+        // Checked before any training: more folds than the clips make, a seed given twice.
+        let tooMany = try poseact(["crossval", "--config", cfg, "--data", data, "--epochs", "1", "--folds", "100", "--seeds", "1",
+                                   "--output", Self.dir.appendingPathComponent("cv-100").path])
+        XCTAssertNotEqual(tooMany.status, 0)
+        XCTAssertTrue(tooMany.stderr.contains("would hold no clip") && tooMany.stderr.contains("give fewer --folds"), tooMany.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: Self.dir.appendingPathComponent("cv-100/seed-1").path), "nothing trained")
+        let twice = try poseact(["crossval", "--config", cfg, "--data", data, "--seeds", "1,1", "--output", Self.dir.appendingPathComponent("cv-11").path])
+        XCTAssertTrue(twice.stderr.contains("seed 1 is given twice"), twice.stderr)
     }
 
     /// kill -9 during training, then the same command: it resumes after the last finished
