@@ -20,7 +20,9 @@ import Glibc
 ///   rename, and renamed only if the name still holds that very file.
 public final class AtomicFile: @unchecked Sendable {
     public let path: String
-    /// Where the bytes go until `commit()`: "<name>.<random>.tmp" in the same folder.
+    /// Where the bytes go until `commit()`: "<name>.<pid>-<random>.tmp" in the same folder.
+    /// The pid lets a later run tell the leftover of a process that died (`kill -9`, a
+    /// power cut, Ctrl-C before a handler ran) from a run under way: `sweep` removes it.
     public let temporaryPath: String
     private var descriptor: Int32
     private let identity: (device: UInt64, inode: UInt64)
@@ -31,12 +33,13 @@ public final class AtomicFile: @unchecked Sendable {
         try Self.checkReplaceable(path)
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
+        Self.sweep(folder)
         var rng = SystemRandomNumberGenerator()
         let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         var attempt = 0
         while true {
             let tag = String((0..<10).map { _ in letters[Int(rng.next() % UInt64(letters.count))] })
-            let candidate = (folder as NSString).appendingPathComponent(url.lastPathComponent + "." + tag + ".tmp")
+            let candidate = (folder as NSString).appendingPathComponent(url.lastPathComponent + ".\(getpid())-" + tag + ".tmp")
             let fd = open(candidate, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
             if fd >= 0 {
                 // A replaced file keeps its permissions (a private file stays private).
@@ -62,6 +65,29 @@ public final class AtomicFile: @unchecked Sendable {
 
     /// Dropped before `commit()`: the temporary file goes, as after a failure.
     deinit { discard() }
+
+    /// Folders this process has swept: each once, since a folder of many outputs (an
+    /// extraction's journal) would otherwise be listed once per file.
+    nonisolated(unsafe) private static var swept = Set<String>()
+    private static let sweptLock = NSLock()
+
+    /// Removes the temporary files of processes that are gone from `folder`: regular files
+    /// named "<name>.<pid>-<10 letters>.tmp" whose pid no longer runs (a pid reused since is
+    /// at worst a leftover kept until the next sweep).
+    public static func sweep(_ folder: String) {
+        let key = folder.isEmpty ? "." : folder
+        guard sweptLock.withLock({ swept.insert(key).inserted }) else { return }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: key) else { return }
+        for name in names where name.hasSuffix(".tmp") {
+            let stem = name.dropLast(4)
+            guard let dot = stem.lastIndex(of: "."), let dash = stem[dot...].firstIndex(of: "-"),
+                  let pid = Int32(stem[stem.index(after: dot)..<dash]), pid > 0, stem[stem.index(after: dash)...].count == 10 else { continue }
+            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            let path = (key as NSString).appendingPathComponent(name)
+            var status = stat()
+            if lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG { unlink(path) }
+        }
+    }
 
     /// Refuses an existing `path` that is not a regular file, with the reason.
     public static func checkReplaceable(_ path: String) throws {

@@ -43,6 +43,9 @@ struct Evaluate: ParsableCommand {
     }
 
     func run() throws {
+        // A second evaluation writing the same report or probabilities is refused.
+        let locks = try [report, probabilities].compactMap { $0 }.map(OutputPaths.lock)
+        defer { withExtendedLifetime(locks) {} }
         LayerThreads.set(threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount)
         let path = modelPath(model)
         let classifier = try ActionClassifier.load(path: path)
@@ -66,11 +69,13 @@ struct Evaluate: ParsableCommand {
         }
         if let report {
             let title = "\(URL(fileURLWithPath: path).lastPathComponent): \(split)"
-            var paths = try result.write(to: report, title: title)
-            let page = "\(report)/index.html"
-            try AtomicFile.write(try classifier.htmlReport(result, windows: windows, dataPath: data, title: title).html(), to: page)
-            paths.insert(page, at: 0)
-            note("report: \(paths.joined(separator: ", "))")
+            let staged = try StagedFiles(folder: report)
+            let names = try result.write(to: staged.staging, title: title).map { URL(fileURLWithPath: $0).lastPathComponent }
+            try AtomicFile.write(try classifier.htmlReport(result, windows: windows, dataPath: data, title: title).html(), to: staged.path("index.html"))
+            // A report of more labels than a picture shows has none: an old one would not be its.
+            if !names.contains("evaluation-confusion.png") { unlink(report + "/evaluation-confusion.png") }
+            try staged.commit(names + ["index.html"])
+            note("report: \(([report + "/index.html"] + names.map { report + "/" + $0 }).joined(separator: ", "))")
         }
         if json {
             print(JSONLines.encode(result))

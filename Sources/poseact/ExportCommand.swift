@@ -49,6 +49,9 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
+        // A second run writing the same file is refused, not left to replace this one's.
+        let lock = try OutputPaths.lock(output)
+        defer { withExtendedLifetime(lock) {} }
         let classifiers = try sources.map { try ActionClassifier.load(path: modelPath($0)) }
         let classifier: ActionClassifier
         do {

@@ -14,6 +14,9 @@ struct Merge: ParsableCommand {
     }
 
     func run() throws {
+        // A second run writing the same file is refused, not left to replace this one's.
+        let lock = try OutputPaths.lock(output)
+        defer { withExtendedLifetime(lock) {} }
         let n = try KeypointStore.merge(stores, into: output)
         note("\(output): \(n) clips from \(stores.count) stores")
     }

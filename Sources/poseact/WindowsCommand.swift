@@ -55,6 +55,9 @@ struct WindowsCommand: ParsableCommand {
     }
 
     func run() throws {
+        // A second run writing the same file is refused, not left to replace this one's.
+        let lock = try OutputPaths.lock(output)
+        defer { withExtendedLifetime(lock) {} }
         // Without a config, the training defaults (configs/penn-action.yaml), as `train` uses.
         var spec = try model.map { try ActionClassifier.load(path: modelPath($0)).spec }
             ?? (config.map { try TrainingConfig.load(path: $0) } ?? TrainingConfig()).preprocessing

@@ -24,6 +24,48 @@ final class AtomicFileTests: XCTestCase {
     private func contents() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
     private struct Interrupted: Error {}
 
+    /// A process killed while writing (kill -9, Ctrl-C before any handler) leaves its
+    /// temporary file; the next write in that folder removes it, and no other's.
+    func testLeftoversOfDeadProcessesAreSweptByTheNextWrite() throws {
+        // A child that exits at once: its pid is surely gone, and not reused this soon.
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/true")
+        try child.run(); child.waitUntilExit()
+        let dead = child.processIdentifier
+        let leftover = path("store.h5.\(dead)-abcdefghij.tmp")
+        let running = path("store.h5.\(getpid())-abcdefghij.tmp")
+        let users = path("notes.\(dead)-abc.tmp")
+        for p in [leftover, running, users] { try Data("x".utf8).write(to: URL(fileURLWithPath: p)) }
+        try AtomicFile.write("new\n", to: path("other.txt"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: leftover), "a dead process's temporary file is removed")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: running), "a live process's is kept")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: users), "a file not named as poseact's temporary files is kept")
+    }
+
+    /// A report's files are replaced together: until `commit` the old set stays whole, and a
+    /// dead run's staging folder is removed by the next.
+    func testStagedFilesReplaceTheirSetTogether() throws {
+        let report = path("report")
+        try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: true)
+        for name in ["a.json", "index.html"] { try Data("old".utf8).write(to: URL(fileURLWithPath: report + "/" + name)) }
+        do {
+            let staged = try StagedFiles(folder: report)
+            try Data("new".utf8).write(to: URL(fileURLWithPath: staged.path("a.json")))
+            // Dropped before commit (the run stopped): nothing moved, nothing left.
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: report).sorted(), ["a.json", "index.html"])
+        XCTAssertEqual(try String(contentsOfFile: report + "/a.json", encoding: .utf8), "old")
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/true")
+        try child.run(); child.waitUntilExit()
+        try FileManager.default.createDirectory(atPath: report + "/.staging-\(child.processIdentifier)-Ab12Cd", withIntermediateDirectories: true)
+        let staged = try StagedFiles(folder: report)
+        for name in ["a.json", "index.html"] { try Data("new".utf8).write(to: URL(fileURLWithPath: staged.path(name))) }
+        try staged.commit(["a.json", "index.html"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: report).sorted(), ["a.json", "index.html"], "the dead run's staging folder went")
+        XCTAssertEqual(try String(contentsOfFile: report + "/index.html", encoding: .utf8), "new")
+    }
+
     func testWritesAndReplacesThroughATemporaryFileBeside() throws {
         let p = path("notes.txt")
         let file = try AtomicFile(p)

@@ -60,6 +60,32 @@ final class OutputPathTests: PennSliceTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: exported + ".lock"), "no lock file left behind")
     }
 
+    /// `windows`, `merge`, `export` and `evaluate --report` lock what they write as import
+    /// does: two runs on one output no longer both report success with one output gone.
+    func testWindowsMergeExportAndReportsLockTheirOutput() throws {
+        let store = try store(), run = try trainedRun()
+        let out = { (name: String) in Self.dir.appendingPathComponent(name).path }
+        let cases: [(output: String, arguments: [String])] = [
+            (out("locked-windows.h5"), ["windows", store, "--output", out("locked-windows.h5")]),
+            (out("locked-merge.h5"), ["merge", store, "--output", out("locked-merge.h5")]),
+            (out("locked-export.onnx"), ["export", run, "--output", out("locked-export.onnx")]),
+            (out("locked-report"), ["evaluate", run, "--data", store, "--report", out("locked-report")]),
+        ]
+        for (output, arguments) in cases {
+            do {
+                let held = try FileLock(output + ".lock", what: output)
+                try assertOneLineError(arguments, mentions: ["\(output) is in use by another poseact"])
+                withExtendedLifetime(held) {}
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output), "nothing written by the refused run: \(output)")
+            let ran = try poseact(arguments)
+            XCTAssertEqual(ran.status, 0, ran.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output + ".lock"), "no lock file left behind")
+        }
+        let report = try FileManager.default.contentsOfDirectory(atPath: out("locked-report")).sorted()
+        XCTAssertEqual(report, ["evaluation-confusion.png", "evaluation.json", "evaluation.md", "index.html"], "no staging folder left")
+    }
+
     /// `--serve-name` is checked before any work (a usage mistake: its line comes first).
     func testServeNameIsValidated() throws {
         for (arguments, words) in [(["--serve", "0", "--serve-name", "pose.lan:80"], ["--serve-name pose.lan:80: not a host name"]),
