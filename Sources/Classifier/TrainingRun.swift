@@ -112,7 +112,9 @@ public struct TrainingRun {
         if !restart, FileManager.default.fileExists(atPath: checkpoint) {
             // (A checkpoint of another poseact version may not even decode: another config too.)
             var a = try? Trainer.checkpointConfig(path: checkpoint), b = config
-            a?.training.epochs = 0; b.training.epochs = 0
+            // Pooled streams must be exactly what this config trains, epochs included: an
+            // ensemble of streams trained for 1 and for 50 epochs is no run of this config.
+            if !finishedOnly { a?.training.epochs = 0; b.training.epochs = 0 }
             guard a == b else {
                 throw ConfigError("\(folder): holds a run with another config (see \(folder)/config.yaml); "
                                   + "add --restart to train it anew, or choose another --output")

@@ -30,6 +30,15 @@ public final class VideoWriter {
     private var nextPts: Int64 = 0
     private var done = false
 
+    /// Refuses, before any work, a name FFmpeg cannot write a video under (`.txt`).
+    public static func checkName(_ path: String) throws {
+        _ = ffmpegSetUp
+        let ext = (path as NSString).pathExtension
+        guard let format = av_guess_format(nil, path, nil), format.pointee.video_codec != AV_CODEC_ID_NONE else {
+            throw MediaError("\(path): FFmpeg knows no video file type '.\(ext)' (use .mp4, .mkv or .mov)")
+        }
+    }
+
     public init(path: String, width: Int, height: Int, fps: Double) throws {
         _ = ffmpegSetUp
         self.path = path; self.width = width; self.height = height; self.fps = fps

@@ -122,6 +122,7 @@ struct LiveCommand: ParsableCommand {
             try OutputPaths.check(record, flag: "--record", inputs: [("--model", modelPath(options.model))]
                                   + (input.map { [("--input", $0)] } ?? []) + (camera.map { [("--camera", $0)] } ?? [])
                                   + options.pose.inference.models.inputs)
+            do { try VideoWriter.checkName(record) } catch let error as MediaError { throw ValidationError("--record \(error.message)") }
         }
     }
 
@@ -144,6 +145,7 @@ struct LiveCommand: ParsableCommand {
             shown = try LiveWindow(title: "poseact live: \(name)", width: 640, height: 480)
         }
         var writer: VideoWriter?
+        var recordingFailed: Error?
         let angleNames = live.coach.options.angles.map(\.name)
         Interrupt.install(stopping: live)
         let stats = try live.run(input: source) { event in
@@ -186,7 +188,7 @@ struct LiveCommand: ParsableCommand {
             case .angles(let person, let time, let values):
                 if json { print(JSONLines.encode(AnglesLine(person: person, time: time, names: angleNames, values: values))) }
             case .frame(let image, _):
-                if let record {
+                if let record, recordingFailed == nil {
                     do {
                         if writer == nil {
                             writer = try VideoWriter(path: record, width: image.width, height: image.height,
@@ -194,12 +196,14 @@ struct LiveCommand: ParsableCommand {
                         }
                         try writer?.write(image)
                     } catch {
+                        // Once: the frames after it would fail the same way (a full disk).
                         note("warning: \(record): \(error); recording stopped")
+                        recordingFailed = error
                     }
                 }
             }
         }
-        try writer?.finish()   // (VideoWriter writes to a temporary file and renames it when finished)
+        if recordingFailed == nil { try writer?.finish() }   // (VideoWriter writes to a temporary file and renames it when finished)
         let ending = stats.error.map { "the input stopped: \($0)" } ?? (Interrupt.happened ? "stopped" : "the input ended")
         if stats.error != nil { note(ending) }
         printSummary(stats)
@@ -215,6 +219,10 @@ struct LiveCommand: ParsableCommand {
         }
         page?.stop()
         if stats.error != nil { throw ExitCode(1) }   // a stream that broke off: said above, summary printed
+        if let recordingFailed, let record {
+            // The run went on, but the recording asked for is lost: not a success.
+            throw PathError("--record \(record): not written (\(recordingFailed))")
+        }
     }
 
     func printSummary(_ stats: LiveStats) {

@@ -86,6 +86,28 @@ final class OutputPathTests: PennSliceTestCase {
         XCTAssertEqual(report, ["evaluation-confusion.png", "evaluation.json", "evaluation.md", "index.html"], "no staging folder left")
     }
 
+    /// Outputs that cannot take a video, a timeline or a CSV are said before any work: a
+    /// `.txt` recording, a device, a FIFO, an empty path.
+    func testOutputsThatCannotBeWrittenAreRefusedFirst() throws {
+        try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
+        let fifo = Self.dir.appendingPathComponent("out-fifo.json").path
+        unlink(fifo)
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        defer { unlink(fifo) }
+        let video = Self.dir.appendingPathComponent("x.mp4").path
+        FileManager.default.createFile(atPath: video, contents: Data())
+        for (arguments, words) in [(["live", "--model", "m.h5", "--input", "x.mp4", "--record", "rec.txt"], ["--record", "no video file type '.txt'"]),
+                                   (["live", "--model", "m.h5", "--input", "x.mp4", "--record", "/dev/null"], ["--record", "is a device"]),
+                                   (["annotate", "--model", "m.h5", video, "--timeline", "/dev/null"], ["--timeline", "is a device"]),
+                                   (["annotate", "--model", "m.h5", video, "--timeline", fifo], ["--timeline", "is a FIFO"]),
+                                   (["dataset", "export", "s.h5", "--csv", ""], ["--csv is an empty path"])] {
+            let result = try poseact(arguments)
+            XCTAssertNotEqual(result.status, 0)
+            let first = String(result.stderr.split(separator: "\n").first ?? "")
+            for word in words { XCTAssertTrue(first.contains(word), "'\(word)' not in: \(result.stderr)") }
+        }
+    }
+
     /// `--serve-name` is checked before any work (a usage mistake: its line comes first).
     func testServeNameIsValidated() throws {
         for (arguments, words) in [(["--serve", "0", "--serve-name", "pose.lan:80"], ["--serve-name pose.lan:80: not a host name"]),

@@ -203,7 +203,12 @@ final class TrainCommandTests: PennSliceTestCase {
         let early = try poseact(flags + ["--pool"])
         XCTAssertNotEqual(early.status, 0)
         XCTAssertTrue(early.stderr.contains("joint_motion: not trained to the end"), early.stderr)
-        XCTAssertEqual(try poseact(flags + ["--task", "auto/2"], environment: ["PARALLEL_SEQ": "2"]).status, 0)
+        // A stream trained with other flags (here fewer epochs) is not pooled.
+        XCTAssertEqual(try poseact(flags + ["--task", "auto/2", "--epochs", "1"], environment: ["PARALLEL_SEQ": "2"]).status, 0)
+        let mixed = try poseact(flags + ["--pool"])
+        XCTAssertNotEqual(mixed.status, 0)
+        XCTAssertTrue(mixed.stderr.contains("joint_motion: holds a run with another config"), mixed.stderr)
+        XCTAssertEqual(try poseact(flags + ["--task", "auto/2", "--restart"], environment: ["PARALLEL_SEQ": "2"]).status, 0)
         let pooled = try poseact(flags + ["--pool", "--json"])
         XCTAssertEqual(pooled.status, 0, pooled.stderr)
         let lines = try pooled.stdout.split(separator: "\n").map { try json(String($0)) }
