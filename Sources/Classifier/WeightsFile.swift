@@ -158,6 +158,11 @@ extension ActionClassifier {
                         throw ModelFileError("\(path): \(group)/\(name) has shape \(stored), the architecture needs \(shape)")
                     }
                     guard values.allSatisfy({ $0.isFinite }) else { throw ModelFileError("\(path): \(group)/\(name) holds NaN or infinity") }
+                    // A variance below 0 (a hand-edited file) makes every prediction one
+                    // constant, and an ONNX export of NaN.
+                    if name.hasSuffix("running_var"), let negative = values.first(where: { $0 < 0 }) {
+                        throw ModelFileError("\(path): \(group)/\(name) holds the variance \(negative), below 0: a damaged weights file")
+                    }
                     buffer.pointer.update(from: values, count: values.count)
                 }
                 members.append(Member(net: net, architecture: r.architecture, features: r.features, weight: r.weight, stream: r.stream))

@@ -35,11 +35,17 @@ public enum KeypointChecks {
     }
 
     /// A joint as a file gives it: x, y in pixels of a `width` × `height` picture and its
-    /// confidence `c`. NaN anywhere is a missing joint, as files write one; an infinite
+    /// confidence `c`. NaN for both x and y is a missing joint, as files write one; an infinite
     /// value, a point far outside the picture or a confidence outside 0…1 (1e30 trains into
     /// a NaN model) is missing, with why.
     static func joint(_ name: String, x: Double, y: Double, c: Double, width: Int, height: Int) -> Joint {
-        if x.isNaN || y.isNaN || c.isNaN { return .missing }
+        // Both coordinates NaN is how files write a missing joint; NaN beside a number (an x
+        // without its y, a position with a NaN confidence) is no joint either, and said.
+        if x.isNaN && y.isNaN { return .missing }
+        if x.isNaN || y.isNaN || c.isNaN {
+            return .bad(kind: "nan", summary: "joints with NaN beside numbers",
+                        message: "\(name) is (\(x), \(y)) with confidence \(c): NaN beside a number is no position; the joint is missing in this frame")
+        }
         for (axis, v) in [("x", x), ("y", y), ("c", c)] where !v.isFinite {
             return .bad(kind: "number", summary: "values that are not numbers",
                         message: "\(name)_\(axis) '\(v)' is not a number: the joint is missing in this frame")

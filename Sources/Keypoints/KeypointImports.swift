@@ -333,7 +333,10 @@ public enum ForeignKeypoints {
                 var pose: Pose2D = []
                 for _ in 0..<joints {
                     let v = try line("a joint's line")
-                    guard v.count >= 12, let x = Double(v[5]), let y = Double(v[6]), let state = Int(v[11]) else {
+                    guard v.count >= 12, let x = Double(v[5]), let y = Double(v[6]), let state = Int(v[11]), (0...2).contains(state) else {
+                        if v.count >= 12, let state = Int(v[11]) {
+                            throw DatasetError("\(path):\(i): tracking state \(state); Kinect's are 0 (not tracked), 1 (inferred) and 2 (tracked)")
+                        }
                         throw DatasetError("\(path):\(i): a joint needs 12 numbers (x y z depthX depthY colorX colorY orientation×4 trackingState), "
                             + "not \"\(OneLine.excerpt(v.joined(separator: " ")))\"")
                     }

@@ -278,6 +278,25 @@ final class TrainingTests: XCTestCase {
         let store = temp("store.h5")
         try PennSlice.store(at: store)
         XCTAssertThrowsError(try ActionClassifier.load(path: store)) { XCTAssertTrue("\($0)".contains("not a poseact weights file"), "\($0)") }
+
+        // A variance below 0 in a batch norm: every prediction would be one constant.
+        let data = try TrainingData.load(path: store, config: PennSlice.config())
+        let model = ActionClassifier(labels: data.labels, spec: data.spec, architecture: Architecture(config: PennSlice.config(), classes: data.labels.count))
+        let edited = temp("negative-variance.poseact.h5")
+        try model.save(to: edited)
+        let name = try XCTUnwrap(model.model.state.map(\.name).first { $0.hasSuffix("running_var") })
+        do {
+            let file = try HDF5File.open(edited, writable: true)
+            let group = try file.group("/weights")
+            let count = try group.read(name, as: Float.self).values.count
+            try group.remove(name)
+            try group.write(name, [Float](repeating: -1, count: count), shape: [count]).close()
+            group.close()
+            try file.close()
+        }
+        XCTAssertThrowsError(try ActionClassifier.load(path: edited)) {
+            XCTAssertEqual("\($0)", "\(edited): weights/\(name) holds the variance -1.0, below 0: a damaged weights file")
+        }
     }
 
     /// Problems of the data are errors before any training.

@@ -26,12 +26,10 @@ final class BoundsTests: XCTestCase {
         H5Dclose(d); H5Pclose(dcpl); H5Sclose(space); H5Fclose(file)
         XCTAssertLessThan(try FileManager.default.attributesOfItem(atPath: p)[.size] as! Int, 100_000)
 
-        let f = try HDF5File.open(p)
-        let dataset = try f.root().dataset("huge")
-        XCTAssertThrowsError(try dataset.read(as: Float.self)) { error in
+        // Refused on open: the child that copies another tool's file reads every dataset.
+        XCTAssertThrowsError(try HDF5File.open(p)) { error in
             XCTAssertTrue("\(error)".contains("needs 8000000000 bytes but the file stores 0"), "\(error)")
         }
-        try f.close()
     }
 
     /// A file poseact wrote carries a checksum in its user block: one flipped bit anywhere

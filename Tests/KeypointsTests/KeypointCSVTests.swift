@@ -175,7 +175,8 @@ final class KeypointCSVTests: XCTestCase {
         has(9, "height '0' is not a whole number of pixels in 1…100000: row skipped")
         has(2, "clip 0007 has no row for frames 2–3 (2 in all): filled as frames with no pose")
         has(11, "clip 0009 has an empty label: row skipped")   // a store cannot hold it
-        XCTAssertEqual(result.problems.count, 12, text)
+        has(10, "foo is (1.0, 2.0) with confidence nan: NaN beside a number is no position")   // nan, nan for left_knee: missing, silently
+        XCTAssertEqual(result.problems.count, 13, text)
 
         XCTAssertEqual(result.clips.map(\.id), ["0007", "0008"])   // file order; 0008's first rows were bad
         let c = result.clips[0]
