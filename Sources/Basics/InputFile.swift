@@ -42,7 +42,7 @@ public enum InputFile {
         guard fd >= 0 else {
             let code = errno
             switch code {
-            case ENOENT: throw InputFileError("\(path): no such \(what)")
+            case ENOENT: throw InputFileError("\(path): no such file")
             case ELOOP where !followLinks: throw InputFileError("\(path): a symbolic link, which poseact does not follow here; give the file itself")
             case EACCES: throw InputFileError("\(path): cannot read the \(what) (permission denied)")
             default: throw InputFileError("\(path): cannot open the \(what) (\(String(cString: strerror(code))))")

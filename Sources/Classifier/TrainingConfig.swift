@@ -209,8 +209,10 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
 
     /// The file at `path` merged over its bases; `chain`: the files that inherit from it.
     static func inherited(path: String, chain: [String]) throws -> (Node, ConfigFile) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError("\(path): cannot read the config file (does it exist?)")
+        // A config is a few kB; a FIFO or a device under its name is never opened for reading.
+        let data: Data
+        do { data = try InputFile.read(path, limit: 1 << 20, what: "config file") } catch let error as InputFileError {
+            throw ConfigError(error.message)
         }
         let (root, file) = try node(String(decoding: data, as: UTF8.self), file: path)
         guard let mapping = root.mapping, let baseNode = root["base"] else { return (root, file) }

@@ -57,22 +57,29 @@ public struct ExtractionCache: Sendable {
         if let reason = Self.note(base + ".skip") { return .skipped(reason: reason) }
         var status = stat()
         guard lstat(base + ".h5", &status) == 0 else { return nil }
+        return try Self.entry(at: base + ".h5", key: key, as: clip, estimator: estimator, modelHash: modelHash)
+    }
+
+    /// The entry file at `path`, which must be `key`'s, read as `clip`'s keypoints.
+    public static func entry(at path: String, key: String, as clip: ClipSource, estimator: String, modelHash: String) throws -> Entry {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { throw ExtractError("\(path): no such cache entry") }
         // Only a regular file this cache wrote under this name: a symbolic link, a FIFO or
         // another entry's file copied or linked here is no entry (it is extracted again).
         guard status.st_mode & S_IFMT == S_IFREG else {
-            throw ExtractError("\(base).h5: \(InputFile.kind(status.st_mode)), not a cache entry; poseact never reads one through a link")
+            throw ExtractError("\(path): \(InputFile.kind(status.st_mode)), not a cache entry; poseact never reads one through a link")
         }
-        let store = try KeypointStore(path: base + ".h5")
-        guard store.entries.count == 1 else { throw ExtractError("\(base).h5: holds \(store.entries.count) clips, not one") }
-        guard store.attributes[Self.keyAttribute] == key else {
-            throw ExtractError("\(base).h5: another entry's file under this entry's name (its key is not its name)")
+        let store = try KeypointStore(path: path)
+        guard store.entries.count == 1 else { throw ExtractError("\(path): holds \(store.entries.count) clips, not one") }
+        guard store.attributes[keyAttribute] == key else {
+            throw ExtractError("\(path): another entry's file under this entry's name (its key is not its name)")
         }
         var keypoints = try store.read(store.entries[0].id)
         guard keypoints.estimator == estimator, keypoints.modelHash == modelHash else {
-            throw ExtractError("\(base).h5: made by other models or settings than its name says")
+            throw ExtractError("\(path): made by other models or settings than its name says")
         }
         keypoints.id = clip.id; keypoints.label = clip.label; keypoints.split = clip.split; keypoints.source = clip.video
-        let warnings = store.attributes[Self.warningsAttribute].map { $0.split(separator: "\n").map(String.init) } ?? []
+        let warnings = store.attributes[warningsAttribute].map { $0.split(separator: "\n").map(String.init) } ?? []
         return .keypoints(keypoints, warnings: warnings)
     }
 

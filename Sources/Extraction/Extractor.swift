@@ -257,7 +257,7 @@ public final class Extractor {
         var recorded = options; recorded.jobs = 0; recorded.threads = 0   // how, not what
         let mine = try encoder.encode(recorded)
         if FileManager.default.fileExists(atPath: manifest) {
-            let theirs = try Data(contentsOf: URL(fileURLWithPath: manifest))
+            let theirs = try InputFile.read(manifest, limit: 1 << 20, what: "run's options")
             guard theirs == mine else {
                 throw ExtractError("\(journal) holds an unfinished run made with other options (\(String(decoding: theirs, as: UTF8.self))): rerun with those, or delete the folder to start over")
             }

@@ -32,8 +32,9 @@ extension DatasetSources {
         if !fm.fileExists(atPath: file), !annotations.hasPrefix("/"), fm.fileExists(atPath: trimSlash(root) + "/" + annotations) {
             file = trimSlash(root) + "/" + annotations
         }
-        guard let data = fm.contents(atPath: file) else {
-            throw DatasetError("cannot read annotation file \(annotations)")
+        let data: Data
+        do { data = try InputFile.read(file, limit: KeypointChecks.maxFileBytes, what: "annotation file") } catch let error as InputFileError {
+            throw DatasetError(error.message)
         }
         let bytes = [UInt8](data)
         let ext = (file as NSString).pathExtension.lowercased()

@@ -1,4 +1,5 @@
 import Foundation
+import Basics
 
 /// Clips read from a keypoint file and what was wrong in it.
 public struct ImportResult: Sendable {
@@ -43,10 +44,15 @@ public enum KeypointCSV {
     ///   in that frame.
     /// - Throws `DatasetError` if the file cannot be read, is empty, lacks a required
     ///   column, or has no joint columns.
+    /// The largest keypoint CSV read: it is read whole, and its clips take about as much
+    /// again (Penn Action's 2,326 clips are 38 MB).
+    public static let maxFileBytes = 1 << 30
+
     public static func read(_ path: String, fps: Double = 30) throws -> ImportResult {
         guard fps.isFinite && fps > 0 else { throw DatasetError("frame rate must be a positive number, not \(fps)") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw DatasetError("cannot read keypoint file \(path)")
+        let data: Data
+        do { data = try InputFile.read(path, limit: maxFileBytes, what: "keypoint CSV") } catch let error as InputFileError {
+            throw DatasetError(error.message)
         }
         return try data.withUnsafeBytes { raw in
             var importer = KeypointCSVImporter(path: path, fps: fps, bytes: raw.bindMemory(to: UInt8.self))

@@ -14,13 +14,11 @@ extension KeypointCSV {
         guard let first = store.entries.first else { throw DatasetError("\(store.path): no clips to export") }
         let joints = try store.read(first.id).jointNames
         var rows = 0
-        try AtomicFile.write(to: path) { temporary in
-            guard let out = FileHandle(forWritingAtPath: temporary) else {
-                throw DatasetError("cannot write \(path)")
-            }
-            defer { try? out.close() }
+        let out = try AtomicFile(path)
+        do {
             var text = CSV.row(["clip", "label", "split", "frame", "width", "height", "time"] + joints.flatMap { ["\($0)_x", "\($0)_y", "\($0)_c"] })
-            func flush() throws { try out.write(contentsOf: Data(text.utf8)); text = "" }
+            // Through AtomicFile's descriptor: a full disk is its one line, not Foundation's.
+            func flush() throws { try Data(text.utf8).withUnsafeBytes { try out.append($0) }; text = "" }
             for (n, entry) in store.entries.enumerated() {
                 let clip = try store.read(entry.id)
                 guard clip.jointNames == joints else {
@@ -41,7 +39,11 @@ extension KeypointCSV {
                 progress?(n + 1)
             }
             try flush()
+        } catch {
+            out.discard()
+            throw error
         }
+        try out.commit()
         return (store.entries.count, rows)
     }
 

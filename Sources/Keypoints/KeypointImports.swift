@@ -7,8 +7,19 @@ import Foundation
 /// a MediaPipe pose-landmark JSON, an NTU RGB+D `.skeleton` file. Where a frame holds
 /// several people, the largest (by the box round its joints) is kept, as extraction keeps
 /// the prominent one.
-public enum KeypointFormat: String, CaseIterable, Sendable {
+public enum KeypointFormat: String, CaseIterable, Sendable, CustomStringConvertible {
     case csv, openpose, coco, mediapipe, ntu
+
+    /// What a file of the format is, for messages ("a keypoint CSV").
+    public var description: String {
+        switch self {
+        case .csv: return "a keypoint CSV"
+        case .openpose: return "a folder of OpenPose JSON"
+        case .coco: return "a COCO keypoint JSON"
+        case .mediapipe: return "a MediaPipe pose-landmark JSON"
+        case .ntu: return "an NTU RGB+D .skeleton file"
+        }
+    }
 
     /// The format of `path` by what it is: a folder of `*_keypoints.json` is OpenPose; a
     /// `.skeleton` file NTU; a `.csv` the keypoint CSV; a JSON with `images` and
@@ -30,7 +41,11 @@ public enum KeypointFormat: String, CaseIterable, Sendable {
             let json = try ForeignJSON.load(path)
             if json["images"] != nil, json["annotations"] != nil { return .coco }
             if json["frames"] != nil { return .mediapipe }
-            if json.isArray { return .mediapipe }
+            // A list is MediaPipe's only when it is a list of frames: objects, or lists of
+            // landmark objects (`[1, 2]` is no clip of any format, and no --size makes it one).
+            if let items = json.array, items.allSatisfy({ $0.isObject || ($0.array?.allSatisfy { $0.isObject || $0.isArray } ?? false) }) {
+                return .mediapipe
+            }
             throw DatasetError("\(path): a JSON file, but neither COCO keypoints (images, annotations) nor MediaPipe pose landmarks (frames of landmarks)")
         }
         throw DatasetError("\(path): not a keypoint format poseact reads (a .csv, a folder of OpenPose JSON, COCO or MediaPipe .json, NTU .skeleton)")
@@ -245,6 +260,17 @@ public enum ForeignKeypoints {
         guard let frames = json["frames"]?.array ?? json.array else {
             throw DatasetError("\(path): not MediaPipe pose landmarks (a \"frames\" list)")
         }
+        // The frames' shape first: a file that is no clip at all is said to be one, not told
+        // to give --size.
+        func landmarks(_ entry: ForeignJSON) -> [ForeignJSON]? {
+            var list = entry["landmarks"] ?? entry["pose_landmarks"] ?? entry
+            if let people = list.array, let first = people.first, first.isArray { list = first }
+            guard let items = list.array else { return nil }
+            return items.isEmpty || (items.count == 33 && items.allSatisfy(\.isObject)) ? items : nil
+        }
+        if let n = frames.firstIndex(where: { landmarks($0) == nil }) {
+            throw DatasetError("\(path): frame \(n + 1) needs 33 landmarks (or none), each with x and y")
+        }
         var width = size?.width, height = size?.height
         if json["width"] != nil || json["height"] != nil {
             for (name, value) in [("width", json["width"]), ("height", json["height"])]
@@ -272,12 +298,8 @@ public enum ForeignKeypoints {
             } else {
                 times = nil
             }
-            var list = entry["landmarks"] ?? entry["pose_landmarks"] ?? entry
-            if let people = list.array, let first = people.first, first.isArray { list = first }
-            if let people = list.array, people.isEmpty { poses.append(nil); continue }
-            guard let landmarks = list.array, landmarks.count == 33, landmarks.allSatisfy(\.isObject) else {
-                throw DatasetError("\(path): frame \(n + 1) needs 33 landmarks (or none), each with x and y")
-            }
+            let landmarks = landmarks(entry) ?? []
+            if landmarks.isEmpty { poses.append(nil); continue }
             var pose: Pose2D = []
             pose.reserveCapacity(33)
             for (j, l) in landmarks.enumerated() {
@@ -301,7 +323,11 @@ public enum ForeignKeypoints {
     /// 30 fps.
     private static func ntu(_ path: String) throws -> RawClip {
         try KeypointChecks.checkFileSize(path, what: "an NTU .skeleton file")
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        let data: Data
+        do { data = try InputFile.read(path, limit: KeypointChecks.maxFileBytes, what: "NTU .skeleton file") } catch let error as InputFileError {
+            throw DatasetError(error.message)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
             throw DatasetError("cannot read \(path) as text (an NTU .skeleton file is UTF-8 text)")
         }
         let lines = text.split(whereSeparator: \.isNewline).map { $0.split(separator: " ") }

@@ -40,6 +40,10 @@ public struct JointAngle: Sendable, Equatable {
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
             throw AngleError("angle \(name): not a known angle (\(builtIn.map(\.name).joined(separator: ", "))) nor three joints A-B-C (the angle at B)")
         }
+        // An end at the vertex makes no angle: it would be NaN in every frame.
+        guard parts[1] != parts[0], parts[1] != parts[2] else {
+            throw AngleError("angle \(name): the vertex \(parts[1]) is also an end; give three joints A-B-C with B apart from A and C")
+        }
         return JointAngle(name: name, from: try indices([parts[0]]), vertex: try indices([parts[1]]), to: try indices([parts[2]]))
     }
 

@@ -9,6 +9,9 @@ public struct PipelineOptions: Sendable {
     /// People tracked at most (BlazePose's detector is built for one to about four people
     /// fairly near the camera).
     public var maxPeople: Int = 4
+    /// The most `maxPeople` may be: each tracked person runs the landmark model on every
+    /// frame, and a crowd of 64 already takes seconds a frame.
+    public static let mostPeople = 64
     /// While fewer than `maxPeople` are tracked, the detector re-runs every this many
     /// frames to pick up newcomers (every frame while nobody is tracked).
     public var detectEvery: Int = 10

@@ -1,6 +1,9 @@
+import Basics
 import Classifier
+import Extraction
 import Foundation
 import Keypoints
+import Scenes
 import Tensor
 import TFLite
 
@@ -52,6 +55,16 @@ public enum Readers {
             (FuzzedReader(name: "mediapipe", input: .text, read: foreign(.mediapipe)), s("mediapipe.json")),
             (FuzzedReader(name: "openpose", input: .text, read: foreign(.openpose)), s("openpose")),
             (FuzzedReader(name: "ntu", input: .text, read: foreign(.ntu)), s("sample.skeleton")),
+            // `throws score`'s truth files, the studio's pose lines, and `extract --cache`'s
+            // entries: a shared folder's files are anyone's.
+            (FuzzedReader(name: "throws-truth", input: .text) { path in _ = try ThrowSceneTruth.read(path) }, s("truth.json")),
+            (FuzzedReader(name: "studio-poses", input: .text) { path in
+                _ = try JSONSerialization.data(withJSONObject: ["frames": PoseLines.drawingRows(try InputFile.read(path, limit: 128 << 20))])
+            }, s("poses.jsonl")),
+            (FuzzedReader(name: "cache-entry", input: .hdf5) { path in
+                _ = try ExtractionCache.entry(at: path, key: Seeds.cacheKey, as: ClipSource(id: "fuzz", video: "fuzz.mp4", label: "fuzz"),
+                                              estimator: Seeds.cacheEstimator, modelHash: Seeds.cacheModelHash)
+            }, s("cache-entry.h5")),
         ]
         for model in ["pose_detection.tflite", "pose_landmark_full.tflite"] where FileManager.default.fileExists(atPath: s(model)) {
             out.append((FuzzedReader(name: "tflite-" + model.replacingOccurrences(of: ".tflite", with: ""), input: .binary) { path in
@@ -68,6 +81,9 @@ public enum Readers {
 /// trained from it, its CSV, annotation files, a config, and the foreign samples and pose
 /// models copied in.
 public enum Seeds {
+    /// What the cache-entry seed was saved under and made with.
+    static let cacheKey = String(repeating: "ab", count: 32), cacheEstimator = "import", cacheModelHash = "fuzz-models"
+
     /// The videos the annotation seeds name.
     static let annotatedVideos = ["montage_01.mp4", "montage_02.mp4"]
 
@@ -122,6 +138,31 @@ public enum Seeds {
             try? fm.removeItem(atPath: s(to))
             try fm.copyItem(atPath: from, toPath: s(to))
         }
+        // A scene's truth, as `throws render` writes it.
+        let truth = ThrowSceneTruth(scene: ThrowScenes.throwSet(throwCount: 1, seed: 3)[0], clip: "throw001.mp4")
+        let encoder = JSONEncoder(); encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(truth).write(to: URL(fileURLWithPath: s("truth.json")))
+        // The studio's pose lines: frames of `pose --json` from a clip of the store.
+        let clip = clips[0]
+        var lines: [String] = []
+        for f in 0..<min(clip.frameCount, 40) {
+            let j = clip.jointNames.count
+            let landmarks = (0..<j).map { k -> [String: Any] in
+                ["name": clip.jointNames[k], "x": Double(clip.keypoints[(f * j + k) * 3]) * Double(clip.width),
+                 "y": Double(clip.keypoints[(f * j + k) * 3 + 1]) * Double(clip.height), "visibility": Double(clip.keypoints[(f * j + k) * 3 + 2])]
+            }.map { $0.mapValues { ($0 as? Double).map { $0.isFinite ? $0 : -1 } ?? $0 } }
+            let frame: [String: Any] = ["time": clip.times[f], "width": clip.width, "height": clip.height,
+                                        "persons": [["prominent": true, "landmarks": landmarks]]]
+            lines.append(String(decoding: try JSONSerialization.data(withJSONObject: frame), as: UTF8.self))
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: s("poses.jsonl"), atomically: true, encoding: .utf8)
+        // A cache entry, as `extract --cache` keeps one.
+        let cache = try ExtractionCache(folder: s("cache"))
+        var entry = clip
+        entry.estimator = cacheEstimator; entry.modelHash = cacheModelHash
+        try cache.save(cacheKey, entry, warnings: ["a warning"])
+        try? fm.removeItem(atPath: s("cache-entry.h5"))
+        try fm.copyItem(atPath: s("cache/ab/\(cacheKey).h5"), toPath: s("cache-entry.h5"))
         if let models {
             for m in ["pose_detection.tflite", "pose_landmark_full.tflite"] where fm.fileExists(atPath: models + "/" + m) {
                 try? fm.removeItem(atPath: s(m))

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// What a rendered throw scene truly holds, written beside its video (CLIP.json): every
@@ -58,6 +59,31 @@ public struct ThrowSceneTruth: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case clip, width, height, fps, frames, scale, target, shake, distractors, scene
         case pixelsPerMetre = "pixels_per_metre", throwsMade = "throws"
+    }
+
+    public enum Failure {}
+    public typealias TruthError = OneLineError<Failure>
+
+    /// A truth file is a few kilobytes; one over this is refused before it is read.
+    public static let maximumBytes = 16 << 20
+
+    /// Reads and checks the truth at `path` (`throws render` writes them): one line names
+    /// the file and what is wrong when it is not a scene's truth, or names a video outside
+    /// its folder.
+    public static func read(_ path: String) throws -> ThrowSceneTruth {
+        let data: Data
+        do { data = try InputFile.read(path, limit: maximumBytes, what: "scene's truth") } catch let error as InputFileError { throw TruthError(error.message) }
+        let truth: ThrowSceneTruth
+        do {
+            truth = try JSONDecoder().decode(ThrowSceneTruth.self, from: data)
+        } catch let error as DecodingError {
+            throw TruthError(error.oneLine(file: path, expected: "a scene's truth (poseact throws render)", data: data))
+        }
+        if let problem = truth.problem() { throw TruthError("\(path): \(problem)") }
+        guard !truth.clip.contains("/"), truth.clip.hasSuffix(".mp4") else {
+            throw TruthError("\(path): clip '\(OneLine.excerpt(truth.clip))' must be a .mp4 name in the same folder")
+        }
+        return truth
     }
 
     /// Why a truth read from a file cannot be scored, or nil: numbers a scoring divides by

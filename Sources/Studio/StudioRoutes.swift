@@ -219,8 +219,6 @@ extension Studio {
         return Self.json(try JSONSerialization.data(withJSONObject: ["video": "videos/\(name)", "bytes": received]))
     }
 
-    static let longestPoseLine = 256 << 10
-
     /// The landmarks `pose` found in a video (poses/NAME.jsonl), compact for drawing: per
     /// frame its time and the first person's x, y, visibility per landmark (pixels → 0–1).
     func poses(_ video: String?) throws -> Data {
@@ -228,23 +226,7 @@ extension Studio {
         let file = project.path("poses/\(StudioProject.safeName(full)).jsonl")
         // (About 3.7 kB a frame: 128 MB is 19 minutes at 30 fps, parsed here whole.)
         guard let data = try StudioProject.smallRegularFile(file, limit: 128 << 20) else { return Data("null".utf8) }
-        var frames: [[Double]] = []
-        for line in data.split(separator: UInt8(ascii: "\n")) {
-            // A frame of `pose` is a few kB a person; a longer line is not one (Foundation's
-            // objects take 50 times a line, the rows below 3 times what they keep).
-            guard line.count <= Self.longestPoseLine,
-                  let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-                  let time = object["time"] as? Double, let width = object["width"] as? Double, let height = object["height"] as? Double,
-                  width > 0, height > 0 else { continue }
-            var row = [time]
-            let persons = object["persons"] as? [[String: Any]] ?? []
-            let person = persons.first { $0["prominent"] as? Bool == true } ?? persons.first
-            for landmark in (person?["landmarks"] as? [[String: Any]] ?? []).prefix(Skeleton.blazePoseNames.count) {
-                let x = landmark["x"] as? Double ?? -1, y = landmark["y"] as? Double ?? -1, v = landmark["visibility"] as? Double ?? 0
-                row += [(x / width * 1000).rounded() / 1000, (y / height * 1000).rounded() / 1000, (v * 100).rounded() / 100]
-            }
-            frames.append(row)
-        }
+        let frames = PoseLines.drawingRows(data)
         let edges = Skeleton.edges.map { [$0.0, $0.1] }
         return try JSONSerialization.data(withJSONObject: ["frames": frames, "edges": edges])
     }

@@ -11,30 +11,12 @@ import Trajectories
 /// a clip without throws goes through the trajectory detector alone (every trajectory
 /// found there is a false one).
 public enum ThrowScoring {
-    public enum Failure {}
-    public typealias TruthError = OneLineError<Failure>
-
-    /// A truth file is a few kilobytes; one over this is refused before it is read.
-    public static let maximumTruthBytes = 16 << 20
-
-    /// Every CLIP.json of `folder` (regular files only), read and checked: one line names the
-    /// file and what is wrong when one is not a scene's truth or names a video elsewhere.
+    /// Every CLIP.json of `folder`, read and checked (`ThrowSceneTruth.read`).
     public static func truths(in folder: String) throws -> [(video: String, truth: ThrowSceneTruth)] {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted()
         return try names.map { name in
             let path = (folder as NSString).appendingPathComponent(name)
-            let data: Data
-            do { data = try InputFile.read(path, limit: maximumTruthBytes, what: "scene's truth") } catch let error as InputFileError { throw TruthError(error.message) }
-            let truth: ThrowSceneTruth
-            do {
-                truth = try JSONDecoder().decode(ThrowSceneTruth.self, from: data)
-            } catch let error as DecodingError {
-                throw TruthError(error.oneLine(file: path, expected: "a scene's truth (poseact throws render)", data: data))
-            }
-            if let problem = truth.problem() { throw TruthError("\(path): \(problem)") }
-            guard !truth.clip.contains("/"), truth.clip.hasSuffix(".mp4") else {
-                throw TruthError("\(path): clip '\(OneLine.excerpt(truth.clip))' must be a .mp4 name in the same folder")
-            }
+            let truth = try ThrowSceneTruth.read(path)
             return ((folder as NSString).appendingPathComponent(truth.clip), truth)
         }
     }

@@ -19,6 +19,12 @@ extension DatasetCommand {
         @Option(help: "Only the clips of this split.") var split: String?
         @Flag(help: "Print one JSON object instead of text.") var json = false
 
+        func validate() throws {
+            if let mirror, OutputPaths.sameFile(mirror, store) {
+                throw ValidationError("--mirror \(mirror) is the store itself; give the same clips extracted with extract --mirror")
+            }
+        }
+
         func run() throws {
             let source = try KeypointStore(path: store)
             let entries = source.entries.filter { split == nil || $0.split == split }
@@ -31,6 +37,10 @@ extension DatasetCommand {
                 let shared = entries.filter { ids.contains($0.id) }
                 guard !shared.isEmpty else { throw ConfigError("\(mirror): none of the clips of \(store): extract the same folder with --mirror") }
                 mirrored = Dictionary(uniqueKeysWithValues: try shared.map { ($0.id, try other.read($0.id)) })
+                // The store against itself would measure a perfect agreement that means nothing.
+                if let plain = mirrored?.values.first(where: { !$0.estimator.split(separator: " ").contains("mirrored") }) {
+                    throw ConfigError("\(mirror): clip '\(OneLine.excerpt(plain.id))' was not extracted from the mirror image (its estimator is '\(OneLine.excerpt(plain.estimator))'): give the store extract --mirror wrote")
+                }
             }
             let quality = KeypointQuality.measure(clips, mirrored: mirrored)
             print(json ? JSONLines.encode(quality) : quality.text(title: store + (split.map { " (\($0))" } ?? "")))

@@ -46,6 +46,21 @@ struct Export: ParsableCommand {
             throw PathError("\(source): no model.poseact.h5 in it yet (train until one epoch has finished)")
         }
         try OutputPaths.check(output, flag: "--output", inputs: sources.map { ("a model to export", modelPath($0)) })
+        // The name says what the file is: an ONNX under a weights file's name (or the other
+        // way round) would be read as what it is not.
+        let lower = output.lowercased()
+        if writesONNX && lower.hasSuffix(".h5") {
+            throw ValidationError("--output \(output): ONNX goes in a .onnx file; .h5 names poseact's weights files")
+        }
+        if !writesONNX && lower.hasSuffix(".onnx") {
+            throw ValidationError("--output \(output): --format poseact writes a weights file; name it .poseact.h5")
+        }
+        // A run folder's own files are train's: its checkpoint is what a run resumes from.
+        let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
+        let name = URL(fileURLWithPath: output).lastPathComponent
+        if ["checkpoint.h5", "model.poseact.h5"].contains(name) && FileManager.default.fileExists(atPath: folder + "/config.yaml") {
+            throw ValidationError("--output \(output) is a file of the run folder \(folder) (train writes and resumes from it); give another path")
+        }
     }
 
     func run() throws {

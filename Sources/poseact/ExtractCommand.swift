@@ -3,6 +3,7 @@ import Basics
 import Extraction
 import Foundation
 import Keypoints
+import Pose
 
 struct Extract: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,6 +53,7 @@ struct Extract: ParsableCommand {
     func validate() throws {
         try validateFPS(fps)
         guard jobs >= 1, threads >= 1, maxPeople >= 1 else { throw ValidationError("--jobs, --threads and --max-people must be at least 1") }
+        guard maxPeople <= PipelineOptions.mostPeople else { throw ValidationError("--max-people \(maxPeople): at most \(PipelineOptions.mostPeople)") }
         guard output.hasSuffix(".h5") || output.hasSuffix(".hdf5") else { throw ValidationError("--output should be an .h5 file (got '\(output)')") }
         _ = try shard.resolved(flag: "--shard")
         try OutputPaths.check(output, flag: "--output", inputs: [("the dataset folder", source)] + (annotations.map { [("--annotations", $0)] } ?? [])

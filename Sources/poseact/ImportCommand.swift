@@ -67,7 +67,13 @@ struct Import: ParsableCommand {
         guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else { throw DatasetError("\(input): no such file or folder") }
         // A folder of clips is read clip by clip, each in the format it is in.
         let asked = KeypointFormat(rawValue: format)
-        let chosen = try asked ?? (isFolder.boolValue ? nil : KeypointFormat.detect(input))
+        let detected = isFolder.boolValue ? nil : try KeypointFormat.detect(input)
+        // A file is what it is: --format that says otherwise is the mistake to name (a CSV
+        // read "as NTU" would only be asked for a label).
+        if let asked, let detected, asked != detected {
+            throw DatasetError("\(input): \(detected.description), not --format \(asked.rawValue): leave --format out, or give --format \(detected.rawValue)")
+        }
+        let chosen = asked ?? detected
         var clips: [ClipKeypoints] = [], problems: [DataProblem] = []
         var formats: Set<String> = []
         if chosen == .csv {

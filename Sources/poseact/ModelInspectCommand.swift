@@ -116,7 +116,19 @@ extension ModelCommand {
         func run() throws {
             let weights = modelPath(file)
             if HDF5.isHDF5(weights) { try inspectWeights(weights); return }
-            let model = try ModelFile(path: file)
+            // Said by what the file is meant to be, not "not a TFLite model" for every file.
+            let ext = URL(fileURLWithPath: file).pathExtension.lowercased()
+            if ["h5", "hdf5"].contains(ext) && FileManager.default.fileExists(atPath: file) {
+                throw ModelFileError("\(file): not an HDF5 file, so not a poseact weights file (damaged, or another file under an .h5 name)")
+            }
+            if ext == "onnx" {
+                throw ModelFileError("\(file): an ONNX file; model inspect reads TFLite models and poseact weights files (.poseact.h5): inspect the weights file the ONNX was exported from")
+            }
+            let model: ModelFile
+            do { model = try ModelFile(path: file) } catch let error as TFLiteError where ext != "tflite" && FileManager.default.fileExists(atPath: file) {
+                _ = error
+                throw ModelFileError("\(file): neither a TFLite model (.tflite) nor a poseact weights file (.poseact.h5)")
+            }
             let plan: Interpreter
             do { plan = try Interpreter(model: model, options: .init(threads: 1)) } catch let error as TFLiteError {
                 throw TFLiteError("\(file): \(error.message)")

@@ -24,10 +24,6 @@ enum OutputPaths {
     static func check(_ output: String, flag: String, kind: Kind = .file, writes: [String] = [],
                       inputs: [(flag: String, path: String)] = []) throws {
         guard !output.isEmpty else { throw PathError("\(flag) is an empty path; give a \(kind == .file ? "file" : "folder") path") }
-        // A device, a FIFO or a link where a file goes: said now, not after the work.
-        if kind == .file {
-            do { try AtomicFile.checkReplaceable(output) } catch let error as FileWriteError { throw PathError("\(flag) \(error.message)") }
-        }
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) {
             if kind == .file && isFolder.boolValue {
@@ -43,6 +39,10 @@ enum OutputPaths {
                 let what = path == output ? "\(flag) \(output)" : "\(path) (written in \(flag))"
                 throw PathError("\(what) is also \(input.flag) (\(input.path)): writing it would destroy the input; give another path")
             }
+        }
+        // A device, a FIFO or a link where a file goes: said now, not after the work.
+        if kind == .file {
+            do { try AtomicFile.checkReplaceable(output) } catch let error as FileWriteError { throw PathError("\(flag) \(error.message)") }
         }
         let parent = URL(fileURLWithPath: output).deletingLastPathComponent().path
         if kind == .folder && FileManager.default.fileExists(atPath: output) {

@@ -59,6 +59,7 @@ struct PosePipelineOptions: ParsableArguments {
 
     func validate() throws {
         guard maxPeople >= 1 else { throw ValidationError("--max-people must be at least 1 (got \(maxPeople))") }
+        guard maxPeople <= PipelineOptions.mostPeople else { throw ValidationError("--max-people \(maxPeople): at most \(PipelineOptions.mostPeople)") }
         guard stillness >= 0, stillness < 1 else { throw ValidationError("--stillness must be 0 or more and below 1 (got \(stillness))") }
     }
 

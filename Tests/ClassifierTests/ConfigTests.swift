@@ -181,7 +181,7 @@ final class ConfigTests: XCTestCase {
             XCTAssertTrue("\($0)".hasPrefix("c.yaml: not valid YAML"), "\($0)")
         }
         XCTAssertThrowsError(try TrainingConfig.load(path: "/nonexistent/x.yaml")) {
-            XCTAssertEqual("\($0)", "/nonexistent/x.yaml: cannot read the config file (does it exist?)")
+            XCTAssertEqual("\($0)", "/nonexistent/x.yaml: no such file")
         }
     }
 

@@ -217,7 +217,7 @@ final class KeypointCSVTests: XCTestCase {
             XCTAssertTrue(((error as? DatasetError)?.message ?? "").contains("has no joint columns"), "\(error)")
         }
         XCTAssertThrowsError(try KeypointCSV.read("/nonexistent/keypoints.csv")) { error in
-            XCTAssertEqual(error as? DatasetError, DatasetError("cannot read keypoint file /nonexistent/keypoints.csv"))
+            XCTAssertEqual(error as? DatasetError, DatasetError("/nonexistent/keypoints.csv: no such file"))
         }
     }
 

@@ -31,6 +31,10 @@ final class JointAngleTests: XCTestCase {
         XCTAssertThrowsError(try JointAngle.named("right_knee", jointNames: names)) { error in
             XCTAssertTrue("\(error)".contains("no joint \"right_knee\"") || "\(error)".contains("right_hip"), "\(error)")
         }
+        // An end at the vertex is no angle (NaN in every frame): refused.
+        XCTAssertThrowsError(try JointAngle.named("left_elbow-left_elbow-left_wrist", jointNames: names)) { error in
+            XCTAssertTrue("\(error)".contains("the vertex left_elbow is also an end"), "\(error)")
+        }
     }
 
     func testRangeOverARepetition() {

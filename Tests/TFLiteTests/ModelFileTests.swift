@@ -181,8 +181,8 @@ final class ModelFileTests: XCTestCase {
 
     func testBadFiles() throws {
         assertThrows({ _ = try ModelFile(path: "/nonexistent/dir/model.tflite") },
-                     containing: ["no such file: /nonexistent/dir/model.tflite"], "missing file")
-        assertThrows({ _ = try ModelFile(path: NSTemporaryDirectory()) }, containing: ["cannot read"], "directory")
+                     containing: ["/nonexistent/dir/model.tflite: no such file"], "missing file")
+        assertThrows({ _ = try ModelFile(path: NSTemporaryDirectory()) }, containing: ["a folder, not a TFLite model poseact can read"], "directory")
 
         let empty = try temporaryFile("empty.tflite", [])
         assertThrows({ _ = try ModelFile(path: empty) }, containing: ["\(empty) is empty"], "empty file")
