@@ -67,7 +67,7 @@ row() {   # what, big file, tiny file, command with {} for the file
     awk -v w="$what" -v s="$size" -v b="$base" -v t="$top" 'BEGIN {
         printf "%-34s %8.1f MB  peak %7.0f MB (%5.0f MB above a tiny file)  %5.1f x the file\n", w, s / 1e6, t / 1e3, (t - b) / 1e3, (t - b) * 1e3 / s }'
 }
-echo "reader-memory: $("$BIN" --version), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "reader-memory: poseact $("$BIN" --version), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), cpu family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"
 row "import MediaPipe JSON" mediapipe-big.json mediapipe-tiny.json "$BIN" import {} --label a --output out.h5
 row "import MediaPipe JSON Lines" mediapipe-big.jsonl mediapipe-tiny.jsonl "$BIN" import {} --format mediapipe --label a --size 640x480 --output out.h5
 row "import COCO JSON" coco-big.json coco-tiny.json "$BIN" import {} --label a --output out.h5

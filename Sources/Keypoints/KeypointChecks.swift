@@ -17,10 +17,10 @@ public enum KeypointChecks {
     /// them): a 0.1 fps time-lapse. A clip's span in seconds is allocated as frames by the
     /// resampler, so one absurd time (1e12, or milliseconds read as seconds) must not pass.
     public static let maxFrameGap = 10.0
-    /// The other tools' files are read whole, and Foundation's JSON takes about 50 times a
-    /// file's size in objects (a 221 MB MediaPipe file took 11 GB): 64 MiB is 3 GB at worst,
-    /// and far more than one clip's keypoints (MediaPipe's 33 landmarks are about 3 kB a
-    /// frame: 64 MiB is 10 minutes at 30 fps).
+    /// The other tools' files are read whole, and their parsed JSON peaks at about 9 times
+    /// a file's size (`ForeignJSON`; notebooks-free-scripts/reader-memory.sh): 64 MiB is
+    /// about 600 MB at worst, and far more than one clip's keypoints (MediaPipe's 33
+    /// landmarks are about 3 kB a frame: 64 MiB is 10 minutes at 30 fps).
     public static let maxFileBytes = 64 << 20
 
     /// What a file gives for one joint, checked.
