@@ -20,9 +20,10 @@ import Glibc
 ///   rename, and renamed only if the name still holds that very file.
 public final class AtomicFile: @unchecked Sendable {
     public let path: String
-    /// Where the bytes go until `commit()`: "<name>.<pid>-<random>.tmp" in the same folder.
-    /// The pid lets a later run tell the leftover of a process that died (`kill -9`, a
-    /// power cut, Ctrl-C before a handler ran) from a run under way: `sweep` removes it.
+    /// Where the bytes go until `commit()`: "<name>.<host>-<pid>-<random>.tmp" in the same
+    /// folder. The machine and pid (`Leftovers`) let a later run tell the leftover of a
+    /// process that died (`kill -9`, a power cut, Ctrl-C before a handler ran) from a run
+    /// under way, here or on another machine: `sweep` removes only the former.
     public let temporaryPath: String
     private var descriptor: Int32
     private let identity: (device: UInt64, inode: UInt64)
@@ -39,7 +40,7 @@ public final class AtomicFile: @unchecked Sendable {
         var attempt = 0
         while true {
             let tag = String((0..<10).map { _ in letters[Int(rng.next() % UInt64(letters.count))] })
-            let candidate = (folder as NSString).appendingPathComponent(url.lastPathComponent + ".\(getpid())-" + tag + ".tmp")
+            let candidate = (folder as NSString).appendingPathComponent(url.lastPathComponent + ".\(Leftovers.tag)-" + tag + ".tmp")
             let fd = open(candidate, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
             if fd >= 0 {
                 // A replaced file keeps its permissions (a private file stays private).
@@ -71,18 +72,18 @@ public final class AtomicFile: @unchecked Sendable {
     nonisolated(unsafe) private static var swept = Set<String>()
     private static let sweptLock = NSLock()
 
-    /// Removes the temporary files of processes that are gone from `folder`: regular files
-    /// named "<name>.<pid>-<10 letters>.tmp" whose pid no longer runs (a pid reused since is
-    /// at worst a leftover kept until the next sweep).
+    /// Removes the temporary files of processes of this machine that are gone from `folder`:
+    /// regular files named "<name>.<host>-<pid>-<10 letters>.tmp" (`Leftovers`; a pid reused
+    /// since is at worst a leftover kept until a later sweep).
     public static func sweep(_ folder: String) {
         let key = folder.isEmpty ? "." : folder
         guard sweptLock.withLock({ swept.insert(key).inserted }) else { return }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: key) else { return }
         for name in names where name.hasSuffix(".tmp") {
             let stem = name.dropLast(4)
-            guard let dot = stem.lastIndex(of: "."), let dash = stem[dot...].firstIndex(of: "-"),
-                  let pid = Int32(stem[stem.index(after: dot)..<dash]), pid > 0, stem[stem.index(after: dash)...].count == 10 else { continue }
-            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            guard let dot = stem.lastIndex(of: ".") else { continue }
+            let parts = stem[stem.index(after: dot)...].split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[2].count == 10, Leftovers.isAbandoned(host: parts[0], pid: parts[1]) else { continue }
             let path = (key as NSString).appendingPathComponent(name)
             var status = stat()
             if lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG { unlink(path) }

@@ -28,6 +28,12 @@ public enum ChildProcess {
     public static func dieWithParent() {
         guard let value = getenv(parentVariable), let parent = pid_t(String(cString: value)) else { return }
         unsetenv(parentVariable)
+        dieWithParent(parent)
+    }
+
+    /// Asks the kernel for SIGKILL when `parent` ends (a forked child calls it at once); ends
+    /// now if it has already.
+    public static func dieWithParent(_ parent: pid_t) {
         // prctl is variadic, so Swift does not import it; its integer arguments are passed alike
         // either way on Linux's ABIs.
         typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32

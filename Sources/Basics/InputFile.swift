@@ -37,8 +37,10 @@ public enum InputFile {
     /// Opens `path` for reading without waiting on it and refuses anything but a regular
     /// file; `what` names the input in the message ("video", "weights file"). With
     /// `followLinks` false a symbolic link at `path` itself is refused too.
-    public static func open(_ path: String, what: String = "file", followLinks: Bool = true) throws -> Opened {
-        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW))
+    public static func open(_ path: String, what: String = "file", followLinks: Bool = true, allowStream: Bool = false) throws -> Opened {
+        // A stream the user names on purpose (`--config <(…)`, /dev/stdin) is waited for
+        // like any pipe; anything else never is.
+        let fd = Glibc.open(path, O_RDONLY | (allowStream ? 0 : O_NONBLOCK) | O_CLOEXEC | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else {
             let code = errno
             switch code {
@@ -54,7 +56,8 @@ public enum InputFile {
             close(fd)
             throw InputFileError("\(path): cannot read the \(what) (\(String(cString: strerror(code))))")
         }
-        guard status.st_mode & S_IFMT == S_IFREG else {
+        let stream = allowStream && [S_IFIFO, S_IFCHR].contains(status.st_mode & S_IFMT)
+        guard status.st_mode & S_IFMT == S_IFREG || stream else {
             close(fd)
             throw InputFileError("\(path): \(kind(status.st_mode)), not a \(what) poseact can read; give a regular file")
         }
@@ -75,8 +78,8 @@ public enum InputFile {
 
     /// A regular file's bytes, refused in one line before a byte is read when it is over
     /// `limit` (a sparse 3 GB file costs nothing on disk and everything in memory).
-    public static func read(_ path: String, limit: Int, what: String = "file", followLinks: Bool = true) throws -> Data {
-        let opened = try open(path, what: what, followLinks: followLinks)
+    public static func read(_ path: String, limit: Int, what: String = "file", followLinks: Bool = true, allowStream: Bool = false) throws -> Data {
+        let opened = try open(path, what: what, followLinks: followLinks, allowStream: allowStream)
         let handle = FileHandle(fileDescriptor: opened.descriptor, closeOnDealloc: true)
         guard opened.size <= limit else {
             throw InputFileError("\(path): \(sizeText(opened.size)), over the \(sizeText(limit)) poseact reads of a \(what)")

@@ -10,9 +10,8 @@ import Glibc
 /// never new files beside an old page; its staging folder is removed by the next run.
 public final class StagedFiles {
     public let folder: String
-    /// Where the files are written until `commit`: "<folder>/.staging-<pid>-<random>".
+    /// Where the files are written until `commit`: "<folder>/.staging-<host>-<pid>-<random>".
     public let staging: String
-    private var committed = false
 
     public init(folder: String) throws {
         self.folder = folder
@@ -20,7 +19,7 @@ public final class StagedFiles {
             throw FileWriteError("\(folder): cannot create the folder (\(error.localizedDescription))")
         }
         Self.sweep(folder)
-        var template = Array("\(folder)/.staging-\(getpid())-XXXXXX".utf8CString)
+        var template = Array("\(folder)/.staging-\(Leftovers.tag)-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             throw FileWriteError("\(folder): cannot write in it (\(String(cString: strerror(errno)))): is the folder writable?")
         }
@@ -33,6 +32,8 @@ public final class StagedFiles {
     /// Renames the staged files into the folder in the order given (the page last), each
     /// replacing only a regular file, and removes the staging folder.
     public func commit(_ names: [String]) throws {
+        // Every target first: a refusal halfway would leave a mixed set.
+        for name in names { try AtomicFile.checkReplaceable(folder + "/" + name) }
         for name in names {
             let target = folder + "/" + name
             try AtomicFile.checkReplaceable(target)
@@ -40,7 +41,6 @@ public final class StagedFiles {
                 throw FileWriteError("\(target): cannot give the finished file its name (\(String(cString: strerror(errno))))")
             }
         }
-        committed = true
         removeStaging()
     }
 
@@ -48,11 +48,9 @@ public final class StagedFiles {
 
     private func removeStaging() { try? FileManager.default.removeItem(atPath: staging) }
 
-    /// Removes staging folders of processes that are gone.
+    /// Removes staging folders of processes of this machine that are gone.
     static func sweep(_ folder: String) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(".staging-") {
-            let parts = name.dropFirst(".staging-".count).split(separator: "-")
-            guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, kill(pid, 0) != 0 && errno == ESRCH else { continue }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where Leftovers.isAbandoned(name, prefix: ".staging-") {
             let path = folder + "/" + name
             var status = stat()
             if lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR { try? FileManager.default.removeItem(atPath: path) }

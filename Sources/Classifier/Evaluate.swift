@@ -33,6 +33,7 @@ extension ActionClassifier {
     /// or too few poses), which cannot be scored.
     public func windows(fromData path: String, split: String?) throws -> (windows: [Window], unknownLabels: [String], unscoredClips: [String]) {
         guard FileManager.default.fileExists(atPath: path) else { throw ConfigError("\(path): no such file") }
+        do { try InputFile.check(path) } catch let error as InputFileError { throw ConfigError(error.message) }
         guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
         var all: [Window] = []
         var unscored: [String] = []

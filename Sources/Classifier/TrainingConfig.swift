@@ -211,7 +211,7 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
     static func inherited(path: String, chain: [String]) throws -> (Node, ConfigFile) {
         // A config is a few kB; a FIFO or a device under its name is never opened for reading.
         let data: Data
-        do { data = try InputFile.read(path, limit: 1 << 20, what: "config file") } catch let error as InputFileError {
+        do { data = try InputFile.read(path, limit: 1 << 20, what: "config file", allowStream: chain.isEmpty) } catch let error as InputFileError {
             throw ConfigError(error.message)
         }
         let (root, file) = try node(String(decoding: data, as: UTF8.self), file: path)

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Keypoints
 import Tensor
@@ -25,6 +26,8 @@ public struct TrainingData: Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ConfigError("\(path): no such file (give a keypoint store from poseact extract/import, or a windows file)")
         }
+        // A FIFO or an unreadable file is said as what it is, not as "not HDF5".
+        do { try InputFile.check(path) } catch let error as InputFileError { throw ConfigError(error.message) }
         guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
         var spec = config.preprocessing
         var all: [Window]
@@ -170,6 +173,8 @@ extension TrainingData {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ConfigError("\(path): no such file (give a keypoint store from poseact extract/import, or a windows file)")
         }
+        // A FIFO or an unreadable file is said as what it is, not as "not HDF5".
+        do { try InputFile.check(path) } catch let error as InputFileError { throw ConfigError(error.message) }
         guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
         var labelOf: [String: String] = [:], groupOf: [String: String] = [:], splitOf: [String: String] = [:]
         if WindowsFile.isWindowsFile(path) {
@@ -179,6 +184,7 @@ extension TrainingData {
                 labelOf[entry.id] = entry.label; groupOf[entry.id] = group(of: entry, config: config); splitOf[entry.id] = entry.split ?? ""
             }
         }
+        guard !labelOf.isEmpty else { throw ConfigError("\(path): the store holds no clips") }
         let hasSplits = Set(splitOf.values) != [""]
         let train = labelOf.filter { !hasSplits || splitOf[$0.key] == config.data.trainSplit }
         let groups = foldGroups(labelOf: train, groupOf: groupOf, folds: folds)

@@ -102,6 +102,7 @@ extension ActionClassifier {
     /// Reads a weights file (or a checkpoint); every tensor is checked against the architecture.
     public static func load(path: String, maxBatch: Int = inferenceBatch) throws -> ActionClassifier {
         guard FileManager.default.fileExists(atPath: path) else { throw ModelFileError("\(path): no such file") }
+        do { try InputFile.check(path) } catch let error as InputFileError { throw ModelFileError(error.message) }
         guard HDF5.isHDF5(path) else { throw ModelFileError("\(path): not a poseact weights file (not HDF5)") }
         let file = try HDF5File.open(path)
         defer { try? file.close() }

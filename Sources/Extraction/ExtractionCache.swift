@@ -37,7 +37,7 @@ public struct ExtractionCache: Sendable {
         what.jobs = 0; what.threads = 0; what.shardIndex = 0; what.shardCount = 1   // how and where, not what
         let encoder = JSONEncoder(); encoder.outputFormatting = [.sortedKeys]
         let range = [start, end].map { $0.map { String(format: "%.6f", $0) } ?? "-" }.joined(separator: " ")
-        let text = ["poseact extraction cache 1", try SHA256.hex(file: video), modelHash,
+        let text = ["poseact extraction cache 2", try SHA256.hex(file: video), modelHash,
                     String(decoding: try encoder.encode(what), as: UTF8.self), range].joined(separator: "\n")
         return SHA256.hex(Array(text.utf8))
     }
@@ -67,7 +67,7 @@ public struct ExtractionCache: Sendable {
         // Only a regular file this cache wrote under this name: a symbolic link, a FIFO or
         // another entry's file copied or linked here is no entry (it is extracted again).
         guard status.st_mode & S_IFMT == S_IFREG else {
-            throw ExtractError("\(path): \(InputFile.kind(status.st_mode)), not a cache entry; poseact never reads one through a link")
+            throw ExtractError("\(path): \(InputFile.kind(status.st_mode)), not a cache entry (only a regular file the cache wrote is one; a link is never followed)")
         }
         let store = try KeypointStore(path: path)
         guard store.entries.count == 1 else { throw ExtractError("\(path): holds \(store.entries.count) clips, not one") }
@@ -87,10 +87,8 @@ public struct ExtractionCache: Sendable {
     /// file of at most 4 KiB is read (a FIFO there would block, a huge file fill memory), as
     /// one line.
     static func note(_ path: String) -> String? {
-        var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= 4096,
-              let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        return OneLine.clean(text)
+        guard let data = try? InputFile.read(path, limit: 4096, what: "note", followLinks: false) else { return nil }
+        return OneLine.clean(String(decoding: data, as: UTF8.self))
     }
 
     /// Keeps a clip's keypoints and warnings under `key`.

@@ -198,6 +198,10 @@ public final class Extractor {
 
         // Everything accounted for: merge the parts into the store, then drop the journal.
         let parts = clips.map { journal + "/" + Self.fileKey($0.id) + ".h5" }.filter { FileManager.default.fileExists(atPath: $0) }
+        guard !parts.isEmpty else {
+            let first = summary.skipped.first.map { " (first: \($0.id): \($0.reason))" } ?? ""
+            throw ExtractError("\(output): no clip gave keypoints, so nothing was written; \(summary.skipped.count) of \(clips.count) skipped\(first)")
+        }
         summary.stored = try KeypointStore.merge(parts, into: output)
         let store = try KeypointStore(path: output)
         summary.frames = store.entries.reduce(0) { $0 + $1.frames }

@@ -472,6 +472,12 @@ public final class HDF5File {
         return fid
     }
 
+    /// Lets a kept file go: closed once no object of it is open.
+    static func closeKept(_ kept: hid_t) {
+        HDF5.ready()
+        H5Fclose(kept)
+    }
+
     /// A new identifier of a file kept open by `openKept`, named `path` in messages.
     static func reopen(_ kept: hid_t, shownAs path: String) throws -> HDF5File {
         HDF5.ready()
@@ -622,9 +628,10 @@ public final class HDF5Group: HDF5Object {
         return try write(name, values, anyShape: shape)
     }
 
-    /// `write` for 0 (a scalar) to 32 dimensions: a copy keeps what another tool wrote.
+    /// `write` for 0 (a scalar) to 32 dimensions: a copy keeps what another tool wrote (at
+    /// `deflateLevel`, lower for a copy that lives only while a command runs).
     @discardableResult
-    func write<T: HDF5Numeric>(_ name: String, _ values: [T], anyShape shape: [Int]) throws -> HDF5Dataset {
+    func write<T: HDF5Numeric>(_ name: String, _ values: [T], anyShape shape: [Int], deflateLevel: UInt32 = HDF5.deflateLevel) throws -> HDF5Dataset {
         HDF5.ready()
         guard shape.count <= 32 else { throw error("dataset \(name): \(shape.count) dimensions; at most 32") }
         guard shape.allSatisfy({ $0 >= 0 }) else { throw error("dataset \(name): negative dimension in \(shape)") }
@@ -645,7 +652,7 @@ public final class HDF5Group: HDF5Object {
             chunk[0] = hsize_t(max(1, min(shape[0], HDF5.maxChunkBytes / rowBytes)))
             try check(H5Pset_chunk(dcpl, Int32(shape.count), &chunk), "dataset \(name): cannot set chunking")
             try check(H5Pset_shuffle(dcpl), "dataset \(name): cannot set shuffling")
-            try check(H5Pset_deflate(dcpl, HDF5.deflateLevel), "dataset \(name): cannot set compression")
+            try check(H5Pset_deflate(dcpl, deflateLevel), "dataset \(name): cannot set compression")
         }
         let did = try check(H5Dcreate2(id, name, T.hdf5FileType, space, HDF5.P_DEFAULT, dcpl, HDF5.P_DEFAULT),
                             "cannot create dataset \(name)")
@@ -670,14 +677,15 @@ public final class HDF5Group: HDF5Object {
         return dataset
     }
 
-    /// What the link `name` (a direct child) is: a hard link or a soft one to an object of
-    /// this file, or one poseact refuses (to another file, or of a kind a plug-in defines).
-    public func checkLinkIsInside(_ name: String) throws {
+    /// Whether the link `name` (a direct child) is a hard link (true) or a soft one (false);
+    /// one to another file, or of a kind a plug-in defines, is refused.
+    public func checkLinkIsInside(_ name: String) throws -> Bool {
         HDF5.ready()
         var info = H5L_info_t()
         try check(H5Lget_info(id, name, &info, HDF5.P_DEFAULT), "cannot read the link \(name)")
         switch info.type {
-        case H5L_TYPE_HARD, H5L_TYPE_SOFT: return
+        case H5L_TYPE_HARD: return true
+        case H5L_TYPE_SOFT: return false
         case H5L_TYPE_EXTERNAL:
             throw error("\(name) is a link to another file (an HDF5 external link); poseact reads only what a file holds itself")
         default:
@@ -736,6 +744,14 @@ public final class HDF5Dataset: HDF5Object {
         defer { H5Tclose(type) }
         let cls = H5Tget_class(type)
         return cls == H5T_FLOAT || cls == H5T_INTEGER
+    }
+
+    /// Whether the dataset has a shape: false for HDF5's null dataspace (no elements, not even one).
+    public func hasShape() throws -> Bool {
+        HDF5.ready()
+        let space = try check(H5Dget_space(id), "cannot read the shape")
+        defer { H5Sclose(space) }
+        return H5Sget_simple_extent_type(space) != H5S_NULL
     }
 
     /// Whether the elements are floats of at most 32 bits (a copy keeps them as float32;

@@ -19,25 +19,32 @@ import Glibc
 ///
 /// The child also enforces what a file may not do: data stored in other files (external
 /// storage, virtual datasets, external links) is refused, and the data a file declares is
-/// bounded by its size (`maxExpansion`), before the readers allocate any of it.
+/// bounded by its size (`budget`), before the readers allocate any of it. Soft links are
+/// not followed (no reader uses one; followed, one could cross into another file).
 ///
 /// The copy lives in a private folder under `$TMPDIR` only until this process opens it:
-/// it is then unlinked and kept open (later openings of the same file reopen it), so
-/// nothing is left behind, even after `kill -9`.
+/// it is then unlinked and kept open (later openings of the same file reopen it, for the
+/// last `keptCopies` files), so it takes no room once poseact ends. A folder left by a
+/// process killed while its child copied is removed by the next copy on the machine.
 enum HDF5Copy {
     /// Objects visited at most: links can make a group its own descendant.
     static let maxObjects = 200_000
-    /// A file's datasets may hold at most this many times the file's size, plus `minimumBudget`:
-    /// poseact's stores and windows files measure 2 to 11 to 1 (keypoints, shuffled and
-    /// deflated), frames where nobody was found (NaN) compress about 1,000 to 1, so a store
-    /// nine tenths empty is about 30 to 1; a 4 MB file must not declare gigabytes of zeros.
-    static let maxExpansion = 32
-    static let minimumBudget = 16 << 20
+    /// A file's datasets may hold at most `maxExpansion` times the file's allocated size, or
+    /// `smallFileBudget` for a small file. poseact's stores and windows files measure 2 to 11
+    /// to 1 (keypoints, shuffled and deflated) and frames where nobody was found (NaN) about
+    /// 1,000 to 1, so a store 95 % empty is about 55 to 1; a 4 MB file must not declare
+    /// gigabytes of zeros.
+    static let maxExpansion = 64
+    static let smallFileBudget = 256 << 20
+    /// Copies kept open at most (each holds a descriptor): the oldest is closed beyond.
+    static let keptCopies = 8
 
-    /// Files this process wrote, and copies of the others: by device, inode, size and
-    /// modification time, so a command that opens one file several times copies it once.
+    /// Files this process wrote, copies of the others, and the files refused: by device,
+    /// inode, size and modification time, so a command that opens one file several times
+    /// copies (or refuses) it once.
     nonisolated(unsafe) private static var wrote = Set<[Int]>()
-    nonisolated(unsafe) private static var copies: [[Int]: hid_t] = [:]
+    nonisolated(unsafe) private static var copies: [(key: [Int], kept: hid_t)] = []
+    nonisolated(unsafe) private static var refused: [[Int]: HDF5Error] = [:]
     private static let lock = NSLock()
 
     static func identity(_ path: String) -> [Int]? {
@@ -55,13 +62,28 @@ enum HDF5Copy {
     static func open(_ path: String) throws -> HDF5File {
         let key = identity(path)
         if let key {
-            let known: (wrote: Bool, copy: hid_t?) = lock.withLock { (wrote.contains(key), copies[key]) }
+            let known: (wrote: Bool, kept: hid_t?, refused: HDF5Error?) = lock.withLock {
+                (wrote.contains(key), copies.first { $0.key == key }?.kept, refused[key])
+            }
             if known.wrote { return try HDF5File.openTrusted(path, writable: false) }
-            if let kept = known.copy { return try HDF5File.reopen(kept, shownAs: path) }
+            if let error = known.refused { throw error }
+            if let kept = known.kept { return try HDF5File.reopen(kept, shownAs: path) }
         }
-        let kept = try copyInChild(path, keep: true)
-        if let key { lock.withLock { copies[key] = kept } }
-        return try HDF5File.reopen(kept, shownAs: path)
+        let kept: hid_t
+        do {
+            kept = try copyInChild(path, keep: true)
+        } catch let error as HDF5Error {
+            if let key { lock.withLock { refused[key] = error } }
+            throw error
+        }
+        let file = try HDF5File.reopen(kept, shownAs: path)
+        lock.withLock {
+            copies.append((key ?? [], kept))
+            // The file opened above holds the copy open by itself: a copy dropped here is
+            // closed by HDF5 when its last object is.
+            while copies.count > keptCopies { HDF5File.closeKept(copies.removeFirst().kept) }
+        }
+        return file
     }
 
     /// For a file opened for writing (the fuzzer's rewriting tool alone): refused as `open`
@@ -86,15 +108,27 @@ enum HDF5Copy {
         }
     }
 
-    private static func attempt(_ path: String, keep: Bool) throws -> hid_t {
-        let size = (try? InputFile.check(path)) ?? 0
-        let budget = minimumBudget + maxExpansion * size
-        // A generous bound: a healthy 1 GB store is copied in well under a minute.
-        let seconds = 60 + size / 5_000_000
+    /// Removes the copy folders of this machine's processes that are gone (once a process).
+    private static let sweptTemporary: Void = {
         let temporary = NSTemporaryDirectory()
-        var template = Array(((temporary.hasSuffix("/") ? temporary : temporary + "/") + "poseact-hdf5-XXXXXX").utf8CString)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where Leftovers.isAbandoned(name, prefix: "poseact-hdf5-") {
+            try? FileManager.default.removeItem(atPath: (temporary as NSString).appendingPathComponent(name))
+        }
+    }()
+
+    private static func attempt(_ path: String, keep: Bool) throws -> hid_t {
+        _ = sweptTemporary
+        // The bytes the file takes on disk: a sparse file's size is no promise of data.
+        var st = stat()
+        let allocated = stat(path, &st) == 0 ? min(Int(st.st_size), Int(st.st_blocks) &* 512) : 0
+        let (scaled, overflow) = allocated.multipliedReportingOverflow(by: maxExpansion)
+        let budget = overflow ? Int.max : max(smallFileBudget, scaled)
+        // Generous: about 20 MB/s of declared data, the budget's worst case.
+        let seconds = min(60 + budget / 20_000_000, 86_400)
+        let temporary = NSTemporaryDirectory()
+        var template = Array(((temporary.hasSuffix("/") ? temporary : temporary + "/") + "poseact-hdf5-\(Leftovers.tag)-XXXXXX").utf8CString)
         guard let folderPointer = mkdtemp(&template) else {
-            throw HDF5Error("\(path): cannot make a folder for reading it in \(temporary) (\(String(cString: strerror(errno))))")
+            throw HDF5Error("\(path): cannot make a folder to copy it into in \(temporary) (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder")
         }
         let folder = String(cString: folderPointer)
         let copy = folder + "/copy.h5"
@@ -104,17 +138,26 @@ enum HDF5Copy {
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         defer { close(pipeEnds[0]) }
         fflush(stdout); fflush(stderr)
+        let parent = getpid()
         let pid = fork()
         if pid < 0 {
             close(pipeEnds[1])
             throw HDF5Error("\(path): cannot check the file (fork failed: \(String(cString: strerror(errno))))")
         }
         if pid == 0 {
-            // The child: its own output is not the user's, it never returns to the caller, and
-            // it cannot outlive its deadline (a parent killed meanwhile does not wait for it).
+            // The child: it dies with its parent and by its deadline (so the descriptors it
+            // shares, a lock or the studio's socket, go with the parent's), hears signals as a
+            // fresh process, and its output is not the user's. (It keeps the other
+            // descriptors: libhdf5's files open in the parent are open in the child too, and
+            // a file the parent still has open is reached through them.)
+            ChildProcess.dieWithParent(parent)
             alarm(UInt32(seconds + 5))
-            let devNull = Glibc.open("/dev/null", O_WRONLY)
-            if devNull >= 0 { dup2(devNull, 1); dup2(devNull, 2) }
+            for signal in [SIGINT, SIGTERM, SIGPIPE] { Glibc.signal(signal, SIG_DFL) }
+            var mask = sigset_t()
+            sigemptyset(&mask)
+            sigprocmask(SIG_SETMASK, &mask, nil)
+            let devNull = Glibc.open("/dev/null", O_RDWR)
+            if devNull >= 0 { dup2(devNull, 0); dup2(devNull, 1); dup2(devNull, 2) }
             do {
                 try copyWhole(path, to: copy, budget: budget)
                 _exit(0)
@@ -130,7 +173,11 @@ enum HDF5Copy {
         while true {
             let r = waitpid(pid, &status, WNOHANG)
             if r == pid { break }
-            if r < 0 && errno != EINTR { throw HDF5Error("\(path): cannot check the file (\(String(cString: strerror(errno))))") }
+            if r < 0 && errno != EINTR {
+                let reason = String(cString: strerror(errno))
+                kill(pid, SIGKILL)
+                throw HDF5Error("\(path): cannot check the file (\(reason))")
+            }
             if Date() > deadline {
                 kill(pid, SIGKILL)
                 waitpid(pid, &status, 0)
@@ -157,13 +204,21 @@ enum HDF5Copy {
     /// The child's work: `path` read whole and written to `copy`, refusing what a file may not do.
     static func copyWhole(_ path: String, to copy: String, budget: Int) throws {
         let source = try HDF5File.openTrusted(path, writable: false)
-        let target = try HDF5File.create(copy, shownAs: path)
+        let target = try writing(path) { try HDF5File.create(copy, shownAs: path) }
         var state = State(objects: maxObjects, bytes: budget, path: path)
-        let from = try source.root(), to = try target.root()
+        let from = try source.root(), to = try writing(path) { try target.root() }
         try copyGroup(from, to: to, depth: 0, state: &state)
         from.close(); to.close()
-        try target.close()
+        try writing(path) { try target.close() }
         try source.close()
+    }
+
+    /// Runs a write to the copy: its failure (a full `$TMPDIR`) is said as the copy's, not as
+    /// something wrong with the file read.
+    static func writing<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch {
+            throw HDF5Error("\(path): cannot copy it into \(NSTemporaryDirectory()) to read it (\(error)); set TMPDIR to a folder with room")
+        }
     }
 
     struct State {
@@ -172,49 +227,54 @@ enum HDF5Copy {
         let path: String
     }
 
-    static func copyAttributes(_ from: HDF5Object, to: HDF5Object) throws {
+    static func copyAttributes(_ from: HDF5Object, to: HDF5Object, path: String) throws {
         for name in try from.attributeNames() {
             // An attribute of a type no reader reads (compound, 2-D) is left out: a reader
             // asking for it says it is missing.
             guard let value = try? from.attribute(name) else { continue }
-            try to.setAttribute(name, value)
+            try writing(path) { try to.setAttribute(name, value) }
         }
     }
 
     static func copyGroup(_ from: HDF5Group, to: HDF5Group, depth: Int, state: inout State) throws {
-        try copyAttributes(from, to: to)
+        try copyAttributes(from, to: to, path: state.path)
         guard depth < 64 else { throw from.error("groups nested more than 64 deep (damaged file?)") }
         for name in try from.children() {
             state.objects -= 1
             guard state.objects > 0 else { throw HDF5Error("\(state.path): more than \(maxObjects) objects (damaged or hostile file?)") }
-            try from.checkLinkIsInside(name)
+            // Hard links alone: an external link is refused, a soft one (no reader uses one)
+            // left out rather than followed, since its path could cross into another file.
+            guard try from.checkLinkIsInside(name) else { continue }
             switch try from.kind(of: name) {
             case .group:
                 let source = try from.group(name)
-                let target = try to.createGroup(name)
+                let target = try writing(state.path) { try to.createGroup(name) }
                 try copyGroup(source, to: target, depth: depth + 1, state: &state)
                 source.close(); target.close()
             case .dataset:
                 let source = try from.dataset(name)
                 defer { source.close() }
-                // A dataset of strings or compound records: no reader reads one, a reader
-                // asking for it says it is missing.
-                guard try source.isNumeric() else { continue }
-                let shape = try source.shape()
+                // Strings or compound records, or no shape at all: no reader reads one, a
+                // reader asking for it says it is missing.
+                guard try source.isNumeric(), let shape = try? source.shape(), try source.hasShape() else { continue }
                 let elements = try source.checkedCount(shape)
                 let single = try source.isSinglePrecision()
                 let (bytes, overflow) = elements.multipliedReportingOverflow(by: single ? 4 : 8)
                 state.bytes -= overflow ? Int.max : bytes
                 guard state.bytes >= 0 else {
-                    throw HDF5Error("\(state.path): its datasets declare more data than a file of its size can hold (over \(maxExpansion) times its size); damaged or hostile file?")
+                    throw HDF5Error("\(state.path): its datasets declare more data than a file of its size holds (over \(maxExpansion) times its size, or \(smallFileBudget >> 20) MiB); damaged or hostile file?")
                 }
+                // A dataset whose data cannot be read (a filter this libhdf5 has not) is left
+                // out like the others no reader reads; what it declared was bounded above.
                 let target: HDF5Dataset
                 if single {
-                    target = try to.write(name, try source.read(as: Float.self).values, anyShape: shape)
+                    guard let values = try? source.read(as: Float.self).values else { continue }
+                    target = try writing(state.path) { try to.write(name, values, anyShape: shape, deflateLevel: 1) }
                 } else {
-                    target = try to.write(name, try source.read(as: Double.self).values, anyShape: shape)
+                    guard let values = try? source.read(as: Double.self).values else { continue }
+                    target = try writing(state.path) { try to.write(name, values, anyShape: shape, deflateLevel: 1) }
                 }
-                try copyAttributes(source, to: target)
+                try copyAttributes(source, to: target, path: state.path)
                 target.close()
             case .other:
                 continue

@@ -19,6 +19,10 @@ public enum KeypointCSV {
     /// At most this many problems of one kind are listed per file; one more line counts the rest.
     public static let problemsListedPerKind = 20
 
+    /// The largest keypoint CSV read: it is read whole, and its clips take about as much
+    /// again (Penn Action's 2,326 clips are 38 MB).
+    public static let maxFileBytes = 1 << 30
+
     /// Reads a keypoint CSV into clips.
     ///
     /// - Columns are found by name, in any order and any case. Joint columns are
@@ -33,7 +37,8 @@ public enum KeypointCSV {
     ///   frame is reported and the first kept. A clip whose rows disagree on label or
     ///   split keeps its first row's, reported once.
     /// - x and y are normalised by the row's `width` and `height`. Empty x and y, or
-    ///   `nan` in x, y or c, make the joint missing (NaN, NaN, 0).
+    ///   `nan` in both, make the joint missing (NaN, NaN, 0); `nan` beside a number is a
+    ///   problem, and the joint missing.
     /// - Times: frames are `1/fps` apart, from 0 at the clip's first frame. With a `time`
     ///   column (seconds), its values are used instead, shifted so the first frame is at
     ///   0; `start`/`end` then give the span in the source (`end` = last time + one
@@ -44,10 +49,6 @@ public enum KeypointCSV {
     ///   in that frame.
     /// - Throws `DatasetError` if the file cannot be read, is empty, lacks a required
     ///   column, or has no joint columns.
-    /// The largest keypoint CSV read: it is read whole, and its clips take about as much
-    /// again (Penn Action's 2,326 clips are 38 MB).
-    public static let maxFileBytes = 1 << 30
-
     public static func read(_ path: String, fps: Double = 30) throws -> ImportResult {
         guard fps.isFinite && fps > 0 else { throw DatasetError("frame rate must be a positive number, not \(fps)") }
         let data: Data

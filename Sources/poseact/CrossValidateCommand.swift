@@ -76,7 +76,8 @@ struct CrossValidate: ParsableCommand {
         let output = output
         @Sendable func folder(_ run: (seed: Int, fold: Int)) -> String { "\(output)/seed-\(run.seed)/fold-\(run.fold)" }
         if pool {
-            guard (try? String(contentsOfFile: configPath, encoding: .utf8)) == config.yaml() else {
+            guard let recorded = try? InputFile.read(configPath, limit: 1 << 20, what: "config"),
+                  String(decoding: recorded, as: UTF8.self) == config.yaml() else {
                 throw ConfigError("\(configPath): \(FileManager.default.fileExists(atPath: configPath) ? "the runs here were trained with another config or flags" : "missing: no task has run here"); "
                     + "--pool takes the very flags the tasks were given")
             }
@@ -197,7 +198,7 @@ struct CrossValidate: ParsableCommand {
                 return .failure(Failure(message: "not started: crossval is stopping"))
             }
             guard status == 0 else {
-                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                let text = (try? InputFile.read(log, limit: 64 << 20, what: "log")).map { String(decoding: $0, as: UTF8.self) } ?? ""
                 let last = text.split(separator: "\n").last(where: { $0.hasPrefix("Error") }).map(String.init) ?? "exit \(status)"
                 return .failure(Failure(message: last))
             }

@@ -58,7 +58,8 @@ struct Export: ParsableCommand {
         // A run folder's own files are train's: its checkpoint is what a run resumes from.
         let folder = URL(fileURLWithPath: output).deletingLastPathComponent().path
         let name = URL(fileURLWithPath: output).lastPathComponent
-        if ["checkpoint.h5", "model.poseact.h5"].contains(name) && FileManager.default.fileExists(atPath: folder + "/config.yaml") {
+        if ["checkpoint.h5", "model.poseact.h5"].contains(name) && FileManager.default.fileExists(atPath: folder + "/config.yaml")
+            && FileManager.default.fileExists(atPath: folder + "/checkpoint.h5") {
             throw ValidationError("--output \(output) is a file of the run folder \(folder) (train writes and resumes from it); give another path")
         }
     }

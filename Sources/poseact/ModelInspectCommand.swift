@@ -115,17 +115,19 @@ extension ModelCommand {
 
         func run() throws {
             let weights = modelPath(file)
+            // What keeps the file from being read at all (missing, a FIFO, permissions) first.
+            do { try InputFile.check(weights) } catch let error as InputFileError { throw ModelFileError(error.message) }
             if HDF5.isHDF5(weights) { try inspectWeights(weights); return }
             // Said by what the file is meant to be, not "not a TFLite model" for every file.
             let ext = URL(fileURLWithPath: file).pathExtension.lowercased()
-            if ["h5", "hdf5"].contains(ext) && FileManager.default.fileExists(atPath: file) {
+            if ["h5", "hdf5"].contains(ext) {
                 throw ModelFileError("\(file): not an HDF5 file, so not a poseact weights file (damaged, or another file under an .h5 name)")
             }
             if ext == "onnx" {
                 throw ModelFileError("\(file): an ONNX file; model inspect reads TFLite models and poseact weights files (.poseact.h5): inspect the weights file the ONNX was exported from")
             }
             let model: ModelFile
-            do { model = try ModelFile(path: file) } catch let error as TFLiteError where ext != "tflite" && FileManager.default.fileExists(atPath: file) {
+            do { model = try ModelFile(path: file) } catch let error as TFLiteError where ext != "tflite" && !error.message.contains(" MB, over the ") {
                 _ = error
                 throw ModelFileError("\(file): neither a TFLite model (.tflite) nor a poseact weights file (.poseact.h5)")
             }

@@ -73,6 +73,12 @@ enum OutputPaths {
     /// The lock of a file output for the length of the command: a second run writing the same
     /// file is refused with one line instead of the two replacing each other's file.
     static func lock(_ output: String) throws -> FileLock {
-        try FileLock(output + ".lock", what: output, removeWhenDone: true)
+        // One name for one output ("out/" is "out"), in a folder that exists (a report
+        // folder is made with its parents).
+        var name = output
+        while name.count > 1 && name.hasSuffix("/") { name.removeLast() }
+        let parent = URL(fileURLWithPath: name).deletingLastPathComponent().path
+        try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        return try FileLock(name + ".lock", what: output, removeWhenDone: true)
     }
 }

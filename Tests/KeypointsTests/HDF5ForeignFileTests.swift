@@ -1,3 +1,4 @@
+import Basics
 import CHDF5
 import Foundation
 import Keypoints
@@ -94,8 +95,9 @@ final class HDF5ForeignFileTests: XCTestCase {
         XCTAssertEqual(openError(p), "\(p): clips is a link to another file (an HDF5 external link); poseact reads only what a file holds itself")
     }
 
-    /// A file of 64 MiB of zeros, deflated to about 64 kB: over the bound of what a file of
-    /// its size may declare, so refused before a reader allocates it.
+    /// 64 MiB of zeros, deflated to about 64 kB and linked under 8 names: 512 MiB declared
+    /// by a file of 64 kB, over the bound of what a file of its size may declare, so refused
+    /// before a reader allocates it.
     func testDeclaredDataFarBeyondTheFileIsRefused() throws {
         let count = 16 << 20
         let p = try foreignFile("zeros.h5") { file in
@@ -108,11 +110,12 @@ final class HDF5ForeignFileTests: XCTestCase {
             let d = H5Dcreate2(file, "zeros", H5T_IEEE_F32LE_g, space, 0, dcpl, 0)
             let zeros = [Float](repeating: 0, count: count)
             H5Dwrite(d, H5T_NATIVE_FLOAT_g, 0, 0, 0, zeros)
+            for i in 1..<8 { H5Lcreate_hard(file, "zeros", file, "zeros\(i)", 0, 0) }
             H5Dclose(d); H5Pclose(dcpl); H5Sclose(space)
         }
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: p)[.size] as? Int)
         XCTAssertLessThan(size, 1 << 20, "the test file is small")
-        XCTAssertEqual(openError(p), "\(p): its datasets declare more data than a file of its size can hold (over 32 times its size); damaged or hostile file?")
+        XCTAssertEqual(openError(p), "\(p): its datasets declare more data than a file of its size holds (over 64 times its size, or 256 MiB); damaged or hostile file?")
     }
 
     /// What another tool wrote reads back the same through the copy: integers, float64, a
@@ -154,8 +157,8 @@ final class HDF5ForeignFileTests: XCTestCase {
         XCTAssertEqual(try fps.read(as: Float.self).values, [29.97])
         XCTAssertEqual(try fps.attribute("unit"), .int(-7))
         try file.close()
-        // Nothing is left in the temporary folder.
-        let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("poseact-hdf5-") }
+        // Nothing of this process's copies is left in the temporary folder.
+        let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("poseact-hdf5-\(Leftovers.tag)-") }
         XCTAssertEqual(left, [])
     }
 }

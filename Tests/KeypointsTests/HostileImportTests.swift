@@ -142,6 +142,16 @@ final class HostileImportTests: XCTestCase {
                 ["d.json", "'left_knee' is named twice"], "COCO joint names twice")
         oneLine({ _ = try ForeignDataset.scan(try self.file("e.json", "[]"), label: "") }, ["--label", "empty"], "--label \"\"")
         oneLine({ _ = try ForeignDataset.scan(try self.file("e2.json", "[]"), label: "  ") }, ["--label", "empty"], "--label \"  \"")
+        // A MediaPipe time that is not a number, an NTU tracking state Kinect has not: said,
+        // not stored as frame/fps times or as tracked joints.
+        let landmarks = "[" + (0..<33).map { _ in #"{"x":0.5,"y":0.5}"# }.joined(separator: ",") + "]"
+        oneLine({ _ = try ForeignKeypoints.read(try self.file("t.json", #"{"width":64,"height":48,"frames":[{"time":0,"landmarks":\#(landmarks)},{"time":"x","landmarks":\#(landmarks)}]}"#),
+                                                format: .mediapipe, id: "c", label: "l", split: nil, fps: 30, size: nil) },
+                ["t.json", "frame 2: time 'x' is not a number of seconds"], "MediaPipe time \"x\"")
+        let joint99 = (0..<25).map { $0 == 3 ? "0 0 0 0 0 1 1 0 0 0 0 99" : "0 0 0 0 0 1 1 0 0 0 0 2" }.joined(separator: "\n")
+        oneLine({ _ = try ForeignKeypoints.read(try self.file("S003.skeleton", "1\n1\n72057594037931101 0 1 1 1 1 0 0.02 0.1 2\n25\n" + joint99 + "\n"),
+                                                format: .ntu, id: "c", label: "l", split: nil, fps: 30, size: nil) },
+                ["S003.skeleton:8", "tracking state 99"], "NTU state 99")
         // NTU: 3 kB of binary-looking text where a count is due.
         let control = Array(UInt8(1)...8) + Array(UInt8(14)...31)   // no line breaks: one 3,000-byte line
         let garbage = String((0..<3000).map { Character(UnicodeScalar(control[$0 % control.count])) })

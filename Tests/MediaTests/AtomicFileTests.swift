@@ -32,13 +32,16 @@ final class AtomicFileTests: XCTestCase {
         child.executableURL = URL(fileURLWithPath: "/bin/true")
         try child.run(); child.waitUntilExit()
         let dead = child.processIdentifier
-        let leftover = path("store.h5.\(dead)-abcdefghij.tmp")
-        let running = path("store.h5.\(getpid())-abcdefghij.tmp")
-        let users = path("notes.\(dead)-abc.tmp")
-        for p in [leftover, running, users] { try Data("x".utf8).write(to: URL(fileURLWithPath: p)) }
+        let other = Leftovers.host == "0badcafe" ? "0badcafd" : "0badcafe"
+        let leftover = path("store.h5.\(Leftovers.host)-\(dead)-abcdefghij.tmp")
+        let running = path("store.h5.\(Leftovers.tag)-abcdefghij.tmp")
+        let elsewhere = path("store.h5.\(other)-\(dead)-abcdefghij.tmp")
+        let users = path("notes.\(Leftovers.host)-\(dead)-abc.tmp")
+        for p in [leftover, running, elsewhere, users] { try Data("x".utf8).write(to: URL(fileURLWithPath: p)) }
         try AtomicFile.write("new\n", to: path("other.txt"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: leftover), "a dead process's temporary file is removed")
         XCTAssertTrue(FileManager.default.fileExists(atPath: running), "a live process's is kept")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: elsewhere), "another machine's is kept: its pid means nothing here")
         XCTAssertTrue(FileManager.default.fileExists(atPath: users), "a file not named as poseact's temporary files is kept")
     }
 
@@ -58,7 +61,7 @@ final class AtomicFileTests: XCTestCase {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/bin/true")
         try child.run(); child.waitUntilExit()
-        try FileManager.default.createDirectory(atPath: report + "/.staging-\(child.processIdentifier)-Ab12Cd", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: report + "/.staging-\(Leftovers.host)-\(child.processIdentifier)-Ab12Cd", withIntermediateDirectories: true)
         let staged = try StagedFiles(folder: report)
         for name in ["a.json", "index.html"] { try Data("new".utf8).write(to: URL(fileURLWithPath: staged.path(name))) }
         try staged.commit(["a.json", "index.html"])

@@ -84,6 +84,12 @@ final class OutputPathTests: PennSliceTestCase {
         }
         let report = try FileManager.default.contentsOfDirectory(atPath: out("locked-report")).sorted()
         XCTAssertEqual(report, ["evaluation-confusion.png", "evaluation.json", "evaluation.md", "index.html"], "no staging folder left")
+        // A report folder whose parents do not exist yet is made with them, lock and all.
+        let nested = out("new-\(UUID().uuidString.prefix(6))/sub/report")
+        let made = try poseact(["evaluate", run, "--data", store, "--report", nested + "/"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: nested + "/index.html"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: nested + ".lock"), "no lock file left behind")
     }
 
     /// Outputs that cannot take a video, a timeline or a CSV are said before any work: a

@@ -30,6 +30,34 @@ final class PlainLinesTests: PennSliceTestCase {
         }
     }
 
+    /// A folder whose only clip cannot be read says why, not "no stores to merge".
+    func testExtractWithNoReadableClipSaysWhy() throws {
+        _ = try model("pose_detection.tflite")
+        let folder = Self.dir.appendingPathComponent("fifo-only/train/a")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let fifo = folder.appendingPathComponent("clip.mp4").path
+        unlink(fifo)
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let result = try poseact(["extract", Self.dir.appendingPathComponent("fifo-only").path, "--output",
+                                  Self.dir.appendingPathComponent("fifo-only.h5").path, "--models", PoseactCLITestCase.modelsDir.path])
+        XCTAssertNotEqual(result.status, 0)
+        let last = String(result.stderr.split(separator: "\n").last ?? "")
+        for words in ["no clip gave keypoints, so nothing was written; 1 of 1 skipped", "a FIFO (named pipe)"] {
+            XCTAssertTrue(last.contains(words), result.stderr)
+        }
+    }
+
+    /// Values that make nonsense: a crowd of 100,000, a store as its own mirror image.
+    func testNonsenseSettingsAreRefused() throws {
+        let store = try store()
+        let mirror = try poseact(["dataset", "quality", store, "--mirror", store])
+        XCTAssertNotEqual(mirror.status, 0)
+        XCTAssertTrue(mirror.stderr.contains("--mirror \(store) is the store itself"), mirror.stderr)
+        let crowd = try poseact(["pose", "x.png", "--max-people", "100000"])
+        XCTAssertNotEqual(crowd.status, 0)
+        XCTAssertTrue(crowd.stderr.contains("--max-people 100000: at most 64"), crowd.stderr)
+    }
+
     func testModelInspectNamesWhatTheFileIs() throws {
         let text = try file("notes.h5", "hello")
         try assertOneLineError(["model", "inspect", text], mentions: ["not an HDF5 file, so not a poseact weights file"])
