@@ -48,16 +48,22 @@ final class HDF5ForeignFileTests: XCTestCase {
         return p
     }
 
+    /// A float32 dataset "weight" of `dims` whose storage `configure` sets (given the
+    /// creation properties and the dataspace; it returns HDF5's status).
+    private func weight(in file: hid_t, dims: [hsize_t], configure: (hid_t, hid_t) -> herr_t) {
+        var dims = dims
+        let space = H5Screate_simple(Int32(dims.count), &dims, nil)
+        let dcpl = H5Pcreate(H5P_CLS_DATASET_CREATE_ID_g)
+        XCTAssertGreaterThanOrEqual(configure(dcpl, space), 0)
+        let d = H5Dcreate2(file, "weight", H5T_IEEE_F32LE_g, space, 0, dcpl, 0)
+        XCTAssertGreaterThanOrEqual(d, 0)
+        H5Dclose(d); H5Pclose(dcpl); H5Sclose(space)
+    }
+
     func testExternalStorageIsRefused() throws {
         let secretPath = try secret()
         let p = try foreignFile("external.h5") { file in
-            var dims: [hsize_t] = [2, 3]
-            let space = H5Screate_simple(2, &dims, nil)
-            let dcpl = H5Pcreate(H5P_CLS_DATASET_CREATE_ID_g)
-            XCTAssertGreaterThanOrEqual(H5Pset_external(dcpl, secretPath, 0, 24), 0)
-            let d = H5Dcreate2(file, "weight", H5T_IEEE_F32LE_g, space, 0, dcpl, 0)
-            XCTAssertGreaterThanOrEqual(d, 0)
-            H5Dclose(d); H5Pclose(dcpl); H5Sclose(space)
+            weight(in: file, dims: [2, 3]) { dcpl, _ in H5Pset_external(dcpl, secretPath, 0, 24) }
         }
         // Without the rule, the file would read as [1…6] from secret.bin.
         XCTAssertEqual(openError(p), "\(p): /weight: its data is stored in another file (HDF5 external storage); poseact reads only what a file holds itself")
@@ -73,13 +79,7 @@ final class HDF5ForeignFileTests: XCTestCase {
             H5Dclose(d); H5Sclose(space)
         }
         let p = try foreignFile("virtual.h5") { file in
-            var dims: [hsize_t] = [6]
-            let space = H5Screate_simple(1, &dims, nil)
-            let dcpl = H5Pcreate(H5P_CLS_DATASET_CREATE_ID_g)
-            XCTAssertGreaterThanOrEqual(H5Pset_virtual(dcpl, space, source, "/data", space), 0)
-            let d = H5Dcreate2(file, "weight", H5T_IEEE_F32LE_g, space, 0, dcpl, 0)
-            XCTAssertGreaterThanOrEqual(d, 0)
-            H5Dclose(d); H5Pclose(dcpl); H5Sclose(space)
+            weight(in: file, dims: [6]) { dcpl, space in H5Pset_virtual(dcpl, space, source, "/data", space) }
         }
         XCTAssertEqual(openError(p), "\(p): /weight: a virtual dataset, whose data comes from other files; poseact reads only what a file holds itself")
     }
