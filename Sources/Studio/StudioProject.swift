@@ -128,18 +128,12 @@ public struct StudioProject: Sendable {
     /// A file's bytes when it is a regular file of at most `limit` bytes, nil when there is
     /// nothing at the path; one line otherwise (a FIFO or a device is never opened).
     static func smallRegularFile(_ path: String, limit: Int) throws -> Data? {
-        // Opened first, never through a link nor waiting on a FIFO, then checked and read
-        // through the same descriptor: what is read is what was checked.
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { return nil }
-            throw ProjectError("\(path): cannot read it (\(errno == ELOOP ? "a symbolic link" : String(cString: strerror(errno))))")
-        }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw ProjectError("\(path): not a regular file") }
-        guard Int(status.st_size) <= limit else { throw ProjectError("\(path): \(status.st_size) bytes, more than the \(limit) expected") }
-        return try handle.readToEnd() ?? Data()
+        if lstat(path, &status) != 0 && errno == ENOENT { return nil }
+        // Never through a link nor waiting on a FIFO, read through the descriptor checked.
+        do { return try InputFile.read(path, limit: limit, followLinks: false) } catch let error as InputFileError {
+            throw ProjectError(error.message)
+        }
     }
 
     /// Names the studio gives files: a video's name without its folder and extension, in
