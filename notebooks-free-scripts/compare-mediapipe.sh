@@ -43,12 +43,8 @@ yardstick_venv "$VENV" 'import mediapipe, PIL' mediapipe==0.10.14 pillow
 
 # ---- the ffmpeg CLI, to cut frames. Installed here only for this comparison script:
 # ---- poseact itself links the FFmpeg libraries and does not need the command. ----------
-if ! command -v ffmpeg >/dev/null 2>&1; then
-    echo "installing ffmpeg (apt) for frame extraction"
-    SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
-    $SUDO apt-get update -qq
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/lib/system.sh"
+command -v ffmpeg >/dev/null 2>&1 || need_packages ffmpeg
 
 # ---- poseact, built fresh (incremental) -----------------------------------------------
 command -v swift >/dev/null 2>&1 || export PATH="/opt/swift/usr/bin:$PATH"

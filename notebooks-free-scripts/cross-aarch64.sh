@@ -22,13 +22,9 @@ MIRROR=http://deb.debian.org/debian
 # Debian's unstable archive is served with a Valid-Until that a stored mirror may be past;
 # its signatures are still checked.
 SID_APT=(-o Acquire::Check-Valid-Until=false)
-command -v debootstrap >/dev/null || { apt-get install -y -qq --no-install-recommends debootstrap >/dev/null \
-    || { apt-get update -qq && apt-get install -y -qq --no-install-recommends debootstrap >/dev/null; }; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/system.sh"
+need_packages debootstrap
 mkdir -p "$ROOTS"
-in_root() {   # in_root ROOT COMMAND…: run in the root, with /proc, /dev and /sys, in a mount namespace of its own
-    unshare --mount --propagation private bash -c 'R="$1"; shift; mount -t proc proc "$R/proc"; mount --rbind /dev "$R/dev"
-        mount --rbind /sys "$R/sys"; exec chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"' in_root "$@"
-}
 
 # ---- The build root ----------------------------------------------------------------
 R="$ROOTS/sid-amd64-swiftlang"
@@ -38,15 +34,15 @@ if [[ ! -f "$R/.complete" ]]; then
     debootstrap --variant=minbase sid "$R.partial" "$MIRROR" >"$ROOTS/debootstrap-sid.log" 2>&1 \
         || { tail -n 20 "$ROOTS/debootstrap-sid.log" >&2; die "debootstrap sid failed"; }
     cp /etc/resolv.conf "$R.partial/etc/resolv.conf"
-    in_root "$R.partial" apt-get "${SID_APT[@]}" update -qq >/dev/null || die "apt-get update in the sid root failed"
-    in_root "$R.partial" env DEBIAN_FRONTEND=noninteractive apt-get "${SID_APT[@]}" install -y -qq --no-install-recommends \
+    in_root --sys "$R.partial" apt-get "${SID_APT[@]}" update -qq >/dev/null || die "apt-get update in the sid root failed"
+    in_root --sys "$R.partial" env DEBIAN_FRONTEND=noninteractive apt-get "${SID_APT[@]}" install -y -qq --no-install-recommends \
         swiftlang libc6-dev git pkgconf ca-certificates >"$ROOTS/swiftlang-install.log" 2>&1 \
         || { tail -n 20 "$ROOTS/swiftlang-install.log" >&2; die "swiftlang would not install in the sid root"; }
-    in_root "$R.partial" apt-get clean
+    in_root --sys "$R.partial" apt-get clean
     touch "$R.partial/.complete"
     rm -rf "$R"; mv "$R.partial" "$R"
 fi
-SWIFT_V="$(in_root "$R" dpkg-query -W -f='${Version}' swiftlang)"
+SWIFT_V="$(in_root --sys "$R" dpkg-query -W -f='${Version}' swiftlang)"
 [[ -n "$SWIFT_V" ]] || die "no swiftlang in $R"
 
 # ---- The aarch64 sysroot -------------------------------------------------------------
@@ -65,7 +61,7 @@ if [[ ! -f "$S/.complete" ]]; then
         || die "the arm64 C runtime packages could not be downloaded"
     # swiftlang:arm64 of the compiler's own version, fetched by the build root's apt.
     mkdir -p "$R/tmp/swiftlang-arm64"
-    in_root "$R" bash -c "dpkg --add-architecture arm64 && apt-get ${SID_APT[*]} update -qq >/dev/null && cd /tmp/swiftlang-arm64 \
+    in_root --sys "$R" bash -c "dpkg --add-architecture arm64 && apt-get ${SID_APT[*]} update -qq >/dev/null && cd /tmp/swiftlang-arm64 \
         && apt-get ${SID_APT[*]} download -qq swiftlang:arm64=$SWIFT_V >/dev/null" || die "swiftlang:arm64 $SWIFT_V could not be downloaded"
     for d in "$S.partial"/debs/*.deb; do dpkg-deb -x "$d" "$S.partial"; done
     dpkg-deb --fsys-tarfile "$R"/tmp/swiftlang-arm64/swiftlang_*_arm64.deb \

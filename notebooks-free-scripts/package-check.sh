@@ -19,7 +19,8 @@ SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
 
 say "$(basename "$DEB"): $(du -h "$DEB" | cut -f1); $(basename "$TARBALL"): $(du -h "$TARBALL" | cut -f1)"
 # (GNU parallel: for the recipes' test only.)
-command -v parallel >/dev/null || $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends parallel >/dev/null
+source "$ROOT/notebooks-free-scripts/lib/system.sh"
+need_packages parallel
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$DEB" >/dev/null \
     || die "apt-get install $DEB failed"
 say "installed: $(dpkg-query -W -f='${Package} ${Version}, ${Installed-Size} kB' poseact)"

@@ -37,6 +37,7 @@ BUILD="${POSEACT_PACKAGE_BUILD:-$ROOT/.build/portable-$TARGET}"
 MODELS_DIR="${POSEACT_MODELS_DIR:-$ROOT/models}"
 if ! command -v swift >/dev/null 2>&1; then export PATH="/opt/swift/usr/bin:$PATH"; fi
 source notebooks-free-scripts/lib/models.sh
+source notebooks-free-scripts/lib/system.sh
 say() { echo "package: $*"; }
 die() { echo "package: ERROR: $*" >&2; exit 1; }
 
@@ -44,12 +45,7 @@ VERSION="$(sed -n 's/^let poseactVersion = "\(.*\)"$/\1/p' Sources/poseact/Versi
 [[ -n "$VERSION" ]] || die "no version in Sources/poseact/Version.swift"
 [[ "$(uname -m)" == x86_64 ]] || die "this script runs on x86-64 (this machine: $(uname -m)); --arch aarch64 cross-builds"
 models_ok "$MODELS_DIR" || die "the BlazePose models in $MODELS_DIR are missing or not the expected files: run notebooks-free-scripts/setup.sh"
-if ! command -v dpkg-shlibdeps >/dev/null 2>&1; then
-    SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
-    say "installing dpkg-dev (dpkg-shlibdeps)"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dpkg-dev >/dev/null \
-        || { $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dpkg-dev >/dev/null; }
-fi
+need_packages dpkg-dev   # dpkg-shlibdeps
 
 # ---- 1. The binary: the Swift runtime and the C libraries inside ----------------
 PREFIX="$(bash "$ROOT/notebooks-free-scripts/portable-libs.sh" "$TARGET")" || die "the static C libraries could not be built"
@@ -70,7 +66,6 @@ else
     BUILD_ROOT="${CROSS[0]}"; SYSROOT="${CROSS[1]}"; SDKS="${CROSS[2]}"
     # The eight glibc 2.38 functions Debian's aarch64 Swift runtime calls, on top of glibc 2.36.
     aarch64-linux-gnu-gcc --sysroot="$SYSROOT" -O2 -fPIC -c notebooks-free-scripts/portable/glibc_compat.c -o "$BUILD/glibc_compat.o"
-    export ROOT PREFIX SYSROOT SDKS BUILD
     # The sources are built from a copy (this checkout's Package.resolved is the host
     # toolchain's), in the build root: this checkout, the prefix and the build folder at their
     # own paths, the sysroot and the SDK where the SDK says, git's copy of the Swift packages if
@@ -78,19 +73,14 @@ else
     rm -rf "$BUILD/source"; mkdir -p "$BUILD/source"
     tar -C "$ROOT" --exclude=./.build --exclude=./dist --exclude=./models --exclude=./Package.resolved -cf - . | tar -C "$BUILD/source" -xf -
     cross_build() {
-        unshare --mount --propagation private bash -c '
-            set -e; R="$1"; shift
-            mount -t proc proc "$R/proc"; mount --rbind /dev "$R/dev"
-            for d in "$ROOT" "$PREFIX" "$BUILD"; do mkdir -p "$R$d"; mount --bind "$d" "$R$d"; done
-            mkdir -p "$R/poseact-sysroot" "$R/poseact-sdks"
-            mount --bind "$SYSROOT" "$R/poseact-sysroot"; mount --bind "$SDKS" "$R/poseact-sdks"
-            if [[ -d /opt/swift-packages ]]; then mkdir -p "$R/opt/swift-packages"; mount --bind -o ro /opt/swift-packages "$R/opt/swift-packages"; fi
-            [[ -f /etc/gitconfig ]] && cp /etc/gitconfig "$R/etc/gitconfig"
-            cp /etc/resolv.conf "$R/etc/resolv.conf"
-            exec chroot "$R" env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" \
-                bash -c "cd \"\$1/source\" && swift build -c release --scratch-path \"\$1\" --static-swift-stdlib --swift-sdks-path /poseact-sdks \
-                    --swift-sdk poseact-aarch64 --product poseact -Xlinker \"\$1/glibc_compat.o\"" build "$BUILD"
-        ' package "$BUILD_ROOT" >"$LOG" 2>&1
+        [[ -f /etc/gitconfig ]] && cp /etc/gitconfig "$BUILD_ROOT/etc/gitconfig"
+        cp /etc/resolv.conf "$BUILD_ROOT/etc/resolv.conf"
+        local packages=()
+        [[ -d /opt/swift-packages ]] && packages=(--bind-ro /opt/swift-packages)
+        in_root --bind "$ROOT" --bind "$PREFIX" --bind "$BUILD" --bind "$SYSROOT:/poseact-sysroot" --bind "$SDKS:/poseact-sdks" \
+            "${packages[@]}" "$BUILD_ROOT" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" \
+            bash -c "cd \"\$1/source\" && swift build -c release --scratch-path \"\$1\" --static-swift-stdlib --swift-sdks-path /poseact-sdks \
+                --swift-sdk poseact-aarch64 --product poseact -Xlinker \"\$1/glibc_compat.o\"" build "$BUILD" >"$LOG" 2>&1
     }
     # swiftlang 6.2's SwiftPM loads the package graph wrongly most of the time (here 15 of 21
     # loads) when a dependency is declared with its traits off (Hummingbird's
@@ -180,6 +170,10 @@ for checkout in "$BUILD"/checkouts/*/; do
         if [[ -f "$f" ]]; then install -m 0644 "$f" "$DOC/licenses/swift-$(basename "$checkout").$(basename "$f")"; fi
     done
 done
+# …and of the C code they carry inside (BoringSSL, llhttp, LibYAML), whose notices live in its
+# files' headers, or nowhere in the case of Yams's LibYAML.
+python3 notebooks-free-scripts/vendored_notices.py "$BUILD/checkouts" "$DOC/licenses"
+install -m 0644 notebooks-free-scripts/portable/LibYAML.License "$DOC/licenses/swift-Yams.LibYAML.License"
 cat >"$DOC/copyright" <<EOF
 poseact $VERSION: the Apache License 2.0 (LICENSE here, /usr/share/common-licenses/Apache-2.0).
 The binary carries FFmpeg (LGPL-2.1-or-later), dav1d, HDF5, OpenBLAS, zlib, GCC's Fortran

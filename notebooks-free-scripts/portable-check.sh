@@ -32,15 +32,9 @@ WHEEL="$(newest "$DIST/poseact-*-manylinux_*_x86_64.whl")"
 [[ -n "$TARBALL" && -n "$DEB" && -n "$WHEEL" ]] || die "$DIST lacks the x86-64 tarball, .deb or wheel: run package.sh first"
 PUSHUPS="$SHARED/data/pushups"
 [[ -d "$PUSHUPS/train/correct" ]] || die "no push-up videos in $PUSHUPS"
-install_host() {
-    local need=() p
-    for p in "$@"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p"); done
-    ((${#need[@]})) || return 0
-    env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null \
-        || { apt-get update -qq && env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }
-}
+source "$ROOT/notebooks-free-scripts/lib/system.sh"
 # debootstrap makes the root; FFmpeg's command line makes the codec clips (on the host only).
-install_host debootstrap ffmpeg
+need_packages debootstrap ffmpeg
 
 # ---- The bare root, made once --------------------------------------------------
 PRISTINE="$ROOTS/$SUITE-amd64-minbase"
@@ -179,19 +173,11 @@ say "wheel: $(PATH="/opt/venv/bin:$PATH" poseact --version) from $(command -v /o
 SCRIPT
 chmod +x "$R/check/run.sh"
 cp /etc/resolv.conf "$R/etc/resolv.conf"
-# The root's own mounts live and die with this namespace.
-unshare --mount --propagation private bash -euo pipefail -c '
-R="$1"
-mount -t proc proc "$R/proc"
-mount --rbind /dev "$R/dev"
-mount --rbind /sys "$R/sys"
-mount -t tmpfs tmpfs "$R/tmp"
-chroot "$R" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb /check/run.sh
-' portable-check "$R"
+in_root --sys --tmp "$R" /check/run.sh
 # ---- The aarch64 tarball, under qemu-user, on a bare arm64 Debian 13 root ---------------
 ARM_TARBALL="$(newest "$DIST/poseact-*-linux-aarch64.tar.gz")"
 if [[ -n "$ARM_TARBALL" ]]; then
-    install_host qemu-user-static binfmt-support
+    need_packages qemu-user-static binfmt-support
     [[ -e /proc/sys/fs/binfmt_misc/register ]] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
     update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
     [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] || die "qemu-aarch64 is not registered with binfmt_misc"
@@ -201,8 +187,7 @@ if [[ -n "$ARM_TARBALL" ]]; then
         rm -rf "$ARM_PRISTINE" "$ARM_PRISTINE.partial"; start=$(date +%s)
         debootstrap --variant=minbase --arch=arm64 --foreign "$SUITE" "$ARM_PRISTINE.partial" http://deb.debian.org/debian \
             >"$ROOTS/debootstrap-$SUITE-arm64.log" 2>&1 || { tail -n 20 "$ROOTS/debootstrap-$SUITE-arm64.log" >&2; die "debootstrap --arch=arm64 failed"; }
-        unshare --mount --propagation private bash -c 'mount -t proc proc "$1/proc"; chroot "$1" /debootstrap/debootstrap --second-stage' \
-            stage "$ARM_PRISTINE.partial" >>"$ROOTS/debootstrap-$SUITE-arm64.log" 2>&1 \
+        in_root "$ARM_PRISTINE.partial" /debootstrap/debootstrap --second-stage >>"$ROOTS/debootstrap-$SUITE-arm64.log" 2>&1 \
             || { tail -n 20 "$ROOTS/debootstrap-$SUITE-arm64.log" >&2; die "debootstrap's second stage for arm64 failed"; }
         touch "$ARM_PRISTINE.partial/.complete"; mv "$ARM_PRISTINE.partial" "$ARM_PRISTINE"
         say "made in $(( $(date +%s) - start )) s"
@@ -253,10 +238,7 @@ if [[ "${POSEACT_QEMU_DEMO:-0}" == 1 ]]; then
 fi
 SCRIPT
     chmod +x "$A/check/run.sh"
-    unshare --mount --propagation private bash -euo pipefail -c '
-mount -t proc proc "$1/proc"; mount --rbind /dev "$1/dev"; mount -t tmpfs tmpfs "$1/tmp"
-chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb POSEACT_QEMU_DEMO="${POSEACT_QEMU_DEMO:-0}" /check/run.sh
-' portable-check "$A"
+    in_root --tmp "$A" POSEACT_QEMU_DEMO="${POSEACT_QEMU_DEMO:-0}" /check/run.sh
     # The aarch64 poses of the fixture images against the x86-64 binary's, on the same pixels:
     # within the fixtures' end-to-end bound (0.5 px, shared/fixtures/blazepose/README.md).
     X86="$(ls -d "$R"/opt/poseact-*/bin)/poseact"

@@ -16,7 +16,7 @@
 # x86_64 is built natively on x86-64; aarch64 is cross-built on x86-64 with Debian's
 # gcc-aarch64-linux-gnu (HDF5's configure runs its probes under qemu-user through binfmt).
 # Env: POSEACT_PORTABLE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/poseact/portable): the
-# prefix lives in a folder named by the target, this script's hash and the source versions,
+# prefix lives in a folder named by the target, the recipe's hash and the source versions,
 # so a changed recipe builds anew and an unchanged one is reused (CI on one machine builds it
 # once). Sources and archives come only from the Debian archive (apt-get source and apt-get
 # download: signed, hash-checked); their versions are written to PREFIX/SOURCES.
@@ -24,6 +24,7 @@ set -euo pipefail
 say() { echo "portable-libs: $*" >&2; }
 die() { echo "portable-libs: ERROR: $*" >&2; exit 1; }
 SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/system.sh"
 [[ "$(uname -m)" == x86_64 ]] || die "this script runs on x86-64 (this machine: $(uname -m))"
 # Debian 12 (bookworm) is the build host: its gcc 12, its source packages, and its glibc 2.36,
 # whose static archives run on glibc 2.35 and newer (Ubuntu 22.04 too).
@@ -40,15 +41,7 @@ esac
 # ---- What it needs: build tools, and deb-src entries for apt-get source ------------
 need=(nasm meson ninja-build dpkg-dev pkg-config libopenblas-dev libopenblas-pthread-dev zlib1g-dev libx11-dev gfortran-12)
 [[ -n "$CROSS" ]] && need+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static binfmt-support)
-missing=()
-for p in "${need[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-    say "installing ${missing[*]}"
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
-        || { $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
-fi
+need_packages "${need[@]}"
 if [[ -z "$(apt-cache showsrc ffmpeg 2>/dev/null)" ]]; then
     # The machine's own Debian entries, as source entries (deb822 or one-line lists).
     say "adding deb-src entries for the machine's Debian archive"
@@ -64,7 +57,8 @@ fi
 version_of() { { apt-cache showsrc "$1" 2>/dev/null || true; } | sed -n 's/^Version: //p' | sort -V | tail -n1; }
 FFMPEG_V="$(version_of ffmpeg)"; HDF5_V="$(version_of hdf5)"; DAV1D_V="$(version_of dav1d)"
 [[ -n "$FFMPEG_V" && -n "$HDF5_V" && -n "$DAV1D_V" ]] || die "apt-get source finds no ffmpeg, hdf5 or dav1d source package"
-KEY="$( { cat "${BASH_SOURCE[0]}"; echo "$FFMPEG_V $HDF5_V $DAV1D_V $(dpkg-query -W -f='${Version}' libopenblas-dev)"; } | sha256sum | cut -c1-16)"
+# The key reads the recipe (this script from its build section on), not its preamble.
+KEY="$( { sed -n '/^# ---- Build in a scratch folder/,$p' "${BASH_SOURCE[0]}"; echo "$FFMPEG_V $HDF5_V $DAV1D_V $(dpkg-query -W -f='${Version}' libopenblas-dev)"; } | sha256sum | cut -c1-16)"
 CACHE="${POSEACT_PORTABLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/poseact/portable}"
 PREFIX="$CACHE/$MULTIARCH-$KEY"
 if [[ -f "$PREFIX/SOURCES" ]]; then echo "$PREFIX"; exit 0; fi

@@ -17,23 +17,9 @@ pkgs=(libopenblas-dev liblapacke-dev libhdf5-dev libavformat-dev libavcodec-dev
       libavdevice-dev libswscale-dev libavutil-dev libx11-dev zlib1g-dev pkg-config)
 if ! python3 -m pip --version >/dev/null 2>&1; then pkgs+=(python3 python3-pip); fi
 
-missing=()
-for p in "${pkgs[@]}"; do
-    # dpkg-query succeeds for removed-but-configured packages too, so check the status text.
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$p")
-    fi
-done
-
-if ((${#missing[@]})); then
-    SUDO=""
-    if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
-    say "installing ${missing[*]}"
-    $SUDO apt-get update -qq
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-else
-    say "Debian packages already installed"
-fi
+source "$ROOT/notebooks-free-scripts/lib/system.sh"
+need_packages "${pkgs[@]}"
+say "Debian packages: ${#pkgs[@]} installed"
 
 # ---- 2. BlazePose models ----------------------------------------------------
 source "$ROOT/notebooks-free-scripts/lib/models.sh"
