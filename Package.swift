@@ -8,8 +8,9 @@ import PackageDescription
 // debug build of their loops would make the test suite minutes slower and check nothing
 // the tests don't), for the baseline of the architecture (SSE2 on x86-64, NEON on ARM64),
 // so one binary runs on any CPU: the pose engine's hot loops are C (CPUKernels), built
-// for AVX-512, AVX2 and the baseline and chosen at run time, and training spends its time
-// in OpenBLAS, which chooses its own. What the checks cost is in docs/experiments.md.
+// for AVX-512, AVX2 and the baseline and chosen at run time, and training's convolutions
+// run on the same kernels (PanelGemm); OpenBLAS, which chooses its own, keeps the dense
+// layers and the graph layers' joint mixing. What the checks cost is in docs/experiments.md.
 let optimisedSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v5),
     .unsafeFlags(["-O"]),

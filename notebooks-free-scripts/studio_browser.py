@@ -101,6 +101,15 @@ try:
         # ---- Train: start, stop in the middle, resume; the curves come as it trains.
         page.click(".tab[data-view=train]")
         page.select_option("#recipe", "pushups")
+        # A value beyond train's bounds: refused by train itself, in its own words (the page
+        # keeps no second set of bounds).
+        page.fill("#run-name", "too-big")
+        page.fill("#batch-size", "9000")
+        page.click("#train-start")
+        wait_job(page, "train", "failed")
+        expect(page.locator("#job-output")).to_contain_text("optimizer.batch_size must be in 2…8192")
+        result["refused_by_train"] = page.locator("#job-output").text_content().strip().splitlines()[-1]
+        page.fill("#batch-size", "")
         page.fill("#run-name", "pushups")
         page.fill("#epochs", str(EPOCHS))
         page.click("#train-start")
@@ -122,7 +131,7 @@ try:
         # the project folder with another run folder. The same weights, bit for bit.
         with urllib.request.urlopen(url.replace("/?token=", "/state.json?token=")) as r:
             jobs = json.load(r)["jobs"]
-        start = shlex.split([j for j in jobs if j["action"] == "train"][0]["lines"][0])
+        start = shlex.split([j for j in jobs if j["action"] == "train" and j["status"] != "failed"][0]["lines"][0])
         start[start.index("--output") + 1] = os.path.join(WORK, "uninterrupted")
         result["uninterrupted_command"] = shlex.join(start)
         poseact(*start[1:])

@@ -1,7 +1,5 @@
-import Basics
 import Foundation
 import Keypoints
-import Tensor
 
 /// One net of a classifier: its architecture, the features it reads (a stream's, or all of
 /// the classifier's), and its weight in the average of probabilities.

@@ -1,6 +1,5 @@
 import Basics
 import Foundation
-import Images
 
 /// `evaluate --report DIR`'s `index.html`: one self-contained page (no network, nothing
 /// outside the file) with the per-class precision and recall, the confusion matrix whose

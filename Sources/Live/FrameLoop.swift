@@ -1,4 +1,3 @@
-import Classifier
 import Foundation
 import Images
 import Media

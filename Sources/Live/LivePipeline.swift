@@ -1,9 +1,6 @@
-import Classifier
 import Foundation
 import Images
-import Keypoints
 import Media
-import Movement
 import Pose
 import Trajectories
 

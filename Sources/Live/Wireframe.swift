@@ -1,6 +1,5 @@
 import Images
 import Keypoints
-import Media
 import Pose
 
 extension RGBImage {

@@ -1,7 +1,6 @@
 import CX11
 import Foundation
 import Images
-import Media
 
 /// `live --window`: a native window (plain Xlib) showing each overlay frame as it comes.
 /// All calls must come from one thread (the live loop's). Closing the window, or pressing

@@ -1,7 +1,5 @@
 import Foundation
 import Images
-import Media
-import Tensor
 import TFLite
 
 /// A person found by the detector, in image pixels.

@@ -1,7 +1,5 @@
 import Foundation
 import Images
-import Media
-import Tensor
 import TFLite
 
 /// What the landmark model says about one region of interest.

@@ -1,4 +1,3 @@
-import Media
 
 /// One landmark of a pose, in the frame's pixels.
 public struct Landmark: Sendable, Equatable {

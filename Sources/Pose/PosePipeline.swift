@@ -2,7 +2,6 @@ import Foundation
 import Images
 import Media
 import Tensor
-import TFLite
 
 /// Settings of the pose pipeline.
 public struct PipelineOptions: Sendable {

@@ -1,6 +1,5 @@
 import Foundation
 import Images
-import Media
 import Tensor
 
 /// A rectangle in image pixels, rotated by `rotation` radians about its centre (the ROI of

@@ -4,7 +4,6 @@ import Extraction
 import Foundation
 import Keypoints
 import Scenes
-import Tensor
 import TFLite
 
 /// Every reader of a file poseact may be handed by a stranger, each as the command that

@@ -1,5 +1,4 @@
 import Foundation
-import Images
 import Tensor
 
 /// A scene of throws and of things that move without being thrown, described in full so

@@ -1,6 +1,5 @@
 import Basics
 import Foundation
-import Images
 import Media
 import Tensor
 

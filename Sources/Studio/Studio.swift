@@ -189,7 +189,7 @@ public final class Studio: @unchecked Sendable {
             let name = try runName(body.name)
             let recipe = try recipePath(body.recipe)
             var arguments = ["train", "--config", recipe, "--data", StudioProject.store, "--output", "runs/\(name)", "--json"]
-            arguments += try overrides(body)
+            arguments += overrides(body)
             if body.restart == true { arguments.append("--restart") }
             try start("train", name, [StudioCommand(arguments)])
         case "resume":
@@ -209,7 +209,7 @@ public final class Studio: @unchecked Sendable {
                 guard seeds.split(separator: ",", omittingEmptySubsequences: false).allSatisfy({ UInt32($0) != nil }) else { throw StudioProject.ProjectError("seeds: whole numbers, comma-separated") }
                 arguments += ["--seeds", seeds]
             }
-            arguments += try overrides(body)
+            arguments += overrides(body)
             try start("crossval", name, [StudioCommand(arguments)])
         case "stop":
             guard let id = body.job else { throw StudioProject.ProjectError("stop: give the job's number") }
@@ -306,16 +306,18 @@ public final class Studio: @unchecked Sendable {
         return recipes + "/\(name).yaml"
     }
 
-    /// The recipe's keys the page lets a user change, as `train`'s flags.
-    func overrides(_ body: Action) throws -> [String] {
+    /// The recipe's keys the page lets a user change, as `train`'s flags. Their bounds are
+    /// `train`'s own (the config's checks): a value out of bounds is refused by the command
+    /// the job runs, in its own words, never by a second set of numbers here. Each flag is
+    /// one argument, `--name=value`, so no value (a negative number, say) reads as a flag.
+    func overrides(_ body: Action) -> [String] {
         var flags: [String] = []
-        func check(_ ok: Bool, _ what: String) throws { if !ok { throw StudioProject.ProjectError(what) } }
-        if let e = body.epochs { try check((1...100_000).contains(e), "epochs: 1 to 100,000"); flags += ["--epochs", String(e)] }
-        if let m = body.model, !m.isEmpty { try check(["tcn", "stgcn", "stgcn++"].contains(m), "model: tcn, stgcn or stgcn++"); flags += ["--model", m] }
-        if let r = body.learningRate { try check(r > 0 && r < 10, "learning rate: above 0, below 10"); flags += ["--learning-rate", String(r)] }
-        if let w = body.window { try check((4...1024).contains(w), "window: 4 to 1,024 frames"); flags += ["--window", String(w)] }
-        if let s = body.seed { try check((0...Int(UInt32.max)).contains(s), "seed: a whole number ≥ 0"); flags += ["--seed", String(s)] }
-        if let b = body.batchSize { try check((1...4096).contains(b), "batch size: 1 to 4,096"); flags += ["--batch-size", String(b)] }
+        if let e = body.epochs { flags.append("--epochs=\(e)") }
+        if let m = body.model, !m.isEmpty { flags.append("--model=\(m)") }
+        if let r = body.learningRate { flags.append("--learning-rate=\(r)") }
+        if let w = body.window { flags.append("--window=\(w)") }
+        if let s = body.seed { flags.append("--seed=\(s)") }
+        if let b = body.batchSize { flags.append("--batch-size=\(b)") }
         return flags
     }
 

@@ -39,8 +39,8 @@ public struct StudioJob: Sendable, Encodable {
     public var output: [String] = []
     /// The JSON objects the commands printed, one per line (train --json's epochs, summaries).
     public var events: [String] = []
-    /// The latest progress line ("12/54 clips  3.10 clips/s  ETA 14s").
-    public var progress: String?
+    /// The latest progress line of the command running ("extract: 12/54 clips  3.10 clips/s  ETA 14s").
+    public var progress: ProgressLine?
     public var exitStatus: Int32?
     public let started: Date
     public var seconds: Double = 0
@@ -184,15 +184,15 @@ public final class StudioJobs: @unchecked Sendable {
         return status
     }
 
-    /// What a command printed: JSON lines are events, progress lines (`ProgressDisplay`'s:
-    /// a count of a total, a rate, an ETA) are the progress, the rest is output.
+    /// What a command printed: JSON lines are events, progress lines (`ProgressLine`) are
+    /// the progress, the rest is output.
     private func take(_ line: String, job id: Int) {
         update(id) { job in
             if line.hasPrefix("{") {
                 job.events.append(line)
                 if job.events.count > Self.keptEvents { job.events.removeFirst() }
-            } else if line.contains("  ETA ") {
-                job.progress = line
+            } else if let progress = ProgressLine(parsing: line) {
+                job.progress = progress
             } else {
                 job.output.append(line)
                 if job.output.count > Self.keptLines { job.output.removeFirst(job.output.count - Self.keptLines) }

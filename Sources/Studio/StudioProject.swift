@@ -1,6 +1,5 @@
 import Basics
 import Foundation
-import Keypoints
 
 /// A studio project: one folder that holds what the studio makes, the commands' outputs at
 /// fixed places (relative to the folder, in which the studio and its commands run):

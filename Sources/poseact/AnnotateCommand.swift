@@ -4,8 +4,6 @@ import Classifier
 import Foundation
 import Keypoints
 import Live
-import Media
-import Pose
 
 struct Annotate: ParsableCommand {
     static let configuration = CommandConfiguration(

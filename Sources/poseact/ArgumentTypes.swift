@@ -3,7 +3,6 @@ import Basics
 import Classifier
 import Foundation
 import Keypoints
-import Pose
 import TFLite
 
 // Flag values that are more than a number or a path, parsed (and refused) by

@@ -2,8 +2,6 @@ import ArgumentParser
 import Basics
 import Foundation
 import Live
-import Media
-import Pose
 
 struct LiveBench: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Basics
 import Foundation
-import Pose
 import TFLite
 
 struct PoseModelsBench: ParsableCommand {

@@ -3,7 +3,6 @@ import Basics
 import Foundation
 import Images
 import Media
-import Pose
 
 struct PoseVideoBench: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,5 @@
-import Basics
 import Foundation
 import Live
-import Media
 import Movement
 import Trajectories
 

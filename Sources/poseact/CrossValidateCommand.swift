@@ -3,7 +3,6 @@ import Basics
 import Classifier
 import Evaluation
 import Foundation
-import Media
 
 struct CrossValidate: ParsableCommand {
     static let configuration = CommandConfiguration(

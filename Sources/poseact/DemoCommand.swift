@@ -8,8 +8,6 @@ import Live
 import Media
 import Movement
 import Pose
-import Tensor
-import TFLite
 
 /// The main job on an embedded default. It grows with the product: it generates a picture
 /// and a short video of a person-like figure and runs the whole pose pipeline on them, then

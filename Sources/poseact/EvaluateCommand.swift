@@ -2,8 +2,6 @@ import ArgumentParser
 import Basics
 import Classifier
 import Foundation
-import Keypoints
-import Media
 import Tensor
 
 struct Evaluate: ParsableCommand {

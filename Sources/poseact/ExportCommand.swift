@@ -2,7 +2,6 @@ import ArgumentParser
 import Basics
 import Classifier
 import Foundation
-import Media
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(

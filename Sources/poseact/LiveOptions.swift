@@ -3,7 +3,6 @@ import Classifier
 import Keypoints
 import Live
 import Movement
-import Pose
 
 extension PeopleChoice: ExpressibleByArgument {}
 

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Progress of a long job on stderr: a redrawn bar with rate and ETA on a terminal, plain
@@ -18,24 +19,21 @@ final class ProgressDisplay {
         guard now.timeIntervalSince(lastPrint) >= interval || done == total else { return }
         lastPrint = now
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
-        let eta = rate > 0 ? Double(total - done) / rate : 0
-        let stats = String(format: "%d/%d %@  %.2f %@/s  ETA %@", done, total, unit, rate, unit, Self.duration(eta))
+        let line = ProgressLine(title: title, done: done, total: total, unit: unit, rate: rate,
+                                eta: rate > 0 ? Double(total - done) / rate : 0)
         if isTerminal {
             let width = 30, filled = total > 0 ? min(width, width * done / total) : width
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
             let tail = detail.isEmpty ? "" : "  " + String(detail.suffix(40))
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(title) \(bar) \(stats)\(tail)".utf8))
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(title) \(bar) \(line.counts)\(tail)".utf8))
             if done == total { FileHandle.standardError.write(Data("\n".utf8)) }
         } else {
-            FileHandle.standardError.write(Data("\(title): \(stats)\n".utf8))
+            // (The studio reads this line back with ProgressLine(parsing:).)
+            FileHandle.standardError.write(Data("\(line.text)\n".utf8))
         }
     }
 
-    static func duration(_ seconds: Double) -> String {
-        guard seconds.isFinite else { return "?" }
-        let s = Int(seconds.rounded())
-        return s >= 3600 ? String(format: "%dh%02dm", s / 3600, s % 3600 / 60) : s >= 60 ? String(format: "%dm%02ds", s / 60, s % 60) : "\(s)s"
-    }
+    static func duration(_ seconds: Double) -> String { ProgressLine.duration(seconds) }
 }
 
 /// One line on stderr.

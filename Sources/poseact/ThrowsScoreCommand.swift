@@ -2,9 +2,7 @@ import ArgumentParser
 import Basics
 import Foundation
 import Live
-import Scenes
 import ThrowEvaluation
-import Trajectories
 
 struct ThrowsScore: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Live
-import Trajectories
 
 /// `--object-size 0.003..0.04`: the object's size as a share of the frame's width.
 struct ShareRange: ExpressibleByArgument {

@@ -3,7 +3,6 @@ import Basics
 import Classifier
 import Foundation
 import Keypoints
-import Pose
 
 /// `poseact windows`: the training windows of a keypoint store, through the one
 /// preprocessing module `live` uses, into a windows file for `train`.

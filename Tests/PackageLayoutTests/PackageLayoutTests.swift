@@ -55,6 +55,68 @@ final class PackageLayoutTests: XCTestCase {
         }
     }
 
+    /// The names a target's own Swift files make public and that a file importing it must
+    /// name to need the import: its types, its top-level functions and values, and the members
+    /// of its extensions on types of other modules. (A member of the module's own types is
+    /// reached through a value of that type without importing the module.)
+    static func publicNames(of target: String) throws -> Set<String> {
+        let folder = TestData.packageRoot.appendingPathComponent("Sources/" + target)
+        let modifiers = #"(?:(?:static|final|class|mutating|nonisolated|override|convenience|required|indirect|lazy|@\w+(?:\([^)]*\))?)\s+)*"#
+        let type = try NSRegularExpression(pattern: #"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+"# + modifiers
+                                            + #"(?:struct|class|enum|protocol|typealias|actor)\s+(\w+)"#, options: .anchorsMatchLines)
+        let topLevel = try NSRegularExpression(pattern: #"^(?:@\w+(?:\([^)]*\))?\s+)*public\s+"# + modifiers + #"(?:func|var|let)\s+`?(\w+)"#,
+                                                options: .anchorsMatchLines)
+        let extensionBody = try NSRegularExpression(pattern: #"^(?:public\s+)?extension\s+([\w.]+)[^{]*\{(.*?)^\}"#,
+                                                     options: [.anchorsMatchLines, .dotMatchesLineSeparators])
+        let member = try NSRegularExpression(pattern: #"^\s+(?:@\w+(?:\([^)]*\))?\s+)*public\s+"# + modifiers + #"(?:func|var|let)\s+`?(\w+)"#,
+                                             options: .anchorsMatchLines)
+        var texts: [String] = []
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        while let url = files?.nextObject() as? URL {
+            if url.pathExtension == "swift" { texts.append(try String(contentsOf: url, encoding: .utf8)) }
+        }
+        func groups(_ regex: NSRegularExpression, _ text: String, _ group: Int = 1) -> [String] {
+            regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range(at: group), in: text)!]) }
+        }
+        let types = Set(texts.flatMap { groups(type, $0) })
+        var names = types.union(texts.flatMap { groups(topLevel, $0) })
+        for text in texts {
+            for m in extensionBody.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                let extended = String(text[Range(m.range(at: 1), in: text)!]).split(separator: ".").first.map(String.init) ?? ""
+                if !types.contains(extended) { names.formUnion(groups(member, String(text[Range(m.range(at: 2), in: text)!]))) }
+            }
+        }
+        return names
+    }
+
+    /// Every `import` of one of the package's own modules in a source file is used: the file
+    /// names something that module makes public. An unused import is a false line on the map.
+    func testEveryImportOfOurOwnModulesIsUsed() throws {
+        let targets = try Self.package().filter { $0.type == "regular" && $0.path == nil }
+        var names: [String: Set<String>] = [:]
+        for t in targets { names[t.name] = try Self.publicNames(of: t.name) }
+        let importLine = try NSRegularExpression(pattern: #"^(@testable |@preconcurrency )*import (\w+)$"#, options: .anchorsMatchLines)
+        let comment = try NSRegularExpression(pattern: "//[^\n]*")
+        var unused: [String] = []
+        let files = FileManager.default.enumerator(at: TestData.packageRoot.appendingPathComponent("Sources"), includingPropertiesForKeys: nil)
+        while let url = files?.nextObject() as? URL {
+            guard url.pathExtension == "swift" else { continue }
+            let text = try String(contentsOf: url, encoding: .utf8)
+            var body = importLine.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "")
+            body = comment.stringByReplacingMatches(in: body, range: NSRange(body.startIndex..., in: body), withTemplate: "")
+            let words = Set(body.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
+            for m in importLine.matches(in: text, range: NSRange(text.startIndex..., in: text)) where m.range(at: 1).location == NSNotFound {
+                let module = String(text[Range(m.range(at: 2), in: text)!])
+                // (A C target's names are in its headers; those imports are not read here.)
+                if let exported = names[module], !exported.isEmpty, words.isDisjoint(with: exported) {
+                    unused.append("\(url.path.replacingOccurrences(of: TestData.packageRoot.path + "/", with: "")) imports \(module)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(names.count, 15)
+        XCTAssertEqual(unused, [], "imports nothing of the file uses")
+    }
+
     /// What `swift build --target Classifier` compiles: the keypoint wing and the foundation.
     func testTheKeypointWingNeedsNoVideoOrPoseEngine() throws {
         let byName = Dictionary(uniqueKeysWithValues: try Self.package().map { ($0.name, $0) })

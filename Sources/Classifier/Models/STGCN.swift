@@ -1,4 +1,3 @@
-import Keypoints
 import Tensor
 
 /// One ST-GCN block: a spatial graph convolution over the joints of each frame, then a

@@ -1,5 +1,4 @@
 import Basics
-import Keypoints
 import Tensor
 
 /// One temporal block: Conv1D → BatchNorm → ReLU → Dropout, plus the input when the
@@ -66,9 +65,9 @@ public final class TCNBlock: Layer {
 ///
 /// Shapes: input is (B,T,C) per-frame features, mask is (B,T) valid frames, logits (B,K).
 /// Every buffer is allocated in `init` for `maxBatch` clips; `forward`/`backward` allocate
-/// nothing. All loops run on the calling thread; the GEMMs go to OpenBLAS with whatever
-/// thread count the process has set (the TFLite interpreter sets 1; at these sizes, a few
-/// thousand rows × tens of columns, one thread is about as fast as two).
+/// nothing. The convolutions' products run on the C kernels through `PanelGemm` (split over
+/// `LayerThreads` in pieces that give the same bits every run); the head's `Linear` calls
+/// `BLAS.gemm`, OpenBLAS with the thread count the process has set.
 public final class TCN: ClassifierNet {
     public enum Pooling: String, Sendable, Equatable, ConfigChoice {
         case mean, max

@@ -81,10 +81,10 @@ function renderJob() {
   $("job-title").textContent = job.action + " " + job.subject;
   $("job-status").textContent = job.status + (job.status === "running" ? "" : " in " + job.seconds.toFixed(1) + " s");
   $("job-command").textContent = job.lines.map((l, i) => (i === job.step && job.status === "running" ? "▶ " : "  ") + l).join("\n");
-  const m = /(\d+)\/(\d+)/.exec(job.progress || "");
-  const share = job.status === "done" ? 1 : m ? Number(m[1]) / Math.max(1, Number(m[2])) : 0;
+  const p = job.progress;
+  const share = job.status === "done" ? 1 : p ? p.done / Math.max(1, p.total) : 0;
   $("job-progress").firstElementChild.style.width = (share * 100).toFixed(1) + "%";
-  $("job-progress-text").textContent = job.progress || "";
+  $("job-progress-text").textContent = p ? p.text : "";
   $("job-output").textContent = job.output.slice(-60).join("\n");
   $("job-stop").disabled = job.status !== "running";
   // The jobs before it, newest first: each command line, to copy into a terminal.
