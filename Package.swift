@@ -75,7 +75,10 @@ let package = Package(
         // chosen at run time; always optimised, as the Swift kernels are.
         .target(name: "CPUKernels", cSettings: [.unsafeFlags(["-O3"])]),
         // .tflite reader, execution plan and CPU kernels.
-        .target(name: "TFLite", dependencies: ["Basics", "CPUKernels", "Tensor"], swiftSettings: optimisedSettings),
+        // The C kernels' matrix products, for the engine and training alike: which
+        // instruction set (POSEACT_KERNELS), the one packing of op(B), the threaded products.
+        .target(name: "MatrixProduct", dependencies: ["Basics", "CPUKernels", "Tensor"], swiftSettings: optimisedSettings),
+        .target(name: "TFLite", dependencies: ["Basics", "CPUKernels", "MatrixProduct", "Tensor"], swiftSettings: optimisedSettings),
         // Video and image input/output on FFmpeg: files, cameras, streams, JPEG, shot changes.
         .target(name: "Media", dependencies: ["Basics", "CFFmpeg", "Images"], swiftSettings: optimisedSettings),
         // The BlazePose pipeline: detection, ROI, landmarks, tracking, smoothing.
@@ -101,7 +104,7 @@ let package = Package(
         // Layers with explicit forward/backward (their GEMMs on the engine's C kernels,
         // `PanelGemm`), models, losses, optimisers, the training loop, its YAML config and
         // the weights file.
-        .target(name: "Classifier", dependencies: ["Basics", "CPUKernels", "Evaluation", "Images", "Keypoints", "Tensor",
+        .target(name: "Classifier", dependencies: ["Basics", "Evaluation", "Images", "Keypoints", "MatrixProduct", "Tensor",
                                                    .product(name: "Yams", package: "Yams"),
                                                    .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: optimisedSettings),
@@ -160,7 +163,7 @@ let package = Package(
             name: "poseact",
             dependencies: [
                 "Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Live", "LiveView",
-                "Media", "Movement", "PageServing", "Pose", "Studio", "Scenes", "Tensor", "TFLite", "ThrowEvaluation", "Trajectories",
+                "MatrixProduct", "Media", "Movement", "PageServing", "Pose", "Studio", "Scenes", "Tensor", "TFLite", "ThrowEvaluation", "Trajectories",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // (The pose models' sha256, checked where they are found.)
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -176,7 +179,8 @@ let package = Package(
         .target(name: "PoseFixtures", dependencies: ["Pose"], path: "Tests/PoseFixtures", swiftSettings: commonSettings),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: commonSettings),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "TFLiteTests", dependencies: ["TestData", "TFLite", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "MatrixProductTests", dependencies: ["MatrixProduct", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "TFLiteTests", dependencies: ["TestData", "MatrixProduct", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "ImagesTests", dependencies: ["CZlib", "Images"], swiftSettings: commonSettings),
         .testTarget(name: "MediaTests", dependencies: ["TestData", "Basics", "Images", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseTests", dependencies: ["TestData", "Basics", "Images", "Media", "Pose", "PoseFixtures", "TFLite", "Tensor"], swiftSettings: commonSettings),
@@ -196,7 +200,7 @@ let package = Package(
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "Live", "Media", "Movement", "Pose", "PoseFixtures", "Trajectories"],
                     swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "Images", "Keypoints", "Live", "LiveView", "Media", "PageServing", "Studio"], swiftSettings: commonSettings),
-        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "Media", "Movement", "Scenes", "Tensor", "TFLite"],
+        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "MatrixProduct", "Media", "Movement", "Scenes", "Tensor", "TFLite"],
                     swiftSettings: commonSettings),
         .testTarget(name: "PackageLayoutTests", dependencies: ["TestData"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CBLAS", "CFFmpeg", "CHDF5", "CLapacke"],

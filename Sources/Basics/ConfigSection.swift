@@ -111,9 +111,10 @@ public struct KeyName: CodingKey {
 }
 
 extension KeyedDecodingContainer<KeyName> {
-    /// The key `name` is stored under: itself, or, in a record written before every key was
-    /// snake_case, its camelCase form (augmentation's keys were `rotationDegrees`, …).
-    func key(_ name: String) -> KeyName? {
+    /// The key `name` is stored under: itself, or its camelCase form, which is how
+    /// `JSONLines`' decoder hands a snake_case key over (and how a record written before every
+    /// key was snake_case spelled it: augmentation's keys were `rotationDegrees`, …).
+    public func key(_ name: String) -> KeyName? {
         let parts = name.split(separator: "_")
         let camel = parts.prefix(1).joined() + parts.dropFirst().map(\.capitalized).joined()
         return [name, camel].map(KeyName.init).first(where: contains)

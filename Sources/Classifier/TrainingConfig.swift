@@ -269,10 +269,7 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
     }
 
     /// As one JSON line (sorted keys), for the weights file.
-    public func json() -> String {
-        let e = JSONEncoder(); e.outputFormatting = [.sortedKeys]
-        return String(decoding: (try? e.encode(self)) ?? Data(), as: UTF8.self)
-    }
+    public func json() -> String { JSONLines.encode(self) }
 }
 
 /// A config, data or a run folder that training cannot use.

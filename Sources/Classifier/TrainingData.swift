@@ -252,10 +252,6 @@ public struct DataSummary: Codable, Equatable, Sendable {
         /// The windows the turn augmentation can turn (a frame whose world landmarks gave no
         /// depth makes a window it skips); only with augmentation.turn_degrees.
         public var windowsWithDepth: Int?
-
-        enum CodingKeys: String, CodingKey {
-            case clips, windows, windowsPerLabel = "windows_per_label", windowsWithDepth = "windows_with_depth"
-        }
     }
 
     public var path: String
@@ -267,8 +263,4 @@ public struct DataSummary: Codable, Equatable, Sendable {
     /// that change them, such as "mirror-average"), when every clip of a store says the same;
     /// nil for a windows file or a mix. `live` poses with the same settings.
     public var estimator: String?
-
-    enum CodingKeys: String, CodingKey {
-        case path, train, validation, test, estimator, unseenTestLabels = "unseen_test_labels"
-    }
 }

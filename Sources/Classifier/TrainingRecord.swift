@@ -43,8 +43,8 @@ public struct TrainingRecord: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case config, data, epochs, history, parameters, test, members
-        case bestEpoch = "best_epoch", keptEpoch = "kept_epoch"
-        case validationAccuracy = "validation_accuracy", validationLoss = "validation_loss"
+        case bestEpoch, keptEpoch
+        case validationAccuracy, validationLoss
     }
 
     public init(from decoder: Decoder) throws {

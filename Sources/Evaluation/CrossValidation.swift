@@ -34,12 +34,6 @@ public struct CrossValidationSummary: Codable, Equatable, Sendable {
         public var clips: Int
         /// Window accuracy with k = 1, 2, … windows' predictions averaged (empty: not known).
         public var smoothedWindowAccuracy: [Double] = []
-
-        enum CodingKeys: String, CodingKey {
-            case seed, clips
-            case clipAccuracy = "clip_accuracy", windowAccuracy = "window_accuracy", clipsRight = "clips_right"
-            case smoothedWindowAccuracy = "smoothed_window_accuracy"
-        }
     }
 
     public var folds: Int
@@ -59,10 +53,10 @@ public struct CrossValidationSummary: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case folds, seeds
-        case perSeed = "per_seed", clipAccuracy = "clip_accuracy", clipAccuracySD = "clip_accuracy_sd"
-        case clipAccuracyMin = "clip_accuracy_min", clipAccuracyMax = "clip_accuracy_max"
-        case windowAccuracy = "window_accuracy", windowAccuracySD = "window_accuracy_sd"
-        case smoothedWindowAccuracy = "smoothed_window_accuracy", smoothedWindowAccuracySD = "smoothed_window_accuracy_sd"
+        case perSeed, clipAccuracy, clipAccuracySD = "clipAccuracySd"
+        case clipAccuracyMin, clipAccuracyMax
+        case windowAccuracy, windowAccuracySD = "windowAccuracySd"
+        case smoothedWindowAccuracy, smoothedWindowAccuracySD = "smoothedWindowAccuracySd"
     }
 
     /// `results[i]` are the folds of seed `seeds[i]`.

@@ -34,12 +34,12 @@ public struct EvaluationReport: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case model, data, split, labels, clips, windows, confusion, misclassified
-        case clipAccuracy = "clip_accuracy", windowAccuracy = "window_accuracy"
-        case macroF1 = "macro_f1", windowMacroF1 = "window_macro_f1"
-        case perClass = "per_class", windowPerClass = "window_per_class"
-        case windowConfusion = "window_confusion"
-        case unscoredClips = "unscored_clips"
-        case smoothedWindowAccuracy = "smoothed_window_accuracy"
+        case clipAccuracy, windowAccuracy
+        case macroF1, windowMacroF1
+        case perClass, windowPerClass
+        case windowConfusion
+        case unscoredClips
+        case smoothedWindowAccuracy
     }
 
     public func encode(to encoder: Encoder) throws {

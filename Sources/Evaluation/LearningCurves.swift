@@ -12,13 +12,6 @@ public struct EpochRecord: Codable, Equatable, Sendable {
     /// Wall-clock seconds the epoch took.
     public var seconds: Double
 
-    enum CodingKeys: String, CodingKey {
-        case epoch, seconds
-        case trainLoss = "train_loss", trainAccuracy = "train_accuracy"
-        case validationLoss = "validation_loss", validationAccuracy = "validation_accuracy"
-        case learningRate = "learning_rate"
-    }
-
     public init(epoch: Int, trainLoss: Double, trainAccuracy: Double, validationLoss: Double? = nil,
                 validationAccuracy: Double? = nil, learningRate: Double, seconds: Double) {
         self.epoch = epoch; self.trainLoss = trainLoss; self.trainAccuracy = trainAccuracy

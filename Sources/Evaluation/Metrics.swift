@@ -30,12 +30,6 @@ public struct ClassificationMetrics: Codable, Equatable, Sendable {
     /// meaningful recall and would only drag the mean down); 0 when there are none.
     public var macroF1: Double
 
-    enum CodingKeys: String, CodingKey {
-        case labels, confusion, count, accuracy
-        case perClass = "per_class"
-        case macroF1 = "macro_f1"
-    }
-
     /// `truth` and `predicted` are class indices into `labels`, one pair per sample.
     public init(labels: [String], truth: [Int], predicted: [Int]) {
         precondition(truth.count == predicted.count, "ClassificationMetrics: \(truth.count) truths, \(predicted.count) predictions")

@@ -35,12 +35,6 @@ public struct KeypointQuality: Codable, Sendable {
         /// Mean distance to the mirror run's joints, torso lengths; nil without a mirror store.
         public var mirrorDisagreement: Double?
         public var stillSamples: Int, movingSamples: Int
-
-        enum CodingKeys: String, CodingKey {
-            case filter, jitter
-            case jitterByPart = "jitter_by_part", lagFrames = "lag_frames", mirrorDisagreement = "mirror_disagreement"
-            case stillSamples = "still_samples", movingSamples = "moving_samples"
-        }
     }
 
     public var clips: Int, frames: Int

@@ -166,13 +166,10 @@ public struct PreprocessingSpec: ConfigSection, Sendable, Equatable {
     }
 
     /// As one JSON line (sorted keys), for the weights file and the windows file.
-    public func json() -> String {
-        let e = JSONEncoder(); e.outputFormatting = [.sortedKeys]
-        return String(decoding: (try? e.encode(self)) ?? Data(), as: UTF8.self)
-    }
+    public func json() -> String { JSONLines.encode(self) }
 
     public static func fromJSON(_ text: String) throws -> PreprocessingSpec {
-        try JSONDecoder().decode(PreprocessingSpec.self, from: Data(text.utf8))
+        try JSONLines.decode(PreprocessingSpec.self, from: text)
     }
 }
 

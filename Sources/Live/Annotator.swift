@@ -41,11 +41,6 @@ public struct OccurrenceMatch: Codable, Equatable, Sendable {
     public var maxBoundaryError: Double?
     public var meanBoundaryError: Double?
 
-    enum CodingKeys: String, CodingKey {
-        case occurrences, segments, sameLabels = "same_labels", maxBoundaryError = "max_boundary_error"
-        case meanBoundaryError = "mean_boundary_error"
-    }
-
     public static func compute(_ occurrences: [Occurrence], annotations: [(start: Double, end: Double, label: String)]) -> OccurrenceMatch {
         let a = annotations.sorted { $0.start < $1.start }, o = occurrences.sorted { $0.start < $1.start }
         var match = OccurrenceMatch(occurrences: o.count, segments: a.count, sameLabels: false)

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Images
 import Live
@@ -106,8 +107,8 @@ public struct BoardState: Codable, Equatable, Sendable {
         public var hits: Int?
 
         enum CodingKeys: String, CodingKey {
-            case id, lastType = "last_type", lastSpeed = "last_speed", speedUnit = "speed_unit", lastAngle = "last_angle"
-            case throwCount = "throws", bestSpeed = "best_speed", hits
+            case id, lastType, lastSpeed, speedUnit, lastAngle
+            case throwCount = "throws", bestSpeed, hits
         }
 
         init(_ t: ThrowTally, hasTarget: Bool) {
@@ -140,13 +141,11 @@ public final class LiveBoard: PageFeed, @unchecked Sendable {
     private let encoderLock = NSLock()
     private var encoded: (sequence: Int, jpeg: Data)?
     private let encoder = JPEGEncoder()
-    private let json = JSONEncoder()
     /// Viewers waiting for something newer (`nextUpdate`), resumed by every change.
     private let signal = ChangeSignal()
 
     public init(model: String) {
         state.model = model
-        json.outputFormatting = [.sortedKeys]
     }
 
     /// Takes a live event: frames replace the picture, predictions the state.
@@ -215,7 +214,7 @@ public final class LiveBoard: PageFeed, @unchecked Sendable {
     public func update(after seen: Int) -> (sequence: Int, payload: Data)? {
         lock.lock()
         guard sequence > seen else { lock.unlock(); return nil }
-        let stateJSON = (try? json.encode(state)) ?? Data("{}".utf8)
+        let stateJSON = Data(JSONLines.encode(state).utf8)
         let current = sequence, picture = image.map { ($0, imageSequence) }
         lock.unlock()
         var payload = Data()
@@ -242,7 +241,7 @@ public final class LiveBoard: PageFeed, @unchecked Sendable {
     public func stateJSON() -> Data {
         lock.lock()
         defer { lock.unlock() }
-        return (try? json.encode(state)) ?? Data("{}".utf8)
+        return Data(JSONLines.encode(state).utf8)
     }
 
     private func encode(_ image: RGBImage, sequence: Int) -> Data? {

@@ -81,7 +81,7 @@ public struct AngleRange: Codable, Equatable, Sendable {
     public var rangeOfMotion: Double { maximum - minimum }
     public var atTurn: Double?
 
-    enum CodingKeys: String, CodingKey { case minimum = "min", maximum = "max", rangeOfMotion = "range_of_motion", atTurn = "at_turn" }
+    enum CodingKeys: String, CodingKey { case minimum = "min", maximum = "max", rangeOfMotion, atTurn = "at_turn"}
 
     public init(minimum: Double, maximum: Double, atTurn: Double?) {
         self.minimum = minimum; self.maximum = maximum; self.atTurn = atTurn

@@ -50,15 +50,15 @@ public struct ThrowSceneTruth: Codable, Sendable {
 
         enum CodingKeys: String, CodingKey {
             case type, hand, angle, direction, gravity, hit, bounces
-            case releaseTime = "release_time", releaseX = "release_x", releaseY = "release_y"
-            case speedMetresPerSecond = "speed_mps", speedPixelsPerSecond = "speed_px_per_s"
-            case endTime = "end_time", endX = "end_x", endY = "end_y", leavesFrame = "leaves_frame", duringShake = "during_shake"
+            case releaseTime, releaseX, releaseY
+            case speedMetresPerSecond = "speedMps", speedPixelsPerSecond = "speedPxPerS"
+            case endTime, endX, endY, leavesFrame, duringShake
         }
     }
 
     enum CodingKeys: String, CodingKey {
         case clip, width, height, fps, frames, scale, target, shake, distractors, scene
-        case pixelsPerMetre = "pixels_per_metre", throwsMade = "throws"
+        case pixelsPerMetre, throwsMade = "throws"
     }
 
     public enum Failure {}
@@ -75,7 +75,7 @@ public struct ThrowSceneTruth: Codable, Sendable {
         do { data = try InputFile.read(path, limit: maximumBytes, what: "scene's truth") } catch let error as InputFileError { throw TruthError(error.message) }
         let truth: ThrowSceneTruth
         do {
-            truth = try JSONDecoder().decode(ThrowSceneTruth.self, from: data)
+            truth = try JSONLines.decode(ThrowSceneTruth.self, from: data)
         } catch let error as DecodingError {
             throw TruthError(error.oneLine(file: path, expected: "a scene's truth (poseact throws render)", data: data))
         }

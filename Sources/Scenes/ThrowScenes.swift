@@ -115,11 +115,9 @@ public enum ThrowScenes {
         let writer = try VideoWriter(path: video, width: scene.width, height: scene.height, fps: scene.fps)
         for i in 0..<scene.frames { try writer.write(renderer.frame(i)) }
         try writer.finish()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let truth = ThrowSceneTruth(scene: scene, clip: name + ".mp4")
         // Like every output: written whole through a temporary file, never through a link.
-        try AtomicFile.write(encoder.encode(truth), to: folder.appendingPathComponent(name + ".json").path)
+        try AtomicFile.write(JSONLines.document(truth), to: folder.appendingPathComponent(name + ".json").path)
     }
 
     /// The scenes of a throw set: one or two throws each, `throwCount` throws in all.

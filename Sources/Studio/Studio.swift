@@ -73,9 +73,6 @@ public final class Studio: @unchecked Sendable {
             let name: String, hasModel: Bool, hasCheckpoint: Bool, hasReport: Bool, config: String?
             /// metrics.json's epochs, as train wrote them.
             let history: [[String: Double]]
-            enum CodingKeys: String, CodingKey {
-                case name, config, history, hasModel = "has_model", hasCheckpoint = "has_checkpoint", hasReport = "has_report"
-            }
         }
         struct Recipe: Encodable { let name: String, text: String }
         let project: String
@@ -89,10 +86,6 @@ public final class Studio: @unchecked Sendable {
         let exports: [String]
         let labels: [String]
         let jobs: [StudioJob]
-
-        enum CodingKeys: String, CodingKey {
-            case project, sources, store, recipes, runs, crossvals, uploads, exports, labels, jobs, labelVideos = "label_videos"
-        }
     }
 
     func state() -> State {
@@ -120,8 +113,8 @@ public final class Studio: @unchecked Sendable {
     /// validation figure is null there, and left out here).
     static func history(_ path: String) -> [[String: Double]] {
         guard let data = try? StudioProject.smallRegularFile(path, limit: 4 << 20),
-              let epochs = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
-        return epochs.map { $0.compactMapValues { ($0 as? NSNumber)?.doubleValue } }
+              let epochs = try? JSONLines.decode([[String: Double?]].self, from: data) else { return [] }
+        return epochs.map { $0.compactMapValues { $0 } }
     }
 
     func stateJSON() -> Data { Data(JSONLines.encode(state()).utf8) }
@@ -240,7 +233,8 @@ public final class Studio: @unchecked Sendable {
             let file = "labels/\(StudioProject.safeName(video)).csv"
             try AtomicFile.write(try Self.annotationCSV(video: video, segments: body.segments ?? []), to: project.path(file))
             signal.changed()
-            return try JSONSerialization.data(withJSONObject: ["file": file, "folder": URL(fileURLWithPath: video).deletingLastPathComponent().path])
+            struct Saved: Encodable { let file: String, folder: String }
+            return Data(JSONLines.encode(Saved(file: file, folder: URL(fileURLWithPath: video).deletingLastPathComponent().path)).utf8)
         case "preview":
             let video = try knownVideo(body.video), run = try existingRun(body.run)
             try start("preview", commandPath(video), [StudioCommand(["annotate", commandPath(video), "--model", "runs/\(run)",

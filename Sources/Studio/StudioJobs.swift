@@ -45,7 +45,7 @@ public struct StudioJob: Sendable, Encodable {
     public let started: Date
     public var seconds: Double = 0
 
-    enum CodingKeys: String, CodingKey { case id, action, subject, lines, status, step, output, events, progress, exitStatus = "exit_status", seconds }
+    enum CodingKeys: String, CodingKey { case id, action, subject, lines, status, step, output, events, progress, exitStatus, seconds }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)

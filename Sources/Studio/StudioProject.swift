@@ -81,15 +81,13 @@ public struct StudioProject: Sendable {
     func settings() throws -> Settings {
         let file = path(Self.settingsFile)
         guard let data = try Self.smallRegularFile(file, limit: 1 << 20) else { return Settings() }
-        do { return try JSONDecoder().decode(Settings.self, from: data) } catch let error as DecodingError {
+        do { return try JSONLines.decode(Settings.self, from: data) } catch let error as DecodingError {
             throw ProjectError(error.oneLine(file: file, expected: "the studio's settings", fix: "move it away to start afresh", data: data))
         }
     }
 
     func save(_ settings: Settings) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try AtomicFile.write(try encoder.encode(settings), to: path(Self.settingsFile))
+        try AtomicFile.write(JSONLines.document(settings), to: path(Self.settingsFile))
     }
 
     public func sources() throws -> [Source] { try settings().sources }

@@ -16,6 +16,8 @@ extension Studio {
                  body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
     }
 
+    static func json(_ value: some Encodable) -> Response { json(Data(JSONLines.encode(value).utf8)) }
+
     static func json(_ data: Data) -> Response {
         Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
@@ -42,7 +44,7 @@ extension Studio {
             return Self.answer {
                 let body: Action
                 let data = Data(buffer: bytes)
-                do { body = data.isEmpty ? Action() : try Self.decoder.decode(Action.self, from: data) } catch let error as DecodingError {
+                do { body = data.isEmpty ? Action() : try JSONLines.decode(Action.self, from: data) } catch let error as DecodingError {
                     throw StudioProject.ProjectError(error.oneLine(file: "POST /api/\(action)", expected: "the JSON object the page sends", data: data))
                 }
                 return Self.json(try perform(action, body))
@@ -51,11 +53,9 @@ extension Studio {
         router.get("/data/clips") { [self] _, _ in
             Self.answer {
                 let store = try KeypointStore(path: project.path(StudioProject.store))
-                let clips = store.entries.map { e -> [String: Any] in
-                    ["id": e.id, "label": e.label, "split": e.split ?? "", "frames": e.frames, "source": e.source,
-                     "start": e.start ?? 0]
-                }
-                return Self.json(try JSONSerialization.data(withJSONObject: clips))
+                struct Row: Encodable { let id: String, label: String, split: String, frames: Int, source: String, start: Double }
+                let clips = store.entries.map { Row(id: $0.id, label: $0.label, split: $0.split ?? "", frames: $0.frames, source: $0.source, start: $0.start ?? 0) }
+                return Self.json(clips)
             }
         }
         router.get("/data/clip") { [self] request, _ in
@@ -65,13 +65,13 @@ extension Studio {
                 guard store.contains(id) else { throw StudioProject.ProjectError("\(id): no such clip in keypoints.h5") }
                 let clip = try store.read(id)
                 let video = URL(fileURLWithPath: clip.source).standardizedFileURL.path
-                let body: [String: Any] = [
-                    "id": clip.id, "label": clip.label, "video": knownVideos().contains(video) ? video : "", "start": clip.start ?? 0,
-                    "times": clip.times, "joints": clip.jointNames.count,
-                    "keypoints": clip.keypoints.map { $0.isFinite ? (Double($0) * 1000).rounded() / 1000 : -1 },
-                    "edges": Self.edges(clip.jointNames),
-                ]
-                return Self.json(try JSONSerialization.data(withJSONObject: body))
+                struct Body: Encodable {
+                    let id: String, label: String, video: String, start: Double, times: [Double], joints: Int, keypoints: [Double], edges: [[Int]]
+                }
+                return Self.json(Body(id: clip.id, label: clip.label, video: knownVideos().contains(video) ? video : "", start: clip.start ?? 0,
+                                      times: clip.times, joints: clip.jointNames.count,
+                                      keypoints: clip.keypoints.map { $0.isFinite ? (Double($0) * 1000).rounded() / 1000 : -1 },
+                                      edges: Self.edges(clip.jointNames)))
             }
         }
         router.get("/data/poses") { [self] request, _ in
@@ -112,12 +112,6 @@ extension Studio {
             return response
         }
     }
-
-    static let decoder: JSONDecoder = {
-        let d = JSONDecoder()
-        d.keyDecodingStrategy = .convertFromSnakeCase
-        return d
-    }()
 
     static func edges(_ names: [String]) -> [[Int]] {
         let index = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
@@ -216,7 +210,8 @@ extension Studio {
             return Self.text(.badRequest, "upload: \(error)")
         }
         signal.changed()
-        return Self.json(try JSONSerialization.data(withJSONObject: ["video": "videos/\(name)", "bytes": received]))
+        struct Uploaded: Encodable { let video: String, bytes: Int }
+        return Self.json(Uploaded(video: "videos/\(name)", bytes: received))
     }
 
     /// The landmarks `pose` found in a video (poses/NAME.jsonl), compact for drawing: per
@@ -228,6 +223,7 @@ extension Studio {
         guard let data = try StudioProject.smallRegularFile(file, limit: 128 << 20) else { return Data("null".utf8) }
         let frames = PoseLines.drawingRows(data)
         let edges = Skeleton.edges.map { [$0.0, $0.1] }
-        return try JSONSerialization.data(withJSONObject: ["frames": frames, "edges": edges])
+        struct Poses: Encodable { let frames: [[Double]], edges: [[Int]] }
+        return Data(JSONLines.encode(Poses(frames: frames, edges: edges)).utf8)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MatrixProduct
 import Tensor
 
 /// Options for loading a model into an execution plan.

@@ -1,3 +1,4 @@
+import MatrixProduct
 import Tensor
 
 /// Per-operator shape checks and kernel construction.

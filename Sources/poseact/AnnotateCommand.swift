@@ -80,8 +80,8 @@ struct Annotate: ParsableCommand {
         var throwers: [ThrowerLine]?
 
         enum CodingKeys: String, CodingKey {
-            case input, frames, duration, seconds, predictions, timeline, summary, agreement, comparedSeconds = "compared_seconds"
-            case occurrences, repetitions, people, occurrenceMatch = "occurrence_match", trajectories, throwsMade = "throws", throwers
+            case input, frames, duration, seconds, predictions, timeline, summary, agreement, comparedSeconds
+            case occurrences, repetitions, people, occurrenceMatch, trajectories, throwsMade = "throws", throwers
         }
     }
 

@@ -75,18 +75,18 @@ struct LiveBench: ParsableCommand {
 
         enum CodingKeys: String, CodingKey {
             case fps, frames, predictions, seconds
-            case stageMS = "stage_ms", frameThreadMS = "frame_thread_ms", landmarkMSPerPerson = "landmark_ms_per_person"
-            case landmarkRunsPerFrame = "landmark_runs_per_frame", captureMS = "capture_ms"
-            case modelMSPerWindow = "model_ms_per_window", modelWindows = "model_windows", cpuShare = "cpu_share"
-            case sideBySideRunsPerFrame = "side_by_side_runs_per_frame", heldPosesPerFrame = "held_poses_per_frame", lateHoldsPerFrame = "late_holds_per_frame", lateDeferrals = "late_deferrals"
-            case backgroundDetections = "background_detections", backgroundDetectionMS = "background_detection_ms"
-            case droppedFrames = "dropped_frames", droppedAtStart = "dropped_at_start", latencyMSMedian = "latency_ms_median", latencyMSP95 = "latency_ms_p95"
-            case latencyMSMax = "latency_ms_max"
-            case personsPerFrame = "persons_per_frame"
-            case predictionLatencyMSMedian = "prediction_latency_ms_median", predictionLatencyMSP95 = "prediction_latency_ms_p95"
-            case skippedWindows = "skipped_windows"
-            case trajectoryMSMedian = "trajectory_ms_median", trajectoryMSP95 = "trajectory_ms_p95"
-            case trajectoryFramesDropped = "trajectory_frames_dropped", trajectories, throwsMade = "throws"
+            case stageMS, frameThreadMS, landmarkMSPerPerson
+            case landmarkRunsPerFrame, captureMS
+            case modelMSPerWindow, modelWindows, cpuShare
+            case sideBySideRunsPerFrame, heldPosesPerFrame, lateHoldsPerFrame, lateDeferrals
+            case backgroundDetections, backgroundDetectionMS
+            case droppedFrames, droppedAtStart, latencyMSMedian, latencyMSP95 = "latencyMsP95"
+            case latencyMSMax
+            case personsPerFrame
+            case predictionLatencyMSMedian, predictionLatencyMSP95 = "predictionLatencyMsP95"
+            case skippedWindows
+            case trajectoryMSMedian, trajectoryMSP95 = "trajectoryMsP95"
+            case trajectoryFramesDropped, trajectories, throwsMade = "throws"
         }
     }
 

@@ -40,11 +40,6 @@ struct PoseModelsBench: ParsableCommand {
         var conv: String?
         /// The kernel path (instruction set).
         var kernels: String
-
-        enum CodingKeys: String, CodingKey {
-            case model, runs, threads, outputs, conv, kernels
-            case medianMS = "median_ms", p90MS = "p90_ms", minMS = "min_ms"
-        }
     }
 
     func run() throws {

@@ -38,13 +38,6 @@ struct PoseVideoBench: ParsableCommand {
         var decodeMS: Double, pipelineMS: Double, detectMS: Double, landmarksMS: Double, landmarkStageMS: Double
         var detectorRuns: Int, landmarkRuns: Int, sideBySideRuns: Int, heldPoses: Int
         var personsPerFrame: Double
-
-        enum CodingKeys: String, CodingKey {
-            case file, frames, width, height, fps
-            case decodeMS = "decode_ms", pipelineMS = "pipeline_ms", detectMS = "detect_ms", landmarksMS = "landmarks_ms"
-            case landmarkStageMS = "landmark_stage_ms", sideBySideRuns = "side_by_side_runs", heldPoses = "held_poses"
-            case detectorRuns = "detector_runs", landmarkRuns = "landmark_runs", personsPerFrame = "persons_per_frame"
-        }
     }
 
     func run() throws {

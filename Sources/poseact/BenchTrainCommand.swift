@@ -27,13 +27,6 @@ struct TrainBench: ParsableCommand {
         var epochSeconds: [Double]
         var threads: Int, batchSize: Int
         var msPerWindow: Double?
-
-        enum CodingKeys: String, CodingKey {
-            case windows, parameters, epochs, threads
-            case msPerWindow = "ms_per_window"
-            case secondsPerEpoch = "seconds_per_epoch", windowsPerSecond = "windows_per_second"
-            case epochSeconds = "epoch_seconds", batchSize = "batch_size"
-        }
     }
 
     func run() throws {

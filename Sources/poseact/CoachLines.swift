@@ -23,11 +23,6 @@ struct OccurrenceLine: Encodable {
         repetitions = r.repetitions
     }
 
-    enum CodingKeys: String, CodingKey {
-        case type, person, label, start, end, repetitions
-        case peakConfidence = "peak_confidence", meanConfidence = "mean_confidence"
-    }
-
     /// "#1 correct  3.90 – 7.10 s (peak 98 %, mean 91 %), 4 repetitions"
     var text: String {
         String(format: "#%d %@  %.2f – %.2f s (peak %.0f %%, mean %.0f %%), %d repetition%@", person, label, start, end,
@@ -162,10 +157,6 @@ struct TrajectoryLine: Encodable {
         projected = t.projectedPoints.map { [round3($0.time), round3(Double($0.x)), round3(Double($0.y))] }
     }
 
-    enum CodingKeys: String, CodingKey {
-        case type, id, start, end, ending, confidence, residual, equation, points, projected, objectSize = "object_size"
-    }
-
     /// "trajectory 3: 1.20 – 2.05 s, 26 points, left the frame"
     var text: String {
         String(format: "trajectory %d: %.2f – %.2f s, %d points, %@", id, start, end, points.count, ending.replacingOccurrences(of: "_", with: " "))
@@ -193,12 +184,6 @@ struct ThrowLine: Encodable {
         throwType = r.type; typeConfidence = r.typeConfidence.map { round3(Double($0)) }; arm = r.arm
         releaseAngle = r.releaseAngle.map { ($0 * 10).rounded() / 10 }; launchAngle = (r.launchAngle * 10).rounded() / 10
         speed = round3(r.speed); speedUnit = r.speedUnit; hit = r.hit
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case type, person, trajectory, release, arm, speed, hit
-        case releaseX = "release_x", releaseY = "release_y", throwType = "throw_type", typeConfidence = "type_confidence"
-        case releaseAngle = "release_angle", launchAngle = "launch_angle", speedUnit = "speed_unit"
     }
 
     /// "#1 throw: overhand, 7.9 m/s, 31° (right forearm), hit"
@@ -229,8 +214,8 @@ struct ThrowerLine: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case person, throwCount = "throws", perType = "per_type", meanSpeed = "mean_speed", bestSpeed = "best_speed"
-        case speedUnit = "speed_unit", meanAngle = "mean_angle", hitRate = "hit_rate"
+        case person, throwCount = "throws", perType, meanSpeed, bestSpeed
+        case speedUnit, meanAngle, hitRate
     }
 
     /// "#1: 4 throws (overhand 3, underhand 1); speed mean 7.2, best 8.1 m/s; angle mean 28°; 3 of 4 hits"

@@ -70,11 +70,6 @@ struct Extract: ParsableCommand {
         var skipped: [SkippedClip]
         var problems: [DataProblem]
         var warnings: [String]
-
-        enum CodingKeys: String, CodingKey {
-            case output, clips, stored, extracted, cached, resumed, shard, frames, seconds, skipped, problems, warnings
-            case framesWithPerson = "frames_with_person", framesPerSecond = "frames_per_second"
-        }
     }
 
     func run() throws {

@@ -103,10 +103,10 @@ struct LiveCommand: ParsableCommand {
 
         enum CodingKeys: String, CodingKey {
             case type, frames, fps, seconds, people, trajectories, throwers
-            case trajectoryMSMedian = "trajectory_ms_median", trajectoryMSP95 = "trajectory_ms_p95"
-            case trajectoryFramesDropped = "trajectory_frames_dropped"
-            case droppedFrames = "dropped_frames", latencyMSMedian = "latency_ms_median", latencyMSP95 = "latency_ms_p95"
-            case predictionLatencyMSP95 = "prediction_latency_ms_p95"
+            case trajectoryMSMedian, trajectoryMSP95 = "trajectoryMsP95"
+            case trajectoryFramesDropped
+            case droppedFrames, latencyMSMedian, latencyMSP95 = "latencyMsP95"
+            case predictionLatencyMSP95 = "predictionLatencyMsP95"
         }
     }
 

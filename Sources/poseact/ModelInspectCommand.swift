@@ -3,6 +3,7 @@ import Basics
 import Classifier
 import Foundation
 import Keypoints
+import MatrixProduct
 import TFLite
 
 extension ModelCommand {
@@ -43,9 +44,9 @@ extension ModelCommand {
 
             enum CodingKeys: String, CodingKey {
                 case file, bytes, version, description, inputs, outputs, operators, parameters, flops, kernels
-                case operatorsPerRun = "operators_per_run", foldedAtLoad = "folded_at_load"
+                case operatorsPerRun, foldedAtLoad
                 case fusedIntoNeighbours = "fused"
-                case arenaBytes = "arena_bytes", weightBytes = "weight_bytes"
+                case arenaBytes, weightBytes
             }
         }
 
@@ -58,7 +59,7 @@ extension ModelCommand {
                 var clips: Int
                 var split: String?
 
-                enum CodingKeys: String, CodingKey { case clips, split, clipAccuracy = "clip_accuracy", windowAccuracy = "window_accuracy" }
+                enum CodingKeys: String, CodingKey { case clips, split, clipAccuracy, windowAccuracy = "window_accuracy"}
 
                 func encode(to encoder: Encoder) throws {
                     var c = encoder.container(keyedBy: CodingKeys.self)
@@ -85,7 +86,7 @@ extension ModelCommand {
 
             enum CodingKeys: String, CodingKey {
                 case file, format, labels, preprocessing, architecture, parameters, members, streams, test
-                case weightsSHA256 = "weights_sha256"
+                case weightsSHA256
             }
 
             init(file: String, classifier c: ActionClassifier) {

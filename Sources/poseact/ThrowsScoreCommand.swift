@@ -53,14 +53,14 @@ struct ThrowsScore: ParsableCommand {
         var typeAccuracy: Double?, hitAccuracy: Double?
 
         enum CodingKeys: String, CodingKey {
-            case clips, minutes, missed, trajectories, untracked, flightsTracked = "flights_tracked"
-            case throwsTrue = "throws", throwsFound = "throws_found", foundShare = "found_share", throwsDuringShake = "throws_during_shake"
-            case falseTrajectories = "false_trajectories", falsePerTenMinutes = "false_per_10_minutes"
-            case falseTrajectoryClips = "false_trajectory_clips", trajectoriesWhileShaking = "trajectories_while_shaking"
-            case speedErrorMedian = "speed_error_median", speedErrorP95 = "speed_error_p95"
-            case releaseAngleErrorMedian = "release_angle_error_median", releaseAngleErrorP95 = "release_angle_error_p95"
-            case launchAngleErrorMedian = "launch_angle_error_median", launchAngleErrorP95 = "launch_angle_error_p95"
-            case typeAccuracy = "type_accuracy", hitAccuracy = "hit_accuracy"
+            case clips, minutes, missed, trajectories, untracked, flightsTracked
+            case throwsTrue = "throws", throwsFound, foundShare, throwsDuringShake
+            case falseTrajectories, falsePerTenMinutes = "false_per_10_minutes"
+            case falseTrajectoryClips, trajectoriesWhileShaking
+            case speedErrorMedian, speedErrorP95
+            case releaseAngleErrorMedian, releaseAngleErrorP95
+            case launchAngleErrorMedian, launchAngleErrorP95
+            case typeAccuracy, hitAccuracy
         }
     }
 

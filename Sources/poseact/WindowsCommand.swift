@@ -50,7 +50,7 @@ struct WindowsCommand: ParsableCommand {
         var perLabel: [String: [String: Int]]
         var perSplit: [String: Int]
 
-        enum CodingKeys: String, CodingKey { case output, windows, channels, spec, perLabel = "per_label", perSplit = "per_split" }
+        enum CodingKeys: String, CodingKey { case output, windows, channels, spec, perLabel, perSplit = "per_split"}
     }
 
     func run() throws {

@@ -53,7 +53,7 @@ final class ModelBoundsTests: XCTestCase {
             let net = arch.net(joints: config.preprocessing.joints, maxBatch: batch, seed: 1)
             let allocated = Double(FloatBuffer.liveFloats - before)
             XCTAssertEqual(Double(net.parameterCount), size.parameters, type.rawValue)
-            let estimated = 2 * size.parameters + Double(batch) * size.perWindow
+            let estimated = 2 * size.parameters + size.fixed + Double(batch) * size.perWindow
             XCTAssertEqual(estimated / allocated, 1, accuracy: 0.1, "\(type) \(channels) \(kernel): \(estimated) estimated, \(allocated) allocated")
             withExtendedLifetime(net) {}
         }

@@ -1,3 +1,5 @@
+import Basics
+import Foundation
 import Images
 import XCTest
 @testable import Evaluation
@@ -59,10 +61,10 @@ final class MetricsTests: XCTestCase {
 
     func testCodableSnakeCaseRoundTrip() throws {
         let m = ClassificationMetrics(labels: exampleLabels, truth: exampleTruth, predicted: examplePredicted)
-        let data = try JSONEncoder().encode(m)
+        let data = Data(JSONLines.encode(m).utf8)
         let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
         XCTAssertEqual(Set(obj.keys), ["labels", "confusion", "count", "accuracy", "per_class", "macro_f1"])
-        XCTAssertEqual(try JSONDecoder().decode(ClassificationMetrics.self, from: data), m)
+        XCTAssertEqual(try JSONLines.decode(ClassificationMetrics.self, from: data), m)
     }
 }
 
@@ -131,7 +133,7 @@ final class ReportTests: XCTestCase {
 
         // The Codable form round-trips too.
         let r = report()
-        let back = try JSONDecoder().decode(EvaluationReport.self, from: JSONEncoder().encode(r))
+        let back = try JSONLines.decode(EvaluationReport.self, from: JSONLines.encode(r))
         XCTAssertEqual(back.clips, r.clips)
         XCTAssertEqual(back.windows, r.windows)
         XCTAssertEqual(back.split, "test")

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Images
 import XCTest
@@ -126,11 +127,11 @@ final class LearningCurvesTests: XCTestCase {
         XCTAssertThrowsError(try LearningCurves.records(fromCSV: "epoch,loss\n1,2\n"))
     }
 
-    func testEpochRecordCodingKeys() throws {
-        let data = try JSONEncoder().encode(Self.history[0])
+    func testEpochRecordKeysOnTheWire() throws {
+        let data = Data(JSONLines.encode(Self.history[0]).utf8)
         let obj = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
         XCTAssertEqual(Set(obj.keys), ["epoch", "train_loss", "train_accuracy", "validation_loss",
                                        "validation_accuracy", "learning_rate", "seconds"])
-        XCTAssertEqual(try JSONDecoder().decode(EpochRecord.self, from: data), Self.history[0])
+        XCTAssertEqual(try JSONLines.decode(EpochRecord.self, from: data), Self.history[0])
     }
 }

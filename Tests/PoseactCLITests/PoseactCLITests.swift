@@ -1,6 +1,7 @@
 import Foundation
 import Images
 import Keypoints
+import MatrixProduct
 import Media
 import TestData
 import TFLite

@@ -1,4 +1,5 @@
 @testable import TFLite
+import MatrixProduct
 import Tensor
 import XCTest
 

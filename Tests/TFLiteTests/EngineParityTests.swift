@@ -1,4 +1,5 @@
 import Foundation
+import MatrixProduct
 import TFLite
 import TestData
 import XCTest

@@ -1,3 +1,4 @@
+import MatrixProduct
 import Tensor
 
 /// 1-D convolution over time, channels last: dilation `d`, stride `s`, 'same' zero padding
@@ -48,6 +49,9 @@ public final class Conv1D: Layer {
     /// (K·OC, C).
     let paddedGrad: FloatBuffer, flipped: FloatBuffer
     let gradLead: Int, gradFrames: Int
+    /// op(B) of the product being made (weightᵀ forward, weight or its flipped taps
+    /// backward), packed for the C kernels: room for the largest, allocated once.
+    let packed: PackedWeights
 
     public var inputShape: [Int] { [frames, inChannels] }
     public var outputShape: [Int] { [outFrames, outChannels] }
@@ -81,6 +85,17 @@ public final class Conv1D: Layer {
         padded = FloatBuffer(count: direct ? maxBatch * paddedFrames * inChannels : 1)
         paddedGrad = FloatBuffer(count: direct ? maxBatch * gradFrames * outChannels : 1)
         flipped = FloatBuffer(count: direct ? kc * outChannels : 1)
+        packed = PackedWeights(capacity: Self.packedFloats(inChannels: inChannels, outChannels: outChannels, kernel: kernel,
+                                                           dilation: dilation, stride: stride))
+    }
+
+    /// The room `packed` needs: the forward's weightᵀ (K·C × OC) and the backward's weight
+    /// (OC × C pointwise, OC × K·C through the im2col) or flipped taps (⌈K/s⌉·OC × C).
+    static func packedFloats(inChannels C: Int, outChannels OC: Int, kernel K: Int, dilation: Int, stride s: Int) -> Int {
+        let pointwise = K == 1 && s == 1, direct = !pointwise && dilation == 1
+        let backward = pointwise ? PackedWeights.floats(k: OC, n: C)
+            : direct ? PackedWeights.floats(k: (K + s - 1) / s * OC, n: C) : PackedWeights.floats(k: OC, n: K * C)
+        return max(PackedWeights.floats(k: K * C, n: OC), backward)
     }
 
     // inp is (B,T,C) → col is (B·T', K·C), col[b,t][k,c] = inp[b, t·s − padLeft + k·d, c] or 0.
@@ -96,8 +111,8 @@ public final class Conv1D: Layer {
             LayerThreads.forEach(B, minPerPiece: max(1, Self.rowsPerPiece / T)) { sequences in
                 for b in sequences { (xp + (b * P + padLeft) * C).update(from: x + b * T * C, count: T * C) }
             }
-            PanelGemm.multiply(m: TO, n: OC, k: KC, groups: B, a: xp, lda: stride * C, aGroupStride: P * C,
-                               b: weight.value.pointer, ldb: KC, transposeB: true, bias: bias.map { UnsafePointer($0) },
+            packed.pack(b: weight.value.pointer, ldb: KC, k: KC, n: OC, transposed: true, bias: bias.map { UnsafePointer($0) })
+            PanelGemm.multiply(m: TO, groups: B, a: xp, lda: stride * C, aGroupStride: P * C, weights: packed,
                                c: out, ldc: OC, cGroupStride: TO * OC)
             return
         }
@@ -115,8 +130,8 @@ public final class Conv1D: Layer {
                 }
             }
         } }
-        PanelGemm.multiply(m: B * TO, n: OC, k: KC, a: pointwise ? x : UnsafePointer(col), lda: KC, b: weight.value.pointer,
-                           ldb: KC, transposeB: true, bias: bias.map { UnsafePointer($0) }, c: out, ldc: OC)
+        packed.pack(b: weight.value.pointer, ldb: KC, k: KC, n: OC, transposed: true, bias: bias.map { UnsafePointer($0) })
+        PanelGemm.multiply(m: B * TO, a: pointwise ? x : UnsafePointer(col), lda: KC, weights: packed, c: out, ldc: OC)
     }
 
     /// Output rows per piece of the loops split over `LayerThreads`.
@@ -145,14 +160,16 @@ public final class Conv1D: Layer {
         }
         let dx = inputGrad.pointer, dCol = dCol.pointer
         if pointwise {
-            PanelGemm.multiply(m: BT, n: C, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: C, c: dx, ldc: C)
+            packed.pack(b: weight.value.pointer, ldb: C, k: OC, n: C, transposed: false)
+            PanelGemm.multiply(m: BT, a: dOut, lda: OC, weights: packed, c: dx, ldc: C)
             return
         }
         if direct {
             directInputGradient(dOut, dx, batch: B)
             return
         }
-        PanelGemm.multiply(m: BT, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: dCol, ldc: KC)
+        packed.pack(b: weight.value.pointer, ldb: KC, k: OC, n: KC, transposed: false)
+        PanelGemm.multiply(m: BT, a: dOut, lda: OC, weights: packed, c: dCol, ldc: KC)
         // col2im, a sequence per piece's share (each writes only its own sequence's frames).
         LayerThreads.forEach(B, minPerPiece: max(1, Self.rowsPerPiece / TO)) { sequences in
             dx.advanced(by: sequences.lowerBound * T * C).update(repeating: 0, count: sequences.count * T * C)
@@ -203,8 +220,9 @@ public final class Conv1D: Layer {
                 let k = r.rho + s * (r.taps - 1 - i)
                 for oc in 0..<OC { (fl + (i * OC + oc) * C).update(from: w + oc * KC + k * C, count: C) }
             }
-            PanelGemm.multiply(m: r.rows, n: C, k: r.taps * OC, groups: B, a: dp + (lead + r.q0 - r.taps + 1) * OC, lda: OC,
-                               aGroupStride: L * OC, b: fl, ldb: C, c: dx + r.u0 * C, ldc: s * C, cGroupStride: T * C)
+            packed.pack(b: fl, ldb: C, k: r.taps * OC, n: C, transposed: false)
+            PanelGemm.multiply(m: r.rows, groups: B, a: dp + (lead + r.q0 - r.taps + 1) * OC, lda: OC,
+                               aGroupStride: L * OC, weights: packed, c: dx + r.u0 * C, ldc: s * C, cGroupStride: T * C)
             fl += r.taps * OC * C
         }
     }

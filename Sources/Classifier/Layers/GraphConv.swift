@@ -1,3 +1,4 @@
+import MatrixProduct
 import Tensor
 
 /// Spatial graph convolution over a skeleton's joints, each frame on its own (ST-GCN's
@@ -45,6 +46,9 @@ public final class GraphConv: Layer {
     let dEffective: FloatBuffer
     /// `.importance`: the graph's non-zero entries, as (row k·V + w, column v).
     let edgeList: [(row: Int, v: Int)]
+    /// Wᵀ (K·C × OC) forward, W (OC × K·C) backward, packed for the C kernels: room for the
+    /// larger, allocated once.
+    let packed: PackedWeights
 
     public var inputShape: [Int] { [joints, frames, inChannels] }
     public var outputShape: [Int] { [joints, frames, outChannels] }
@@ -73,7 +77,14 @@ public final class GraphConv: Layer {
         gathered = FloatBuffer(count: adjacency == .learned ? maxBatch * K * V * frames * inChannels : 1)
         jointMajor = FloatBuffer(count: adjacency == .learned ? maxBatch * V * frames * inChannels : 1)
         mixed = FloatBuffer(count: maxBatch * K * V * frames * inChannels)
+        packed = PackedWeights(capacity: Self.packedFloats(inChannels: inChannels, outChannels: outChannels))
         edgeList = (0..<(K * V)).flatMap { row in (0..<V).filter { graph.matrices[row * V + $0] != 0 }.map { (row, $0) } }
+    }
+
+    /// The room `packed` needs.
+    static func packedFloats(inChannels C: Int, outChannels OC: Int) -> Int {
+        let KC = SkeletonGraph.partitions * C
+        return max(PackedWeights.floats(k: KC, n: OC), PackedWeights.floats(k: OC, n: KC))
     }
 
     // A = M ⊙ P or P;  z (K·V, B·T·C) = A (K·V, V) · xᵀ (V, B·T·C), xᵀ[v,b] = x[b,v];
@@ -110,8 +121,8 @@ public final class GraphConv: Layer {
             BLAS.gemm(m: KV, n: B * TC, k: V, a: a, lda: V, b: xt, ldb: B * TC, c: z, ldc: B * TC)
             rearrange(z, zm, batch: B, toMixed: true)
         }
-        PanelGemm.multiply(m: B * V * T, n: OC, k: KC, a: zm, lda: KC, b: weight.value.pointer, ldb: KC, transposeB: true,
-                           bias: bias, c: out, ldc: OC)
+        packed.pack(b: weight.value.pointer, ldb: KC, k: KC, n: OC, transposed: true, bias: bias)
+        PanelGemm.multiply(m: B * V * T, a: zm, lda: KC, weights: packed, c: out, ldc: OC)
     }
 
     // dW (OC, K·C) += doutᵀ · mixed;  dbias += Σ dout;  dmixed = dout · W (into `mixed`);
@@ -127,7 +138,8 @@ public final class GraphConv: Layer {
             let d = dOut + r * OC
             for c in 0..<OC { db[c] += d[c] }
         }
-        PanelGemm.multiply(m: rows, n: KC, k: OC, a: dOut, lda: OC, b: weight.value.pointer, ldb: KC, c: zm, ldc: KC)
+        packed.pack(b: weight.value.pointer, ldb: KC, k: OC, n: KC, transposed: false)
+        PanelGemm.multiply(m: rows, a: dOut, lda: OC, weights: packed, c: zm, ldc: KC)
         let dA = dEffective.pointer, dP = edges.grad.pointer, dx = inputGrad.pointer, a = effective.pointer
         switch adjacency {
         case .importance:

@@ -12,9 +12,12 @@ struct ModelSize {
     var parameters = 0.0
     /// Floats allocated per window of the batch.
     var perWindow = 0.0
+    /// Floats allocated once, whatever the batch: each product's packed weights
+    /// (`Conv1D.packedFloats`, `GraphConv.packedFloats`).
+    var fixed = 0.0
 
     static func + (a: ModelSize, b: ModelSize) -> ModelSize {
-        ModelSize(parameters: a.parameters + b.parameters, perWindow: a.perWindow + b.perWindow)
+        ModelSize(parameters: a.parameters + b.parameters, perWindow: a.perWindow + b.perWindow, fixed: a.fixed + b.fixed)
     }
 
     /// Sizes are Doubles: a hostile spec overflows no Int before it is refused.
@@ -29,7 +32,9 @@ struct ModelSize {
         // col (im2col) and dCol, or the zero-padded input and output gradient.
         let columns = pointwise || direct ? 0 : 2 * to * kd * ic
         let padded = direct ? Double(paddedFrames) * ic + Double(gradFrames) * oc : 0
-        return ModelSize(parameters: oc * kd * ic + (bias ? oc : 0), perWindow: n * (to * oc + Double(t) * ic + columns + padded))
+        let packed = Conv1D.packedFloats(inChannels: Int(ic), outChannels: Int(oc), kernel: k, dilation: d, stride: s)
+        return ModelSize(parameters: oc * kd * ic + (bias ? oc : 0), perWindow: n * (to * oc + Double(t) * ic + columns + padded),
+                         fixed: Double(packed))
     }
 
     static func batchNorm(_ n: Double, frames t: Int, _ c: Int) -> ModelSize {
@@ -78,7 +83,8 @@ struct ModelSize {
             // Graph convolution: weights, bias and edges; output, gradient, the mixed input
             // (ST-GCN++'s learned adjacency also gathers it and keeps it joint-major).
             let mixed = Double(K) * vt * Double(ic) * (plusPlus ? 2 : 1) + (plusPlus ? vt * Double(ic) : 0)
-            size = size + ModelSize(parameters: Double(oc * K * ic + oc + K * v * v), perWindow: vt * Double(oc + ic) + mixed)
+            size = size + ModelSize(parameters: Double(oc * K * ic + oc + K * v * v), perWindow: vt * Double(oc + ic) + mixed,
+                                    fixed: Double(GraphConv.packedFloats(inChannels: ic, outChannels: oc)))
             size = size + batchNorm(V, frames: t, oc) + elementwise(V, frames: t, oc)
             if plusPlus && ic != oc { size = size + convNorm(V, frames: t, ic, oc, kernel: 1) }
             size = size + (plusPlus ? multiScale(V, frames: t, oc, stride: s) : convNorm(V, frames: t, oc, oc, kernel: 9, stride: s))
@@ -137,7 +143,7 @@ extension Architecture {
     /// is too big to build, as one line naming what to lower (`lower`); nil when it is not.
     public func sizeProblem(joints: Int, batch: Int, lower: String) -> String? {
         let size = size(joints: joints)
-        let bytes = size.perWindow * Double(batch) * 4
+        let bytes = (size.perWindow * Double(batch) + size.fixed) * 4
         guard size.parameters > Double(Self.maxParameters) || bytes > Double(Self.maxBatchBytes) else { return nil }
         return "model: \(Self.count(size.parameters)) parameters / \(Self.bytes(bytes)) of activations for a batch of \(batch) windows "
             + "of \(frames) frames; at most \(Self.count(Double(Self.maxParameters))) parameters and \(Self.bytes(Double(Self.maxBatchBytes))): "

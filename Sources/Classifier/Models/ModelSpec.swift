@@ -157,7 +157,7 @@ public struct Architecture: ConfigSection, Equatable, Sendable {
 
     public init(from decoder: Decoder) throws {
         let mapping = try decoder.container(keyedBy: KeyName.self)
-        for name in Self.required where !mapping.contains(KeyName(name)) {
+        for name in Self.required where mapping.key(name) == nil {
             throw DecodingError.keyNotFound(KeyName(name), .init(codingPath: mapping.codingPath, debugDescription: "no \(name)"))
         }
         self.init()

@@ -1,4 +1,5 @@
 import CPUKernels
+import MatrixProduct
 import Tensor
 
 /// CONV_2D, NHWC.

@@ -1,4 +1,5 @@
 import CPUKernels
+import MatrixProduct
 import Tensor
 
 /// DEPTHWISE_CONV_2D, NHWC, depth multiplier m.

@@ -1,8 +1,14 @@
+import Basics
 import CPUKernels
 import Foundation
 
-/// The instruction set the engine's convolution kernels run on, chosen once per plan from
-/// what the CPU supports: one binary carries all three (`Sources/CPUKernels`).
+public enum KernelFailure {}
+/// A kernel path that cannot be had: an unknown `POSEACT_KERNELS`, or one this CPU lacks.
+public typealias KernelError = OneLineError<KernelFailure>
+
+/// The instruction set the C kernels (`Sources/CPUKernels`) run on, for the pose engine's
+/// convolutions and the training layers' products alike: the fastest this CPU supports, or
+/// the one `POSEACT_KERNELS` names. One binary carries all three.
 public enum KernelPath: String, Sendable, CaseIterable, CustomStringConvertible {
     /// 16-wide vectors and 32 registers (x86-64-v4: Skylake-X, Ice Lake, Zen 4 and later).
     case avx512
@@ -14,7 +20,7 @@ public enum KernelPath: String, Sendable, CaseIterable, CustomStringConvertible 
     /// The environment variable that forces a path (for tests and comparisons).
     public static let environmentVariable = "POSEACT_KERNELS"
 
-    var c: pa_path {
+    public var c: pa_path {
         switch self {
         case .avx512: return PA_PATH_AVX512
         case .avx2: return PA_PATH_AVX2
@@ -38,20 +44,25 @@ public enum KernelPath: String, Sendable, CaseIterable, CustomStringConvertible 
     public static func chosen(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> KernelPath {
         guard let name = environment[environmentVariable], !name.isEmpty else { return best }
         guard let path = KernelPath(rawValue: name.lowercased()) else {
-            throw TFLiteError("\(environmentVariable)=\(name) is not a kernel path: use one of \(allCases.map(\.rawValue).joined(separator: ", "))")
+            throw KernelError("\(environmentVariable)=\(name) is not a kernel path: use one of \(allCases.map(\.rawValue).joined(separator: ", "))")
         }
         try path.requireSupported()
         return path
     }
 
-    func requireSupported() throws {
+    public func requireSupported() throws {
         guard isSupported else {
-            throw TFLiteError("this CPU cannot run the \(rawValue) kernels: it runs \(KernelPath.supported.map(\.rawValue).joined(separator: ", "))")
+            throw KernelError("this CPU cannot run the \(rawValue) kernels: it runs \(KernelPath.supported.map(\.rawValue).joined(separator: ", "))")
         }
     }
 
     /// Rows of one GEMM micro-kernel tile on this path.
-    var gemmTileRows: Int { pa_gemm_tile_rows(c) }
+    public var gemmTileRows: Int { pa_gemm_tile_rows(c) }
     /// 16-channel panels of one GEMM micro-kernel tile on this path.
-    var gemmTilePanels: Int { pa_gemm_tile_panels(c) }
+    public var gemmTilePanels: Int { pa_gemm_tile_panels(c) }
+
+    /// The path of this process's training products: `chosen()` once, the best path when
+    /// `POSEACT_KERNELS` is not one this CPU runs (the commands refuse such a value before
+    /// any work, through `chosen()`).
+    public static let process: KernelPath = (try? chosen()) ?? best
 }
