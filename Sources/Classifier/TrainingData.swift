@@ -23,19 +23,67 @@ public struct TrainingData: Sendable {
     /// Reads a keypoint store or a windows file and splits it as the config says. Every
     /// problem that would make training pointless is an error here, before any training.
     public static func load(path: String, config: TrainingConfig) throws -> TrainingData {
+        try checkInput(path)
+        let source = WindowsFile.isWindowsFile(path) ? try Source(windowsFile: path, config: config)
+                                                      : try Source(store: path, config: config)
+        var (train, test, hasSplits) = try source.trainAndTest(path: path, config: config)
+        let labels = Array(Set(train.map(\.label))).sorted()
+        guard labels.count >= 2 else {
+            throw ConfigError("\(path): the training windows have one label only ('\(labels[0])'); a classifier needs at least two")
+        }
+        if config.data.folds >= 2 {
+            // Every clip of the train split, windows or not, so that the folds do not move with the window.
+            let clips = source.labelOf.filter { !hasSplits || source.splitOfClip[$0.key] == config.data.trainSplit }
+            let held = foldGroups(labelOf: clips, groupOf: source.groupOf, folds: config.data.folds)[config.data.fold - 1]
+            test = train.filter { held.contains(source.group(of: $0)) }
+            train.removeAll { held.contains(source.group(of: $0)) }
+        }
+        if config.data.clipsPerLabel > 0 {
+            let kept = drawGroups(labelOf: Dictionary(train.map { ($0.clipID, $0.label) }, uniquingKeysWith: { a, _ in a }),
+                                  groupOf: source.groupOf, perLabel: config.data.clipsPerLabel, draw: config.data.draw)
+            train.removeAll { !kept.contains(source.group(of: $0)) }
+        }
+        // Test windows of labels the model never saw cannot be scored: say so, drop them.
+        let unseen = Set(test.map(\.label)).subtracting(labels)
+        test.removeAll { unseen.contains($0.label) }
+        let validationGroups = source.validationGroups(of: train, config: config)
+        let validation = train.filter { validationGroups.contains(source.group(of: $0)) }
+        train.removeAll { validationGroups.contains(source.group(of: $0)) }
+        let spec = source.spec
+        func side(_ ws: [Window]) -> DataSummary.Side {
+            DataSummary.Side(clips: Set(ws.map(\.clipID)).count, windows: ws.count,
+                             windowsPerLabel: Dictionary(grouping: ws, by: \.label).mapValues(\.count),
+                             windowsWithDepth: config.augmentation.turnDegrees > 0 ? ws.filter { $0.depth != nil }.count : nil)
+        }
+        let summary = DataSummary(path: path, train: side(train), validation: side(validation), test: side(test),
+                                  unseenTestLabels: unseen.sorted(), estimator: source.estimators.count == 1 ? source.estimators.first : nil)
+        return TrainingData(spec: spec, labels: labels, train: train, validation: validation, test: test, summary: summary)
+    }
+
+    /// A path that is no readable HDF5 file is said as what it is.
+    static func checkInput(_ path: String) throws {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ConfigError("\(path): no such file (give a keypoint store from poseact extract/import, or a windows file)")
         }
         // A FIFO or an unreadable file is said as what it is, not as "not HDF5".
         do { try InputFile.check(path) } catch let error as InputFileError { throw ConfigError(error.message) }
         guard HDF5.isHDF5(path) else { throw ConfigError("\(path): not an HDF5 keypoint store or windows file") }
-        var spec = config.preprocessing
-        var all: [Window]
-        var groupOf: [String: String] = [:]   // clip id → validation group
+    }
+
+    /// Every window of a store or a windows file, and what the splits need to know of its clips.
+    struct Source {
+        /// The preprocessing that cut the windows (a windows file's own, or the config's).
+        var spec: PreprocessingSpec
+        var all: [Window] = []
+        /// Clip id → validation and fold group (the ranges of one video stay together).
+        var groupOf: [String: String] = [:]
         var clipsOfSplit: [String: Int] = [:]
-        var labelOf: [String: String] = [:], splitOfClip: [String: String] = [:]   // for the cross-validation folds
+        var labelOf: [String: String] = [:], splitOfClip: [String: String] = [:]
         var estimators = Set<String>()
-        if WindowsFile.isWindowsFile(path) {
+
+        func group(of w: Window) -> String { groupOf[w.clipID] ?? w.clipID }
+
+        init(windowsFile path: String, config: TrainingConfig) throws {
             if config.augmentation.turnDegrees > 0 {
                 throw ConfigError("\(path): a windows file has no depth, which augmentation.turn_degrees needs: train on the "
                     + "keypoint store instead, or set turn_degrees to 0")
@@ -47,7 +95,10 @@ public struct TrainingData: Sendable {
             for (split, ids) in Dictionary(grouping: all, by: { $0.split ?? "" }).mapValues({ Set($0.map(\.clipID)) }) {
                 clipsOfSplit[split] = ids.count
             }
-        } else {
+        }
+
+        init(store path: String, config: TrainingConfig) throws {
+            spec = config.preprocessing
             let store = try KeypointStore(path: path)
             guard !store.entries.isEmpty else { throw ConfigError("\(path): the store holds no clips") }
             // A window longer than every clip gives no window at all: say so now.
@@ -58,17 +109,16 @@ public struct TrainingData: Sendable {
                     + "(%.0f %% real poses), but the longest clip in %@ is %.1f s; lower the window", spec.window, spec.fps,
                     needed, spec.minPoseShare * 100, path, longest))
             }
-            all = []
+            let turn = config.augmentation.turnDegrees > 0
             for entry in store.entries {
                 // Ranges of one video (an annotation file's rows) stay together; an imported
                 // CSV is the source of all its clips, so whole-file sources do not group.
-                groupOf[entry.id] = group(of: entry, config: config)
+                groupOf[entry.id] = TrainingData.group(of: entry, config: config)
                 clipsOfSplit[entry.split ?? "", default: 0] += 1
                 labelOf[entry.id] = entry.label; splitOfClip[entry.id] = entry.split ?? ""
                 let clip = try store.read(entry.id)
                 estimators.insert(clip.estimator)
                 if let p = Preprocessing.problem(with: clip, spec: spec) { throw ConfigError("\(path): \(p)") }
-                let turn = config.augmentation.turnDegrees > 0
                 if turn && clip.world == nil {
                     throw ConfigError("\(path): clip '\(clip.id)' has no world landmarks, which augmentation.turn_degrees needs "
                         + "(imported keypoints, or a store extracted before poseact kept them): extract it again with poseact "
@@ -77,84 +127,56 @@ public struct TrainingData: Sendable {
                 all += Preprocessing.windows(of: clip, spec: spec, depth: turn && clip.split == config.data.trainSplit)
             }
         }
-        let splits = Set(all.map { $0.split ?? "" })
-        let trainSplit = config.data.trainSplit
-        let hasSplits = !(splits.count == 1 && splits.first == "")
-        var train: [Window], test: [Window] = []
-        if hasSplits {
-            guard clipsOfSplit[trainSplit] != nil || splits.contains(trainSplit) else {
-                throw ConfigError("\(path): no clips of split '\(trainSplit)' (splits: \(clipsOfSplit.keys.sorted().map { $0.isEmpty ? "none" : $0 }.joined(separator: ", "))); set data.train_split")
-            }
-            train = all.filter { $0.split == trainSplit }
-            if let t = config.data.testSplit { test = all.filter { $0.split == t } }
-        } else {
-            train = all   // no splits at all: train on everything, no test figures
-        }
-        guard !train.isEmpty else {
-            throw ConfigError("\(path): no training windows: no clip of split '\(trainSplit)' has \(Int(spec.minPoseShare * 100)) % real poses in a window of \(spec.window) frames; check the data (poseact dataset inspect) or lower preprocessing.window")
-        }
-        let labels = Array(Set(train.map(\.label))).sorted()
-        guard labels.count >= 2 else {
-            throw ConfigError("\(path): the training windows have one label only ('\(labels[0])'); a classifier needs at least two")
-        }
-        if config.data.folds >= 2 {
-            // Every clip of the train split, windows or not, so that the folds do not move with the window.
-            let clips = labelOf.filter { !hasSplits || splitOfClip[$0.key] == trainSplit }
-            let held = foldGroups(labelOf: clips, groupOf: groupOf, folds: config.data.folds)[config.data.fold - 1]
-            test = train.filter { held.contains(groupOf[$0.clipID] ?? $0.clipID) }
-            train.removeAll { held.contains(groupOf[$0.clipID] ?? $0.clipID) }
-        }
-        if config.data.clipsPerLabel > 0 {
-            let kept = drawGroups(labelOf: Dictionary(train.map { ($0.clipID, $0.label) }, uniquingKeysWith: { a, _ in a }),
-                                  groupOf: groupOf, perLabel: config.data.clipsPerLabel, draw: config.data.draw)
-            train.removeAll { !kept.contains(groupOf[$0.clipID] ?? $0.clipID) }
-        }
-        // Test windows of labels the model never saw cannot be scored: say so, drop them.
-        let unseen = Set(test.map(\.label)).subtracting(labels)
-        test.removeAll { unseen.contains($0.label) }
 
-        // Validation: whole groups, chosen per label until each label has its share of clips.
-        var validationGroups = Set<String>()
-        if config.data.validationShare > 0 {
+        /// The train split's windows and the test split's (none when the data has no splits:
+        /// then everything trains); whether the data has splits.
+        func trainAndTest(path: String, config: TrainingConfig) throws -> (train: [Window], test: [Window], hasSplits: Bool) {
+            let splits = Set(all.map { $0.split ?? "" })
+            let trainSplit = config.data.trainSplit
+            let hasSplits = !(splits.count == 1 && splits.first == "")
+            var train = all, test: [Window] = []
+            if hasSplits {
+                guard clipsOfSplit[trainSplit] != nil || splits.contains(trainSplit) else {
+                    throw ConfigError("\(path): no clips of split '\(trainSplit)' (splits: \(clipsOfSplit.keys.sorted().map { $0.isEmpty ? "none" : $0 }.joined(separator: ", "))); set data.train_split")
+                }
+                train = all.filter { $0.split == trainSplit }
+                if let t = config.data.testSplit { test = all.filter { $0.split == t } }
+            }
+            guard !train.isEmpty else {
+                throw ConfigError("\(path): no training windows: no clip of split '\(trainSplit)' has \(Int(spec.minPoseShare * 100)) % real poses in a window of \(spec.window) frames; check the data (poseact dataset inspect) or lower preprocessing.window")
+            }
+            return (train, test, hasSplits)
+        }
+
+        /// Validation: whole groups, chosen per label (in a seeded order) until each label has
+        /// its share of clips, never a label's last clip.
+        func validationGroups(of train: [Window], config: TrainingConfig) -> Set<String> {
+            guard config.data.validationShare > 0 else { return [] }
             var rng = SplitMix64(seed: config.training.seed &+ 0x5EED)
             struct LabelledClip: Hashable { let label: String, clip: String }
             let clipsOf = Dictionary(grouping: Set(train.map { LabelledClip(label: $0.label, clip: $0.clipID) }), by: \.label)
                 .mapValues { $0.map(\.clip) }
-            let groups = Array(Set(train.map { groupOf[$0.clipID] ?? $0.clipID })).sorted().shuffledDeterministically(&rng)
-            var labelsOfGroup: [String: Set<String>] = [:]
+            let groups = Array(Set(train.map(group(of:)))).sorted().shuffledDeterministically(&rng)
             var clipsInGroup: [String: [String: Int]] = [:]
             for (label, clips) in clipsOf {
-                for c in clips {
-                    let g = groupOf[c] ?? c
-                    labelsOfGroup[g, default: []].insert(label)
-                    clipsInGroup[g, default: [:]][label, default: 0] += 1
-                }
+                for c in clips { clipsInGroup[groupOf[c] ?? c, default: [:]][label, default: 0] += 1 }
             }
             var target: [String: Int] = [:], taken: [String: Int] = [:]
             for (label, clips) in clipsOf where clips.count >= 2 {
                 target[label] = max(1, Int((config.data.validationShare * Double(clips.count)).rounded()))
             }
+            var chosen = Set<String>()
             for g in groups {
                 let counts = clipsInGroup[g] ?? [:]
                 let wanted = counts.keys.contains { (taken[$0] ?? 0) < (target[$0] ?? 0) }
                 let fits = counts.allSatisfy { (taken[$0.key] ?? 0) + $0.value < (clipsOf[$0.key]?.count ?? 0) }
                 if wanted && fits {
-                    validationGroups.insert(g)
+                    chosen.insert(g)
                     for (l, n) in counts { taken[l, default: 0] += n }
                 }
             }
+            return chosen
         }
-        let validation = train.filter { validationGroups.contains(groupOf[$0.clipID] ?? $0.clipID) }
-        train.removeAll { validationGroups.contains(groupOf[$0.clipID] ?? $0.clipID) }
-
-        func side(_ ws: [Window]) -> DataSummary.Side {
-            DataSummary.Side(clips: Set(ws.map(\.clipID)).count, windows: ws.count,
-                             windowsPerLabel: Dictionary(grouping: ws, by: \.label).mapValues(\.count),
-                             windowsWithDepth: config.augmentation.turnDegrees > 0 ? ws.filter { $0.depth != nil }.count : nil)
-        }
-        let summary = DataSummary(path: path, train: side(train), validation: side(validation), test: side(test),
-                                  unseenTestLabels: unseen.sorted(), estimator: estimators.count == 1 ? estimators.first : nil)
-        return TrainingData(spec: spec, labels: labels, train: train, validation: validation, test: test, summary: summary)
     }
 }
 

@@ -61,25 +61,6 @@ struct LiveCommand: ParsableCommand {
 
     // --json: one line per prediction, one per change of state, and the summary at the end.
 
-    struct PredictionLine: Encodable {
-        let type = "prediction"
-        var time: Double
-        /// The person's track id (-1: nobody).
-        var person: Int
-        var label: String
-        var confidence: Double
-        var fps: Double
-        var dropped: Int
-    }
-
-    struct StateLine: Encodable {
-        let type = "state"
-        var time: Double
-        var person: Int
-        var from: String
-        var to: String
-    }
-
     struct SummaryLine: Encodable {
         let type = "summary"
         var frames: Int
@@ -146,7 +127,7 @@ struct LiveCommand: ParsableCommand {
         }
         var writer: VideoWriter?
         var recordingFailed: Error?
-        let angleNames = live.coach.options.angles.map(\.name)
+        let printer = LiveEventPrinter(json: json, angleNames: live.coach.options.angles.map(\.name))
         Interrupt.install(stopping: live)
         let stats = try live.run(input: source) { event in
             if page != nil { board.handle(event) }
@@ -154,52 +135,17 @@ struct LiveCommand: ParsableCommand {
                 if case .frame(let image, _) = event { shown.show(image) } else { shown.pollEvents() }
                 if shown.closed { live.stop() }
             }
-            switch event {
-            case .prediction(let p, let fps, let dropped):
-                if json {
-                    print(JSONLines.encode(PredictionLine(time: round3(p.time), person: p.personID ?? -1, label: p.state.name,
-                                                          confidence: Double(p.state.confidence ?? 0), fps: (fps * 10).rounded() / 10,
-                                                          dropped: dropped)))
-                    fflush(stdout)
-                }
-            case .stateChange(let from, let to, let time, let person):
-                if json {
-                    print(JSONLines.encode(StateLine(time: round3(time), person: person ?? -1, from: from ?? "none", to: to)))
-                } else {
-                    print(String(format: "%8.2f s  #%d %@", time, person ?? -1, to))
-                }
-                fflush(stdout)
-            case .occurrence(let o):
-                print(json ? JSONLines.encode(OccurrenceLine(o)) : String(format: "%8.2f s  ", o.occurrence.end) + OccurrenceLine(o).text)
-                fflush(stdout)
-            case .repetition(let r):
-                print(json ? JSONLines.encode(RepetitionLine(r))
-                           : String(format: "%8.2f s  ", r.repetition.end) + RepetitionLine(r).text(order: angleNames))
-                fflush(stdout)
-            case .people: break
-            case .trajectory(let t):
-                print(json ? JSONLines.encode(TrajectoryLine(t)) : String(format: "%8.2f s  ", t.end) + TrajectoryLine(t).text)
-                fflush(stdout)
-            case .throwMade(let t):
-                print(json ? JSONLines.encode(ThrowLine(t)) : String(format: "%8.2f s  ", t.releaseTime) + ThrowLine(t).text)
-                fflush(stdout)
-            case .scene(let stable, let time):
-                if !json { print(String(format: "%8.2f s  ", time) + (stable ? "the camera stands still" : "the camera moves: no trajectories")) }
-            case .angles(let person, let time, let values):
-                if json { print(JSONLines.encode(AnglesLine(person: person, time: time, names: angleNames, values: values))) }
-            case .frame(let image, _):
-                if let record, recordingFailed == nil {
-                    do {
-                        if writer == nil {
-                            writer = try VideoWriter(path: record, width: image.width, height: image.height,
-                                                     fps: live.coach.spec.fps)
-                        }
-                        try writer?.write(image)
-                    } catch {
-                        // Once: the frames after it would fail the same way (a full disk).
-                        note("warning: \(record): \(error); recording stopped")
-                        recordingFailed = error
+            printer.print(event)
+            if case .frame(let image, _) = event, let record, recordingFailed == nil {
+                do {
+                    if writer == nil {
+                        writer = try VideoWriter(path: record, width: image.width, height: image.height, fps: live.coach.spec.fps)
                     }
+                    try writer?.write(image)
+                } catch {
+                    // Once: the frames after it would fail the same way (a full disk).
+                    note("warning: \(record): \(error); recording stopped")
+                    recordingFailed = error
                 }
             }
         }
