@@ -122,6 +122,10 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
     /// refused before it asks for gigabytes (the model's keys have their bounds in `ModelSpec`).
     public static let maxBatch = 8192
 
+    /// Far beyond any cross-validation (5 or 10 folds), low enough that a typo is refused
+    /// before crossval plans a billion runs.
+    public static let maxFolds = 1000
+
     /// Problems that make the config unusable (empty when it is fine), each naming its key.
     public var problems: [String] {
         var p = preprocessing.problems.map { "preprocessing: \($0)" }
@@ -129,7 +133,9 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         if !(0..<1).contains(data.validationShare) { p.append("data.validation_share must be in [0, 1)") }
         if data.clipsPerLabel < 0 { p.append("data.clips_per_label must be 0 (all) or more") }
         if data.draw < 0 { p.append("data.draw must be 0 or more") }
-        if data.folds == 1 || data.folds < 0 { p.append("data.folds must be 0 (no cross-validation) or at least 2") }
+        if data.folds == 1 || data.folds < 0 || data.folds > Self.maxFolds {
+            p.append("data.folds must be 0 (no cross-validation) or 2…\(Self.maxFolds)")
+        }
         if data.folds >= 2 && !(1...data.folds).contains(data.fold) { p.append("data.fold must be in 1…\(data.folds)") }
         p += model.problems(prefix: "model.")
         if !(optimizer.learningRate > 0) { p.append("optimizer.learning_rate must be positive") }

@@ -197,11 +197,9 @@ public final class Studio: @unchecked Sendable {
         case "crossval":
             let name = try runName(body.name)
             var arguments = ["crossval", "--config", try recipePath(body.recipe), "--data", StudioProject.store, "--output", "crossval/\(name)", "--json"]
-            if let folds = body.folds { guard (2...20).contains(folds) else { throw StudioProject.ProjectError("folds: 2 to 20") }; arguments += ["--folds", String(folds)] }
-            if let seeds = body.seeds, !seeds.isEmpty {
-                guard seeds.split(separator: ",", omittingEmptySubsequences: false).allSatisfy({ UInt32($0) != nil }) else { throw StudioProject.ProjectError("seeds: whole numbers, comma-separated") }
-                arguments += ["--seeds", seeds]
-            }
+            // (Their bounds are crossval's own, as the overrides' are train's.)
+            if let folds = body.folds { arguments.append("--folds=\(folds)") }
+            if let seeds = body.seeds, !seeds.isEmpty { arguments.append("--seeds=\(seeds)") }
             arguments += overrides(body)
             try start("crossval", name, [StudioCommand(arguments)])
         case "stop":

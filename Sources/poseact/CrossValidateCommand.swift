@@ -42,8 +42,14 @@ struct CrossValidate: ParsableCommand {
     @Flag(help: "Train nothing: pool the runs that the tasks trained in OUTPUT into the summary.") var pool = false
     @Flag(help: "Print the summary as one JSON object on stdout.") var json = false
 
+    static let maxRuns = 10_000
+
     func validate() throws {
-        guard folds >= 2 else { throw ValidationError("--folds must be at least 2") }
+        guard (2...TrainingConfig.maxFolds).contains(folds) else { throw ValidationError("--folds must be in 2…\(TrainingConfig.maxFolds)") }
+        // (Each run is a training: a list this long is a typo, refused before the plan is made.)
+        guard seeds.seeds.count * folds <= Self.maxRuns else {
+            throw ValidationError("\(seeds.seeds.count) seeds × \(folds) folds is \(seeds.seeds.count * folds) runs; at most \(Self.maxRuns)")
+        }
         if let seed = seeds.seeds.firstRepeated {
             throw ValidationError("--seeds \(seeds.defaultValueDescription): seed \(seed) is given twice; give each seed once")
         }

@@ -270,6 +270,14 @@ final class TrainCommandTests: PennSliceTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: Self.dir.appendingPathComponent("cv-100/seed-1").path), "nothing trained")
         let twice = try poseact(["crossval", "--config", cfg, "--data", data, "--seeds", "1,1", "--output", Self.dir.appendingPathComponent("cv-11").path])
         XCTAssertTrue(twice.stderr.contains("seed 1 is given twice"), twice.stderr)
+        // A typo's billion folds, or a plan of more runs than anyone trains, is refused before
+        // the plan (a list of every run) is made.
+        let billion = try poseact(["crossval", "--config", cfg, "--data", data, "--folds", "1000000000",
+                                   "--output", Self.dir.appendingPathComponent("cv-billion").path])
+        XCTAssertTrue(billion.stderr.contains("--folds must be in 2…1000"), billion.stderr)
+        let runs = try poseact(["crossval", "--config", cfg, "--data", data, "--folds", "1000", "--seeds", (1...11).map(String.init).joined(separator: ","),
+                                "--output", Self.dir.appendingPathComponent("cv-runs").path])
+        XCTAssertTrue(runs.stderr.contains("11 seeds × 1000 folds is 11000 runs; at most 10000"), runs.stderr)
     }
 
     /// kill -9 during training, then the same command: it resumes after the last finished
