@@ -167,88 +167,140 @@ public final class Studio: @unchecked Sendable {
         struct Segment: Decodable { var label: String, start: Double, end: Double }
     }
 
+    /// What the page can ask for (POST /api/NAME), each one method below.
+    enum ActionName: String {
+        case sources, extract, inspect, train, resume, crossval, stop, evaluate, export
+        case labelVideo = "label-video", poses, propose, labels, preview, camera
+    }
+
+    /// Does what the page asked; the answer's JSON (`{}` unless the action has one).
     func perform(_ action: String, _ body: Action) throws -> Data {
-        switch action {
-        case "sources":
-            guard let folder = body.folder, !folder.isEmpty else { throw StudioProject.ProjectError("give a folder of labeled clips") }
-            let source = StudioProject.Source(folder: absolute(folder), annotations: body.annotations.flatMap { $0.isEmpty ? nil : absolute($0) })
-            try settingsLock.withLock { try project.add(source) }
-            let scan = SourceScan(source)
-            lock.withLock { scans[source.folder] = scan }
-            signal.changed()
-        case "extract": try start("extract", "keypoints.h5", extractCommands())
-        case "inspect": try start("inspect", "keypoints.h5", [StudioCommand(["dataset", "inspect", StudioProject.store, "--json"])])
-        case "train":
-            let name = try runName(body.name)
-            let recipe = try recipePath(body.recipe)
-            var arguments = ["train", "--config", recipe, "--data", StudioProject.store, "--output", "runs/\(name)", "--json"]
-            arguments += overrides(body)
-            if body.restart == true { arguments.append("--restart") }
-            try start("train", name, [StudioCommand(arguments)])
-        case "resume":
-            // The run's own config.yaml (its recipe with the keys the page changed): the
-            // checkpoint's run goes on as `poseact train` would have.
-            let name = try runName(body.name)
-            guard FileManager.default.fileExists(atPath: project.path("runs/\(name)/config.yaml")) else {
-                throw StudioProject.ProjectError("runs/\(name): no run to resume; start it from a recipe")
-            }
-            try start("train", name, [StudioCommand(["train", "--config", "runs/\(name)/config.yaml", "--data", StudioProject.store,
-                                                     "--output", "runs/\(name)", "--json"])])
-        case "crossval":
-            let name = try runName(body.name)
-            var arguments = ["crossval", "--config", try recipePath(body.recipe), "--data", StudioProject.store, "--output", "crossval/\(name)", "--json"]
-            // (Their bounds are crossval's own, as the overrides' are train's.)
-            if let folds = body.folds { arguments.append("--folds=\(folds)") }
-            if let seeds = body.seeds, !seeds.isEmpty { arguments.append("--seeds=\(seeds)") }
-            arguments += overrides(body)
-            try start("crossval", name, [StudioCommand(arguments)])
-        case "stop":
+        guard let name = ActionName(rawValue: action) else { throw StudioProject.ProjectError("\(action): no such action") }
+        switch name {
+        case .sources: try addSource(body)
+        case .extract: try start("extract", "keypoints.h5", extractCommands())
+        case .inspect: try start("inspect", "keypoints.h5", [StudioCommand(["dataset", "inspect", StudioProject.store, "--json"])])
+        case .train: try train(body)
+        case .resume: try resume(body)
+        case .crossval: try crossval(body)
+        case .stop:
             guard let id = body.job else { throw StudioProject.ProjectError("stop: give the job's number") }
             jobs.stop(id)
-        case "evaluate":
-            let run = try existingRun(body.run)
-            try start("evaluate", run, [StudioCommand(["evaluate", "runs/\(run)", "--data", StudioProject.store, "--report", "runs/\(run)/report", "--json"])])
-        case "export":
-            let run = try existingRun(body.run)
-            let file = body.format == "onnx" ? "exports/\(run).onnx" : "exports/\(run).poseact.h5"
-            try start("export", run, [StudioCommand(["export", "runs/\(run)", "--output", file])])
-        case "label-video":
-            guard let video = body.video, !video.isEmpty else { throw StudioProject.ProjectError("give a video file to label") }
-            let full = absolute(video)
-            try settingsLock.withLock { try project.addLabelVideo(full) }
-            lock.withLock { if !labelVideos.contains(full) { labelVideos.append(full) } }
-            signal.changed()
-        case "poses":
-            let video = try knownVideo(body.video)
-            try start("poses", commandPath(video), [StudioCommand(["pose", commandPath(video), "--max-people", "1"],
-                                                                  stdout: "poses/\(StudioProject.safeName(video)).jsonl")])
-        case "propose":
-            let video = try knownVideo(body.video), run = try existingRun(body.run)
-            try start("propose", commandPath(video), [StudioCommand(["annotate", commandPath(video), "--model", "runs/\(run)",
-                                                                     "--timeline", "proposals/\(StudioProject.safeName(video)).json"])])
-        case "labels":
-            let video = try knownVideo(body.video)
-            let file = "labels/\(StudioProject.safeName(video)).csv"
-            try AtomicFile.write(try Self.annotationCSV(video: video, segments: body.segments ?? []), to: project.path(file))
-            signal.changed()
-            struct Saved: Encodable { let file: String, folder: String }
-            return Data(JSONLines.encode(Saved(file: file, folder: URL(fileURLWithPath: video).deletingLastPathComponent().path)).utf8)
-        case "preview":
-            let video = try knownVideo(body.video), run = try existingRun(body.run)
-            try start("preview", commandPath(video), [StudioCommand(["annotate", commandPath(video), "--model", "runs/\(run)",
-                                                                     "--angles", "left_elbow,right_elbow,body_line", "--json"],
-                                                                    stdout: "previews/\(StudioProject.safeName(video)).json")])
-        case "camera":
-            let run = try existingRun(body.run)
-            let device = body.device ?? "/dev/video0"
-            guard device.hasPrefix("/dev/video"), device.count > 10, device.dropFirst(10).allSatisfy(\.isNumber) else {
-                throw StudioProject.ProjectError("\(device): a camera is /dev/videoN")
-            }
-            try start("camera", device, [StudioCommand(["live", "--camera", device, "--model", "runs/\(run)", "--serve", "0"])])
-        default:
-            throw StudioProject.ProjectError("\(action): no such action")
+        case .evaluate: try evaluate(body)
+        case .export: try export(body)
+        case .labelVideo: try addLabelVideo(body)
+        case .poses: try findPoses(body)
+        case .propose: try propose(body)
+        case .labels: return try saveLabels(body)
+        case .preview: try preview(body)
+        case .camera: try camera(body)
         }
         return Data("{}".utf8)
+    }
+
+    /// A folder of labeled clips (and its annotation file), scanned as extract will.
+    func addSource(_ body: Action) throws {
+        guard let folder = body.folder, !folder.isEmpty else { throw StudioProject.ProjectError("give a folder of labeled clips") }
+        let source = StudioProject.Source(folder: absolute(folder), annotations: body.annotations.flatMap { $0.isEmpty ? nil : absolute($0) })
+        try settingsLock.withLock { try project.add(source) }
+        let scan = SourceScan(source)
+        lock.withLock { scans[source.folder] = scan }
+        signal.changed()
+    }
+
+    /// `train` from a recipe, with the keys the page changed.
+    func train(_ body: Action) throws {
+        let name = try runName(body.name)
+        let recipe = try recipePath(body.recipe)
+        var arguments = ["train", "--config", recipe, "--data", StudioProject.store, "--output", "runs/\(name)", "--json"]
+        arguments += overrides(body)
+        if body.restart == true { arguments.append("--restart") }
+        try start("train", name, [StudioCommand(arguments)])
+    }
+
+    /// `train` again on the run's own config.yaml (its recipe with the keys the page changed):
+    /// the checkpoint's run goes on as `poseact train` would have.
+    func resume(_ body: Action) throws {
+        let name = try runName(body.name)
+        guard FileManager.default.fileExists(atPath: project.path("runs/\(name)/config.yaml")) else {
+            throw StudioProject.ProjectError("runs/\(name): no run to resume; start it from a recipe")
+        }
+        try start("train", name, [StudioCommand(["train", "--config", "runs/\(name)/config.yaml", "--data", StudioProject.store,
+                                                 "--output", "runs/\(name)", "--json"])])
+    }
+
+    /// `crossval` from a recipe; folds and seeds are bounded by crossval's own checks, as the
+    /// overrides are by train's.
+    func crossval(_ body: Action) throws {
+        let name = try runName(body.name)
+        var arguments = ["crossval", "--config", try recipePath(body.recipe), "--data", StudioProject.store, "--output", "crossval/\(name)", "--json"]
+        if let folds = body.folds { arguments.append("--folds=\(folds)") }
+        if let seeds = body.seeds, !seeds.isEmpty { arguments.append("--seeds=\(seeds)") }
+        arguments += overrides(body)
+        try start("crossval", name, [StudioCommand(arguments)])
+    }
+
+    func evaluate(_ body: Action) throws {
+        let run = try existingRun(body.run)
+        try start("evaluate", run, [StudioCommand(["evaluate", "runs/\(run)", "--data", StudioProject.store, "--report", "runs/\(run)/report", "--json"])])
+    }
+
+    /// The run's model as a weights file or ONNX, into exports/.
+    func export(_ body: Action) throws {
+        let run = try existingRun(body.run)
+        let file = body.format == "onnx" ? "exports/\(run).onnx" : "exports/\(run).poseact.h5"
+        try start("export", run, [StudioCommand(["export", "runs/\(run)", "--output", file])])
+    }
+
+    /// An untrimmed video for the Label view (kept in the project's settings).
+    func addLabelVideo(_ body: Action) throws {
+        guard let video = body.video, !video.isEmpty else { throw StudioProject.ProjectError("give a video file to label") }
+        let full = absolute(video)
+        try settingsLock.withLock { try project.addLabelVideo(full) }
+        lock.withLock { if !labelVideos.contains(full) { labelVideos.append(full) } }
+        signal.changed()
+    }
+
+    /// `pose` on a video, into poses/NAME.jsonl, for its skeleton in the Label view.
+    func findPoses(_ body: Action) throws {
+        let video = try knownVideo(body.video)
+        try start("poses", commandPath(video), [StudioCommand(["pose", commandPath(video), "--max-people", "1"],
+                                                              stdout: "poses/\(StudioProject.safeName(video)).jsonl")])
+    }
+
+    /// `annotate` with a run's model: the segments it proposes for a video.
+    func propose(_ body: Action) throws {
+        let video = try knownVideo(body.video), run = try existingRun(body.run)
+        try start("propose", commandPath(video), [StudioCommand(["annotate", commandPath(video), "--model", "runs/\(run)",
+                                                                 "--timeline", "proposals/\(StudioProject.safeName(video)).json"])])
+    }
+
+    /// The Label view's segments as Create ML's annotation file, labels/NAME.csv.
+    func saveLabels(_ body: Action) throws -> Data {
+        let video = try knownVideo(body.video)
+        let file = "labels/\(StudioProject.safeName(video)).csv"
+        try AtomicFile.write(try Self.annotationCSV(video: video, segments: body.segments ?? []), to: project.path(file))
+        signal.changed()
+        struct Saved: Encodable { let file: String, folder: String }
+        return Data(JSONLines.encode(Saved(file: file, folder: URL(fileURLWithPath: video).deletingLastPathComponent().path)).utf8)
+    }
+
+    /// `annotate --json` with a run's model and the push-up angles, for the Preview view.
+    func preview(_ body: Action) throws {
+        let video = try knownVideo(body.video), run = try existingRun(body.run)
+        try start("preview", commandPath(video), [StudioCommand(["annotate", commandPath(video), "--model", "runs/\(run)",
+                                                                 "--angles", "left_elbow,right_elbow,body_line", "--json"],
+                                                                stdout: "previews/\(StudioProject.safeName(video)).json")])
+    }
+
+    /// `live` on a camera with a run's model, its own page served.
+    func camera(_ body: Action) throws {
+        let run = try existingRun(body.run)
+        let device = body.device ?? "/dev/video0"
+        guard device.hasPrefix("/dev/video"), device.count > 10, device.dropFirst(10).allSatisfy(\.isNumber) else {
+            throw StudioProject.ProjectError("\(device): a camera is /dev/videoN")
+        }
+        try start("camera", device, [StudioCommand(["live", "--camera", device, "--model", "runs/\(run)", "--serve", "0"])])
     }
 
     private func start(_ action: String, _ subject: String, _ commands: [StudioCommand]) throws {
