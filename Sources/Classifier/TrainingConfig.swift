@@ -28,11 +28,17 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
 
         public init() {}
 
+        /// Each key with its bound (`fold`'s depends on `folds`: `TrainingConfig.problems`).
         public static let keys: [ConfigKey<DataSection>] = [
-            .value("store", \.store), .value("train_split", \.trainSplit), .value("test_split", \.testSplit),
-            .value("validation_share", \.validationShare), .value("validation_group", \.validationGroup),
-            .value("folds", \.folds), .value("fold", \.fold),
-            .value("clips_per_label", \.clipsPerLabel), .value("draw", \.draw),
+            .value("store", \.store), .value("train_split", \.trainSplit, Bound("not be empty") { !$0.isEmpty }),
+            .value("test_split", \.testSplit),
+            .value("validation_share", \.validationShare, .within(0..<1)), .value("validation_group", \.validationGroup),
+            .value("folds", \.folds, Bound("be 0 (no cross-validation) or 2…\(TrainingConfig.maxFolds)") {
+                $0 == 0 || (2...TrainingConfig.maxFolds).contains($0)
+            }),
+            .value("fold", \.fold),
+            .value("clips_per_label", \.clipsPerLabel, Bound("be 0 (all) or more") { $0 >= 0 }),
+            .value("draw", \.draw, Bound("be 0 or more") { $0 >= 0 }),
         ]
     }
 
@@ -55,10 +61,16 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
 
         public init() {}
 
+        /// Each key with its bound (`min_learning_rate`'s depends on `learning_rate`:
+        /// `TrainingConfig.problems`).
         public static let keys: [ConfigKey<OptimizerSection>] = [
-            .value("name", \.name), .value("learning_rate", \.learningRate), .value("min_learning_rate", \.minLearningRate),
-            .value("warmup_epochs", \.warmupEpochs), .value("weight_decay", \.weightDecay),
-            .value("gradient_clip", \.gradientClip), .value("batch_size", \.batchSize),
+            .value("name", \.name), .value("learning_rate", \.learningRate, .positive),
+            .value("min_learning_rate", \.minLearningRate),
+            .value("warmup_epochs", \.warmupEpochs, .notNegative()), .value("weight_decay", \.weightDecay, .notNegative()),
+            .value("gradient_clip", \.gradientClip, .notNegative("0 turns it off")),
+            .value("batch_size", \.batchSize, Bound(holds: { (2...TrainingConfig.maxBatch).contains($0) }) { key, value in
+                "\(key) must be in 2…\(TrainingConfig.maxBatch) (batch norm needs 2; got \(value))"
+            }),
         ]
     }
 
@@ -87,12 +99,14 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         public init() {}
 
         public static let keys: [ConfigKey<TrainingSection>] = [
-            .value("epochs", \.epochs), .value("patience", \.patience), .value("keep", \.keep),
+            .value("epochs", \.epochs, .within(1...100_000)),
+            .value("patience", \.patience, Bound("not be negative (0 turns early stopping off)") { $0 >= 0 }),
+            .value("keep", \.keep),
             .value("class_weighting", \.classWeighting), .value("window_weighting", \.windowWeighting),
-            .value("label_smoothing", \.labelSmoothing),
+            .value("label_smoothing", \.labelSmoothing, .within(0..<1)),
             // A record from before the key was trained without an average: 0, not today's default.
-            .value("ema_epochs", \.emaEpochs, before: 0),
-            .value("seed", \.seed), .value("threads", \.threads),
+            .value("ema_epochs", \.emaEpochs, Bound("be in 0…1000 (0 turns it off)") { (0...1000).contains($0) }, before: 0),
+            .value("seed", \.seed), .value("threads", \.threads, Bound("not be negative (0: all cores)") { $0 >= 0 }),
         ]
     }
 
@@ -126,41 +140,19 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
     /// before crossval plans a billion runs.
     public static let maxFolds = 1000
 
-    /// Problems that make the config unusable (empty when it is fine), each naming its key.
+    /// Problems that make the config unusable (empty when it is fine), each naming its key:
+    /// every key against the bound declared with it, then what keys ask of each other.
     public var problems: [String] {
         var p = preprocessing.problems.map { "preprocessing: \($0)" }
-        if data.trainSplit.isEmpty { p.append("data.train_split must not be empty") }
-        if !(0..<1).contains(data.validationShare) { p.append("data.validation_share must be in [0, 1)") }
-        if data.clipsPerLabel < 0 { p.append("data.clips_per_label must be 0 (all) or more") }
-        if data.draw < 0 { p.append("data.draw must be 0 or more") }
-        if data.folds == 1 || data.folds < 0 || data.folds > Self.maxFolds {
-            p.append("data.folds must be 0 (no cross-validation) or 2…\(Self.maxFolds)")
-        }
+        p += data.keyProblems(prefix: "data.")
         if data.folds >= 2 && !(1...data.folds).contains(data.fold) { p.append("data.fold must be in 1…\(data.folds)") }
         p += model.problems(prefix: "model.")
-        if !(optimizer.learningRate > 0) { p.append("optimizer.learning_rate must be positive") }
+        p += optimizer.keyProblems(prefix: "optimizer.")
         if optimizer.minLearningRate < 0 || optimizer.minLearningRate > optimizer.learningRate {
             p.append("optimizer.min_learning_rate must be in [0, learning_rate]")
         }
-        if optimizer.warmupEpochs < 0 { p.append("optimizer.warmup_epochs must not be negative") }
-        if optimizer.weightDecay < 0 { p.append("optimizer.weight_decay must not be negative") }
-        if optimizer.gradientClip < 0 { p.append("optimizer.gradient_clip must not be negative (0 turns it off)") }
-        if !(2...Self.maxBatch).contains(optimizer.batchSize) {
-            p.append("optimizer.batch_size must be in 2…\(Self.maxBatch) (batch norm needs 2; got \(optimizer.batchSize))")
-        }
-        if !(1...100_000).contains(training.epochs) { p.append("training.epochs must be in 1…100000 (got \(training.epochs))") }
-        if !(0..<1).contains(training.labelSmoothing) { p.append("training.label_smoothing must be in [0, 1)") }
-        if training.patience < 0 { p.append("training.patience must not be negative (0 turns early stopping off)") }
-        if training.threads < 0 { p.append("training.threads must not be negative (0: all cores)") }
-        if !(0...1000).contains(training.emaEpochs) { p.append("training.ema_epochs must be in 0…1000 (0 turns it off)") }
-        let a = augmentation
-        if a.rotationDegrees < 0 || a.translation < 0 || a.jitter < 0 { p.append("augmentation: rotation_degrees, translation and jitter must not be negative") }
-        if a.scale.lowerBound <= 0 { p.append("augmentation.scale must be positive") }
-        if a.timeStretch.lowerBound <= 0 { p.append("augmentation.time_stretch must be positive") }
-        if !(0..<1).contains(a.dropFrames) { p.append("augmentation.drop_frames must be in [0, 1)") }
-        if !(0...1).contains(a.occlude) { p.append("augmentation.occlude must be in [0, 1]") }
-        if !(0...90).contains(a.turnDegrees) { p.append("augmentation.turn_degrees must be in 0…90") }
-        if !(0...100).contains(a.mixup) { p.append("augmentation.mixup must be in 0…100 (0 turns it off)") }
+        p += training.keyProblems(prefix: "training.")
+        p += augmentation.keyProblems(prefix: "augmentation.")
         // Each key within its bound can still multiply into terabytes: the net's size, once
         // the keys are sane (the classes are not known yet; the head is a few of its parameters).
         if p.isEmpty, let size = Architecture(config: self, classes: 2).sizeProblem(

@@ -48,10 +48,12 @@ public struct AugmentationSpec: ConfigSection, Sendable, Equatable {
     public init() {}
 
     public static let keys: [ConfigKey<AugmentationSpec>] = [
-        .value("flip", \.flip), .value("rotation_degrees", \.rotationDegrees), .range("scale", \.scale),
-        .value("translation", \.translation), .value("jitter", \.jitter), .range("time_stretch", \.timeStretch),
-        .value("drop_frames", \.dropFrames), .value("occlude", \.occlude), .value("turn_degrees", \.turnDegrees),
-        .value("mixup", \.mixup),
+        .value("flip", \.flip), .value("rotation_degrees", \.rotationDegrees, .notNegative()), .range("scale", \.scale, .positive),
+        .value("translation", \.translation, .notNegative()), .value("jitter", \.jitter, .notNegative()),
+        .range("time_stretch", \.timeStretch, .positive),
+        .value("drop_frames", \.dropFrames, .within(0..<1)), .value("occlude", \.occlude, .within(0...1)),
+        .value("turn_degrees", \.turnDegrees, Bound("be in 0…90") { (0...90).contains($0) }),
+        .value("mixup", \.mixup, Bound("be in 0…100 (0 turns it off)") { (0...100).contains($0) }),
     ]
 
     /// The body parts `occlude` hides, as joint indices of `layout`; a part the layout has

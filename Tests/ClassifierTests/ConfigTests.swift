@@ -185,6 +185,39 @@ final class ConfigTests: XCTestCase {
         }
     }
 
+    /// Every bounded key refuses a value out of its bound in a line that names it: the bound
+    /// is declared with the key (`ConfigKey`'s `Bound`), and `problems` only gathers them.
+    func testEveryBoundedKeyNamesItself() throws {
+        let cases: [(String, String)] = [
+            ("data:\n  train_split: ''\n", "data.train_split must not be empty"),
+            ("data:\n  validation_share: 1\n", "data.validation_share must be in [0, 1)"),
+            ("data:\n  folds: 1001\n", "data.folds must be 0 (no cross-validation) or 2…1000"),
+            ("data:\n  clips_per_label: -1\n", "data.clips_per_label must be 0 (all) or more"),
+            ("data:\n  draw: -1\n", "data.draw must be 0 or more"),
+            ("optimizer:\n  learning_rate: 0\n  min_learning_rate: 0\n", "optimizer.learning_rate must be positive"),
+            ("optimizer:\n  warmup_epochs: -1\n", "optimizer.warmup_epochs must not be negative"),
+            ("optimizer:\n  weight_decay: -0.1\n", "optimizer.weight_decay must not be negative"),
+            ("optimizer:\n  gradient_clip: -1\n", "optimizer.gradient_clip must not be negative (0 turns it off)"),
+            ("optimizer:\n  batch_size: 9000\n", "optimizer.batch_size must be in 2…8192 (batch norm needs 2; got 9000)"),
+            ("training:\n  epochs: 0\n", "training.epochs must be in 1…100000 (got 0)"),
+            ("training:\n  patience: -1\n", "training.patience must not be negative (0 turns early stopping off)"),
+            ("training:\n  label_smoothing: 1\n", "training.label_smoothing must be in [0, 1)"),
+            ("training:\n  ema_epochs: 1001\n", "training.ema_epochs must be in 0…1000 (0 turns it off)"),
+            ("training:\n  threads: -1\n", "training.threads must not be negative (0: all cores)"),
+            ("augmentation:\n  rotation_degrees: -1\n", "augmentation.rotation_degrees must not be negative"),
+            ("augmentation:\n  scale: [0, 1]\n", "augmentation.scale must be positive"),
+            ("augmentation:\n  time_stretch: 0\n", "augmentation.time_stretch must be positive"),
+            ("augmentation:\n  drop_frames: 1\n", "augmentation.drop_frames must be in [0, 1)"),
+            ("augmentation:\n  occlude: 1.5\n", "augmentation.occlude must be in [0, 1]"),
+            ("augmentation:\n  turn_degrees: 91\n", "augmentation.turn_degrees must be in 0…90"),
+            ("augmentation:\n  mixup: 101\n", "augmentation.mixup must be in 0…100 (0 turns it off)"),
+        ]
+        for (yaml, problem) in cases {
+            XCTAssertEqual(try TrainingConfig.parse(yaml, file: "c.yaml").problems, [problem], yaml)
+        }
+        XCTAssertEqual(TrainingConfig().problems, [])
+    }
+
     func testValueProblems() throws {
         var c = try TrainingConfig.parse("preprocessing:\n  window: 0\noptimizer:\n  batch_size: 1\nmodel:\n  dropout: 1.5\n")
         XCTAssertEqual(c.problems, ["preprocessing: window must be in 1…10000 frames (got 0)", "model.dropout must be in [0, 1)",

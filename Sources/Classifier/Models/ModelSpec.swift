@@ -79,48 +79,6 @@ public struct ModelSpec: ConfigSection, Equatable, Sendable {
     }
 }
 
-/// A range a key's value must be in, and how the requirement reads: a key's problem is
-/// "<key> must <requirement>", followed by the value when `showsValue`.
-public struct Bound<Value>: Sendable {
-    let holds: @Sendable (Value) -> Bool
-    let requirement: String
-    let showsValue: Bool
-
-    func problem(_ key: String, _ value: Value) -> String? {
-        holds(value) ? nil : "\(key) must \(requirement)" + (showsValue ? " (got \(value))" : "")
-    }
-}
-
-extension Bound where Value == Int {
-    public static func within(_ r: ClosedRange<Int>) -> Bound {
-        Bound(holds: { r.contains($0) }, requirement: "be in \(r.lowerBound)…\(r.upperBound)", showsValue: true)
-    }
-}
-
-extension Bound where Value == Double {
-    public static func within(_ r: Range<Double>) -> Bound {
-        Bound(holds: { r.contains($0) }, requirement: "be in [\(shortest(r.lowerBound)), \(shortest(r.upperBound)))", showsValue: false)
-    }
-}
-
-extension Bound where Value == [Int] {
-    public static func list(count: ClosedRange<Int>, each: ClosedRange<Int>) -> Bound {
-        Bound(holds: { count.contains($0.count) && $0.allSatisfy(each.contains) },
-              requirement: "list \(count.lowerBound) to \(count.upperBound) values, each in \(each.lowerBound)…\(each.upperBound)",
-              showsValue: true)
-    }
-}
-
-extension Bound where Value == [Double] {
-    /// Every value positive and finite.
-    public static var positive: Bound {
-        Bound(holds: { $0.allSatisfy { $0 > 0 && $0.isFinite } }, requirement: "be positive", showsValue: false)
-    }
-}
-
-/// 0 as "0", 0.5 as "0.5".
-private func shortest(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
-
 /// One key of `ModelSpec`: how it is read and written, its bound, and which nets read it.
 struct ModelKey {
     let key: ConfigKey<ModelSpec>
@@ -132,8 +90,8 @@ struct ModelKey {
 
     static func key<Value: Codable>(_ name: String, _ property: WritableKeyPath<ModelSpec, Value>, _ bound: Bound<Value>? = nil,
                                     nets: [ModelType] = ModelType.allCases, before: Value? = nil, inArchitecture: Bool = true) -> ModelKey {
-        ModelKey(key: .value(name, property, before: before), nets: nets, inArchitecture: inArchitecture,
-                 problem: { spec, prefix in bound?.problem(prefix + name, spec[keyPath: property]) })
+        let key = ConfigKey<ModelSpec>.value(name, property, bound, before: before)
+        return ModelKey(key: key, nets: nets, inArchitecture: inArchitecture, problem: { spec, prefix in key.problems(spec, prefix: prefix).first })
     }
 }
 
