@@ -117,6 +117,26 @@ final class PackageLayoutTests: XCTestCase {
         XCTAssertEqual(unused, [], "imports nothing of the file uses")
     }
 
+    /// docs/ARCHITECTURE.md's table of targets names, for each target, the package's own
+    /// targets it depends on: the same as Package.swift's.
+    func testTheArchitectureTableNamesEachTargetsDependencies() throws {
+        let targets = try Self.package()
+        let names = Set(targets.map(\.name))
+        let text = try String(contentsOf: TestData.packageRoot.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
+        var rows = 0
+        for line in text.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 4 else { continue }
+            let named = cells[1].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            guard named.count == 1, let target = targets.first(where: { $0.name == named[0] }) else { continue }
+            let listed = Set(cells[3].split { ", ;".contains($0) }.map(String.init)).intersection(names)
+            XCTAssertEqual(listed.sorted(), target.dependencies.intersection(names).sorted(), "docs/ARCHITECTURE.md's row of \(target.name)")
+            rows += 1
+        }
+        XCTAssertEqual(rows, targets.filter { $0.path == nil && ["regular", "executable"].contains($0.type) }.count,
+                       "a row for every target in Sources/")
+    }
+
     /// What `swift build --target Classifier` compiles: the keypoint wing and the foundation.
     func testTheKeypointWingNeedsNoVideoOrPoseEngine() throws {
         let byName = Dictionary(uniqueKeysWithValues: try Self.package().map { ($0.name, $0) })
