@@ -56,7 +56,8 @@ public struct TrainingData: Sendable {
                              windowsWithDepth: config.augmentation.turnDegrees > 0 ? ws.filter { $0.depth != nil }.count : nil)
         }
         let summary = DataSummary(path: path, train: side(train), validation: side(validation), test: side(test),
-                                  unseenTestLabels: unseen.sorted(), estimator: source.estimators.count == 1 ? source.estimators.first : nil)
+                                  unseenTestLabels: unseen.sorted(), estimator: source.estimators.count == 1 ? source.estimators.first : nil,
+                                  pose: source.estimators.count == 1 ? source.estimators.first.map(PoseSettings.init(estimator:)) : nil)
         return TrainingData(spec: spec, labels: labels, train: train, validation: validation, test: test, summary: summary)
     }
 
@@ -283,6 +284,12 @@ public struct DataSummary: Codable, Equatable, Sendable {
     public var unseenTestLabels: [String]
     /// What made the keypoints (`ClipKeypoints.estimator`: the pose models and the settings
     /// that change them, such as "mirror-average"), when every clip of a store says the same;
-    /// nil for a windows file or a mix. `live` poses with the same settings.
+    /// nil for a windows file or a mix.
     public var estimator: String?
+    /// The pose settings of those keypoints (`estimator`'s words as a record), which `live`
+    /// poses with; nil where `estimator` is, and in weights files written before the record.
+    public var pose: PoseSettings?
+
+    /// The settings `live` poses with: the record, or an older file's estimator words.
+    public var poseSettings: PoseSettings? { pose ?? estimator.map(PoseSettings.init(estimator:)) }
 }

@@ -32,9 +32,10 @@ public struct ExtractOptions: Sendable, Codable, Equatable {
 
     /// What the store records as the clips' estimator: the models, and the settings that
     /// change keypoints.
-    public var estimator: String {
-        Extractor.estimator + (mirrorAverage ? " mirror-average" : "") + (redetect ? " redetect" : "") + (mirror ? " mirrored" : "")
-    }
+    public var estimator: String { pose.estimator(models: Extractor.estimator) }
+
+    /// The settings that change keypoints, as their record.
+    public var pose: PoseSettings { PoseSettings(mirrorAverage: mirrorAverage, redetect: redetect, mirrored: mirror) }
 
     // Options files of runs from before the pose settings existed still resume.
     enum CodingKeys: String, CodingKey { case fps, maxPeople, jobs, threads, shardIndex, shardCount, mirrorAverage, redetect, mirror }

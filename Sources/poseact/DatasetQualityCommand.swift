@@ -38,7 +38,7 @@ extension DatasetCommand {
                 guard !shared.isEmpty else { throw ConfigError("\(mirror): none of the clips of \(store): extract the same folder with --mirror") }
                 mirrored = Dictionary(uniqueKeysWithValues: try shared.map { ($0.id, try other.read($0.id)) })
                 // The store against itself would measure a perfect agreement that means nothing.
-                if let plain = mirrored?.values.first(where: { !$0.estimator.split(separator: " ").contains("mirrored") }) {
+                if let plain = mirrored?.values.first(where: { !PoseSettings(estimator: $0.estimator).mirrored }) {
                     throw ConfigError("\(mirror): clip '\(OneLine.excerpt(plain.id))' was not extracted from the mirror image (its estimator is '\(OneLine.excerpt(plain.estimator))'): give the store extract --mirror wrote")
                 }
             }

@@ -69,10 +69,9 @@ func makeLivePipeline(model: String, pose: PosePipelineOptions, options: CoachOp
     let classifier = try ActionClassifier.load(path: modelPath(model))
     let pipeline = try pose.pipeline()
     let record = classifier.training.data ?? classifier.training.members?.first?.data
-    if let estimator = record?.estimator {
-        let words = Set(estimator.split(separator: " ").map(String.init))
-        pipeline.options.mirrorAverage = words.contains("mirror-average")
-        pipeline.options.redetect = words.contains("redetect")
+    if let settings = record?.poseSettings {
+        pipeline.options.mirrorAverage = settings.mirrorAverage
+        pipeline.options.redetect = settings.redetect
     }
     let live = LivePipeline(pipeline: pipeline, coach: PeopleCoach(classifier: classifier, options: options))
     live.detectInBackground = pose.backgroundDetector
