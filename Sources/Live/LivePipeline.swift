@@ -15,8 +15,9 @@ public enum LiveEvent {
     case angles(person: Int, time: Double, values: [Float])
     /// Every processed frame, with its overlay drawn (for a recorder or a viewer).
     case frame(RGBImage, time: Double)
-    /// Everyone followed, after every frame (for a viewer): state, repetitions, angles.
-    case people([PersonView], angleNames: [String])
+    /// Everyone followed, after every frame (for a viewer): state, repetitions, angles; and
+    /// everyone's seconds per action so far (the coach's, which the run's summary totals too).
+    case people([PersonView], angleNames: [String], summary: ActionSummary)
     /// A trajectory that ended (`--trajectories`).
     case trajectory(Trajectory)
     /// A throw: a trajectory that started at someone's hand.
@@ -173,7 +174,7 @@ public final class LivePipeline {
             stats.trajectories += step.trajectories.count
             step.trajectories.forEach { events(.trajectory($0)) }
             step.throwsMade.forEach { events(.throwMade($0)) }
-            events(.people(coach.views, angleNames: angleNames))
+            events(.people(coach.views, angleNames: angleNames, summary: .total(coach.summaries.map(\.seconds))))
             if let image = step.overlay { events(.frame(image, time: step.frame.time)) }
             let done = monotonicSeconds()
             var costs = step.costs

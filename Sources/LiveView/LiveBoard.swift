@@ -133,7 +133,6 @@ public final class LiveBoard: PageFeed, @unchecked Sendable {
     private var imageSequence = 0
     private var state = BoardState()
     /// Per person (each a stream of predictions of its own).
-    private var summaries: [Int: ActionSummary] = [:]
     /// The prominent person's id, from the last view of everyone.
     private var prominent: Int?
     private var tallies: [Int: ThrowTally] = [:]
@@ -158,10 +157,8 @@ public final class LiveBoard: PageFeed, @unchecked Sendable {
             imageSequence += 1
             state.time = time
         case .prediction(let p, let fps, let dropped):
-            summaries[p.personID ?? -1, default: ActionSummary()].add(p)
             state.fps = (fps * 10).rounded() / 10
             state.dropped = dropped
-            state.summary = BoardState.rows(.total(Array(summaries.values)))
             // The headline follows the prominent person (anyone's, before one is known).
             if let prominent, p.personID != prominent { break }
             state.state = PageState(p.state)
@@ -170,11 +167,12 @@ public final class LiveBoard: PageFeed, @unchecked Sendable {
             case .lowConfidence(let label, let c), .action(let label, let c): state.label = label; state.confidence = Double(c)
             }
             state.person = p.personID
-        case .people(let views, let names):
+        case .people(let views, let names, let seconds):
             prominent = views.first(where: \.isProminent)?.id ?? prominent
-            let people = views.map { BoardState.PersonState($0, angleNames: names) }
-            guard people != state.people else { return }
+            let people = views.map { BoardState.PersonState($0, angleNames: names) }, summary = BoardState.rows(seconds)
+            guard people != state.people || summary != state.summary else { return }
             state.people = people
+            state.summary = summary
         case .throwMade(let t):
             tallies[t.person, default: ThrowTally(person: t.person)].add(t)
             state.throwers = tallies.values.sorted { $0.person < $1.person }.map { BoardState.Thrower($0, hasTarget: t.hit != nil) }

@@ -85,8 +85,15 @@ final class BrowserViewTests: XCTestCase {
             PersonView(id: id, state: .action(label: label, confidence: 0.9), occurrence: label, repetitions: reps,
                        angles: [171.26, .nan], isProminent: prominent)
         }
+        // The seconds per action are the pipeline's own (its coach's), not the board's sum.
+        var seconds = ActionSummary()
+        seconds.add(Prediction(time: 0.5, frame: 15, personID: 1, state: .action(label: "correct", confidence: 0.8), probabilities: [0.8, 0.2]))
+        seconds.add(Prediction(time: 1.5, frame: 45, personID: 1, state: .action(label: "correct", confidence: 0.8), probabilities: [0.8, 0.2]))
         board.handle(.people([view(1, "correct", reps: 3, prominent: false), view(2, "wrong", reps: 1, prominent: true)],
-                             angleNames: ["body_line", "left_elbow"]))
+                             angleNames: ["body_line", "left_elbow"], summary: seconds))
+        XCTAssertEqual(board.current.summary.map(\.label), seconds.longestFirst.map(\.label))
+        XCTAssertEqual(board.current.summary.map(\.seconds), seconds.longestFirst.map { ($0.seconds * 10).rounded() / 10 })
+        XCTAssertFalse(board.current.summary.isEmpty)
         board.handle(.prediction(Prediction(time: 1, frame: 30, personID: 2, state: .action(label: "wrong", confidence: 0.9),
                                             probabilities: [0.1, 0.9]), fps: 30, dropped: 0))
         board.handle(.prediction(Prediction(time: 1, frame: 30, personID: 1, state: .action(label: "correct", confidence: 0.8),
