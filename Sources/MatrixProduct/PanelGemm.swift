@@ -1,11 +1,12 @@
 import CPUKernels
 import Tensor
 
-/// Training's products with few columns (a layer's 15 to 576 output or input channels) and many rows
-/// (every frame of every joint of a batch), on the engine's register-blocked GEMM kernels
-/// (`Sources/CPUKernels`): A is read in place, only the small B is packed (into the layer's
-/// own `PackedWeights`, so no product allocates), and C is written once. OpenBLAS, on the same products, packed A, zeroed C first and spun its idle thread
-/// between calls: a fifth of an ST-GCN epoch's samples outside its multiply kernel.
+/// Training's products with few columns (a layer's 15 to 576 output or input channels) and
+/// many rows (every frame of every joint of a batch), on the engine's register-blocked GEMM
+/// kernels (`Sources/CPUKernels`): A is read in place, only the small B is packed (into the
+/// layer's own `PackedWeights`, so no product allocates), and C is written once. OpenBLAS,
+/// on the same products, packed A, zeroed C first and spun its idle thread between calls: a
+/// fifth of an ST-GCN epoch's samples outside its multiply kernel.
 ///
 /// Rows are split between `LayerThreads` in whole tiles; every element of C is one thread's
 /// sum over k in order, so a product gives the same bits whatever thread runs which rows.
