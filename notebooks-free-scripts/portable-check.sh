@@ -187,7 +187,7 @@ if [[ -n "$ARM_TARBALL" ]]; then
         rm -rf "$ARM_PRISTINE" "$ARM_PRISTINE.partial"; start=$(date +%s)
         debootstrap --variant=minbase --arch=arm64 --foreign "$SUITE" "$ARM_PRISTINE.partial" http://deb.debian.org/debian \
             >"$ROOTS/debootstrap-$SUITE-arm64.log" 2>&1 || { tail -n 20 "$ROOTS/debootstrap-$SUITE-arm64.log" >&2; die "debootstrap --arch=arm64 failed"; }
-        in_root "$ARM_PRISTINE.partial" /debootstrap/debootstrap --second-stage >>"$ROOTS/debootstrap-$SUITE-arm64.log" 2>&1 \
+        in_root --no-dev "$ARM_PRISTINE.partial" /debootstrap/debootstrap --second-stage >>"$ROOTS/debootstrap-$SUITE-arm64.log" 2>&1 \
             || { tail -n 20 "$ROOTS/debootstrap-$SUITE-arm64.log" >&2; die "debootstrap's second stage for arm64 failed"; }
         touch "$ARM_PRISTINE.partial/.complete"; mv "$ARM_PRISTINE.partial" "$ARM_PRISTINE"
         say "made in $(( $(date +%s) - start )) s"

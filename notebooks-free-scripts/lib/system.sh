@@ -6,12 +6,14 @@
 #       sudo), quietly. The package lists are refreshed only when the first attempt fails, so a
 #       machine that has them all costs nothing and an old image still gets what it lacks.
 #
-#   in_root [--sys] [--tmp] [--bind DIR[:INSIDE]]... [--bind-ro DIR[:INSIDE]]... ROOT [VAR=VALUE]... COMMAND...
+#   in_root [--no-dev] [--sys] [--tmp] [--bind DIR[:INSIDE]]... [--bind-ro DIR[:INSIDE]]... ROOT [VAR=VALUE]... COMMAND...
 #       Runs COMMAND inside the Debian root ROOT with chroot, with a cleared environment (a
 #       plain PATH, HOME=/root, LANG=C.UTF-8, TERM=dumb, and the VAR=VALUE given), its own /proc
-#       and the host's /dev; --sys adds the host's /sys, --tmp a fresh tmpfs on /tmp, --bind a
-#       host folder (at the same path inside unless INSIDE is given). Everything is mounted in a
-#       mount namespace of its own, so the mounts end with COMMAND, whatever way it ends.
+#       and the host's /dev (--no-dev: the root's own, for debootstrap's second stage, which
+#       makes its device nodes there); --sys adds the host's /sys, --tmp a fresh tmpfs on /tmp,
+#       --bind a host folder (at the same path inside unless INSIDE is given). Everything is
+#       mounted in a mount namespace of its own, so the mounts end with COMMAND, whatever way
+#       it ends.
 
 need_packages() {
     local missing=() p sudo=""
@@ -28,9 +30,10 @@ need_packages() {
 }
 
 in_root() {
-    local mounts=()
+    local mounts=() dev=dev
     while (($#)); do
         case "$1" in
+            --no-dev) dev=""; shift ;;
             --sys) mounts+=(sys); shift ;;
             --tmp) mounts+=(tmp); shift ;;
             --bind|--bind-ro) mounts+=("${1#--}=$2"); shift 2 ;;
@@ -38,12 +41,13 @@ in_root() {
         esac
     done
     local root="$1"; shift
+    [[ -z "$dev" ]] || mounts=("$dev" "${mounts[@]}")
     unshare --mount --propagation private bash -euo pipefail -c '
         R="$1"; shift
         mount -t proc proc "$R/proc"
-        mount --rbind /dev "$R/dev"
         while [[ "$1" != -- ]]; do
             case "$1" in
+                dev) mount --rbind /dev "$R/dev" ;;
                 sys) mount --rbind /sys "$R/sys" ;;
                 tmp) mount -t tmpfs tmpfs "$R/tmp" ;;
                 bind=*|bind-ro=*)
