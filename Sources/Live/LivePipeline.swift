@@ -174,7 +174,7 @@ public final class LivePipeline {
             stats.trajectories += step.trajectories.count
             step.trajectories.forEach { events(.trajectory($0)) }
             step.throwsMade.forEach { events(.throwMade($0)) }
-            events(.people(coach.views, angleNames: angleNames, summary: .total(coach.summaries.map(\.seconds))))
+            events(.people(coach.views, angleNames: angleNames, summary: coach.secondsSoFar))
             if let image = step.overlay { events(.frame(image, time: step.frame.time)) }
             let done = monotonicSeconds()
             var costs = step.costs

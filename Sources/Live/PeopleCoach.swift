@@ -98,6 +98,8 @@ public final class PeopleCoach {
     private var followed: [Int: Followed] = [:]
     private var order: [Int] = []
     private var closed: [PersonSummary] = []
+    /// The closed people's seconds per action, added up.
+    private var closedSeconds = ActionSummary()
     /// Whom `.prominent` follows now.
     private var prominentID: Int?
     /// The prominent person of the last frame.
@@ -169,6 +171,10 @@ public final class PeopleCoach {
     public var views: [PersonView] {
         order.compactMap { followed[$0]?.view }.map { v in var v = v; v.isProminent = v.id == prominentNow; return v }
     }
+    /// Everyone's seconds per action so far, as `summaries` would total them: kept for those
+    /// closed, so that asking every frame costs the people in view, not everyone ever seen.
+    public var secondsSoFar: ActionSummary { .total([closedSeconds] + order.compactMap { followed[$0]?.seconds }) }
+
     /// Everyone's summary so far: those closed, then those followed.
     public var summaries: [PersonSummary] {
         (closed + order.compactMap { followed[$0]?.summary }).sorted { $0.person < $1.person }
@@ -190,6 +196,7 @@ public final class PeopleCoach {
         let events = f.finish(at: time)
         skippedByClosed += f.recognizer.skippedWindows
         closed.append(f.summary)
+        closedSeconds = .total([closedSeconds, f.seconds])
         return events
     }
 }
