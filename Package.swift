@@ -64,6 +64,9 @@ let package = Package(
         .target(name: "Basics", swiftSettings: optimisedSettings),
         // Dense float buffers, BLAS wrappers and the two-core parallel-for.
         .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: optimisedSettings),
+        // The lines the commands print for programs to read (`--json` events and summaries,
+        // progress): one type per kind, written by the CLI, read by the studio and the tests.
+        .target(name: "OutputLines", dependencies: ["Basics"], swiftSettings: commonSettings),
         // Xlib's functions, loaded at run time only for `live --window` (libx11-dev's headers at
         // build time, nothing linked): a headless machine needs no X11 library.
         .target(name: "CX11"),
@@ -145,7 +148,7 @@ let package = Package(
 
         // `poseact studio`: the page over a project folder that runs poseact's commands for a
         // user (Data, Label, Train, Evaluate, Preview), each as the command line it shows.
-        .target(name: "Studio", dependencies: ["Basics", "Keypoints", "PageServing",
+        .target(name: "Studio", dependencies: ["Basics", "Keypoints", "OutputLines", "PageServing",
                                                .product(name: "Hummingbird", package: "hummingbird"),
                                                .product(name: "NIOCore", package: "swift-nio")],
                 resources: pageResources("studio"), swiftSettings: commonSettings),
@@ -163,7 +166,7 @@ let package = Package(
             name: "poseact",
             dependencies: [
                 "Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Live", "LiveView",
-                "MatrixProduct", "Media", "Movement", "PageServing", "Pose", "Studio", "Scenes", "Tensor", "TFLite", "ThrowEvaluation", "Trajectories",
+                "MatrixProduct", "Media", "Movement", "OutputLines", "PageServing", "Pose", "Studio", "Scenes", "Tensor", "TFLite", "ThrowEvaluation", "Trajectories",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // (The pose models' sha256, checked where they are found.)
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -178,6 +181,7 @@ let package = Package(
                 swiftSettings: commonSettings),
         .target(name: "PoseFixtures", dependencies: ["Pose"], path: "Tests/PoseFixtures", swiftSettings: commonSettings),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: commonSettings),
+        .testTarget(name: "OutputLinesTests", dependencies: ["Basics", "OutputLines"], swiftSettings: commonSettings),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "MatrixProductTests", dependencies: ["MatrixProduct", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "TFLiteTests", dependencies: ["TestData", "MatrixProduct", "TFLite", "Tensor"], swiftSettings: commonSettings),
@@ -199,8 +203,8 @@ let package = Package(
         .testTarget(name: "MovementTests", dependencies: ["Movement", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "Live", "Media", "Movement", "Pose", "PoseFixtures", "Trajectories"],
                     swiftSettings: commonSettings),
-        .testTarget(name: "LiveViewTests", dependencies: ["TestData", "Images", "Keypoints", "Live", "LiveView", "Media", "PageServing", "Studio"], swiftSettings: commonSettings),
-        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "MatrixProduct", "Media", "Movement", "Scenes", "Tensor", "TFLite"],
+        .testTarget(name: "LiveViewTests", dependencies: ["TestData", "Basics", "Images", "Keypoints", "Live", "LiveView", "Media", "OutputLines", "PageServing", "Studio"], swiftSettings: commonSettings),
+        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "MatrixProduct", "Media", "Movement", "OutputLines", "Scenes", "Tensor", "TFLite"],
                     swiftSettings: commonSettings),
         .testTarget(name: "PackageLayoutTests", dependencies: ["TestData"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CBLAS", "CFFmpeg", "CHDF5", "CLapacke"],

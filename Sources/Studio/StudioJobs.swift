@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import OutputLines
 import PageServing
 
 /// One command of a job, as the page shows it and as it runs: poseact with `arguments`, in

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Keypoints
 import NIOCore
+import OutputLines
 import PageServing
 
 extension Studio {
@@ -83,6 +84,10 @@ extension Studio {
                     let video = try knownVideo(request.uri.queryParameters["video"].map(String.init))
                     let file = project.path("\(folder)/\(StudioProject.safeName(video)).\(ext)")
                     guard let data = try StudioProject.smallRegularFile(file, limit: 64 << 20) else { return Self.text(.notFound, "none yet") }
+                    if route == "/data/proposals" {
+                        // Only the occurrences, read as annotate writes them: the page gets no other shape.
+                        return Self.json(try TimelineFile(text: String(decoding: data, as: UTF8.self), file: file).occurrences)
+                    }
                     return ext == "json" ? Self.json(data)
                         : Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
                 }

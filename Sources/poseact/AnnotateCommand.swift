@@ -4,6 +4,7 @@ import Classifier
 import Foundation
 import Keypoints
 import Live
+import OutputLines
 
 struct Annotate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -108,7 +109,7 @@ struct Annotate: ParsableCommand {
             if timeline.hasSuffix(".csv") {
                 text = CSV.text(header: OccurrenceLine.csvHeader, rows: occurrences.map(\.csvFields) + result.throwsMade.map(Self.csvFields))
             } else {
-                text = ([JSONLines.encode(occurrences)] + throwLines.map { JSONLines.encode($0) }).joined(separator: "\n") + "\n"
+                text = TimelineFile(occurrences: occurrences, throwsMade: throwLines).text
             }
             try AtomicFile.write(text, to: timeline)
         }

@@ -3,8 +3,9 @@ import Basics
 import Foundation
 import Live
 import LiveView
-import PageServing
 import Media
+import OutputLines
+import PageServing
 
 struct LiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -60,36 +61,6 @@ struct LiveCommand: ParsableCommand {
     @Flag(help: "Print events as JSON Lines on stdout.") var json = false
 
     // --json: one line per prediction, one per change of state, and the summary at the end.
-
-    struct SummaryLine: Encodable {
-        let type = "summary"
-        var frames: Int
-        var droppedFrames: Int
-        var fps: Double
-        var latencyMSMedian: Double
-        var latencyMSP95: Double
-        /// Capture of a window's last frame to its prediction.
-        var predictionLatencyMSP95: Double
-        /// Seconds per state, everyone's summed.
-        var seconds: [String: Double]
-        /// Per person: seconds per state, repetitions, occurrences.
-        var people: [PersonLine]
-        /// With --trajectories: trajectories found, the detector's cost per frame (on its own
-        /// thread), frames it had no room for, and per thrower their throws.
-        var trajectories: Int?
-        var trajectoryMSMedian: Double?
-        var trajectoryMSP95: Double?
-        var trajectoryFramesDropped: Int?
-        var throwers: [ThrowerLine]?
-
-        enum CodingKeys: String, CodingKey {
-            case type, frames, fps, seconds, people, trajectories, throwers
-            case trajectoryMSMedian, trajectoryMSP95 = "trajectoryMsP95"
-            case trajectoryFramesDropped
-            case droppedFrames, latencyMSMedian, latencyMSP95 = "latencyMsP95"
-            case predictionLatencyMSP95 = "predictionLatencyMsP95"
-        }
-    }
 
     func validate() throws {
         if camera != nil && input != nil { throw ValidationError("--camera and --input are two sources: give one") }
@@ -174,13 +145,13 @@ struct LiveCommand: ParsableCommand {
     func printSummary(_ stats: LiveStats) {
         let lat = stats.latencies.sorted(), predictionLat = stats.predictionLatencies.sorted()
         if json {
-            print(JSONLines.encode(SummaryLine(frames: stats.frames, droppedFrames: stats.dropped, fps: round3(stats.fps),
-                                               latencyMSMedian: round3(percentile(lat, 0.5)), latencyMSP95: round3(percentile(lat, 0.95)),
-                                               predictionLatencyMSP95: round3(percentile(predictionLat, 0.95)),
+            print(JSONLines.encode(LiveSummaryLine(frames: stats.frames, droppedFrames: stats.dropped, fps: round3(stats.fps),
+                                               latencyMsMedian: round3(percentile(lat, 0.5)), latencyMsP95: round3(percentile(lat, 0.95)),
+                                               predictionLatencyMsP95: round3(percentile(predictionLat, 0.95)),
                                                seconds: stats.summary.seconds, people: stats.people.map(PersonLine.init),
                                                trajectories: throwing.trajectories ? stats.trajectories : nil,
-                                               trajectoryMSMedian: stats.trajectoryCost.map { round3($0.median) },
-                                               trajectoryMSP95: stats.trajectoryCost.map { round3($0.p95) },
+                                               trajectoryMsMedian: stats.trajectoryCost.map { round3($0.median) },
+                                               trajectoryMsP95: stats.trajectoryCost.map { round3($0.p95) },
                                                trajectoryFramesDropped: throwing.trajectories ? stats.trajectoryFramesDropped : nil,
                                                throwers: throwing.trajectories ? stats.throwTallies.map { ThrowerLine($0, hasTarget: throwing.target != nil) } : nil)))
             return

@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import Live
+import OutputLines
 
 /// What `live` prints of its events as they come, one line each: JSON Lines with `--json`,
 /// text without (the overlay, page, window and recording take the events elsewhere).
@@ -36,25 +37,6 @@ struct LiveEventPrinter {
         case .frame, .people:
             break
         }
-    }
-
-    struct PredictionLine: Encodable {
-        let type = "prediction"
-        var time: Double
-        /// The person's track id (-1: nobody).
-        var person: Int
-        var label: String
-        var confidence: Double
-        var fps: Double
-        var dropped: Int
-    }
-
-    struct StateLine: Encodable {
-        let type = "state"
-        var time: Double
-        var person: Int
-        var from: String
-        var to: String
     }
 
     /// A line seen at once: stdout may be a pipe to a program that acts on it.

@@ -1,5 +1,5 @@
-import Basics
 import Foundation
+import OutputLines
 
 /// Progress of a long job on stderr: a redrawn bar with rate and ETA on a terminal, plain
 /// lines (at most every few seconds) when stderr is a file or a pipe.

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Basics
 import Classifier
-import Evaluation
 import Foundation
 import Keypoints
+import OutputLines
 
 struct Train: ParsableCommand {
     /// "tcn, 128 channels, dilations [1, 2, 4, 8], kernel 5" or "stgcn, blocks [64, 64, 128, 128]", with the streams.
@@ -89,7 +89,7 @@ struct Train: ParsableCommand {
                 if done == 1 { bar = ProgressDisplay(title: "epoch \(epoch)", total: total, unit: "batches") }
                 bar?.update(done: done, detail: String(format: "loss %.3f", loss))
             case .epoch(let r, let best, let of) where json:
-                print(JSONLines.encode(EpochLine(record: r, epochs: of, best: best)))
+                print(JSONLines.encode(EpochLine(r, epochs: of, best: best)))
                 fflush(stdout)
             case .epoch(let r, let best, let of):
                 var line = String(format: "epoch %d/%d  loss %.4f  acc %.1f%%", r.epoch, of, r.trainLoss, r.trainAccuracy * 100)
@@ -122,23 +122,5 @@ struct Train: ParsableCommand {
         let streams = config.model.streams.isEmpty ? "" : "\(trainers.count) streams (" + zip(config.model.streams, kept).map { "\($0.rawValue): \($1)" }.joined(separator: "; ") + ")"
         note(String(format: "done in %@: %@ → %@/model.poseact.h5", ProgressDisplay.duration(Date().timeIntervalSince(started)),
                     streams.isEmpty ? kept[0] : streams, folder))
-    }
-}
-
-/// An epoch as a `train --json` line: {"type": "epoch", "epoch", "epochs", "train_loss", …, "best"}.
-struct EpochLine: Encodable {
-    let record: EpochRecord
-    let epochs: Int
-    /// Whether this epoch is the model so far.
-    let best: Bool
-
-    enum CodingKeys: String, CodingKey { case type, epochs, best }
-
-    func encode(to encoder: Encoder) throws {
-        try record.encode(to: encoder)
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode("epoch", forKey: .type)
-        try c.encode(epochs, forKey: .epochs)
-        try c.encode(best, forKey: .best)
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Basics
 import Keypoints
+import OutputLines
 import PageServing
 import Studio
 import TestData
@@ -152,6 +154,29 @@ final class StudioPageTests: XCTestCase {
         let bad = try post("labels", #"{"video": "\#(video)", "segments": [{"label": "x", "start": 5, "end": 2}]}"#)
         XCTAssertEqual(bad.status, 400)
         XCTAssertTrue(bad.text.contains("a segment ends after it starts"), bad.text)
+    }
+
+    /// A model's proposals for a video (`annotate --timeline proposals/NAME.json`) reach the
+    /// label view read with annotate's own line types: its occurrences only; a file of another
+    /// shape is one line naming it.
+    func testProposalsAreReadAsAnnotateWritesThem() throws {
+        let videos = folder + "/untrimmed"
+        try FileManager.default.createDirectory(atPath: videos, withIntermediateDirectories: true)
+        let video = videos + "/set.mp4"
+        FileManager.default.createFile(atPath: video, contents: Data([0]))
+        XCTAssertEqual(try post("label-video", #"{"video": "\#(video)"}"#).status, 200)
+        let occurrence = OccurrenceLine(person: 1, label: "correct", start: 1.5, end: 4, peakConfidence: 0.9, meanConfidence: 0.8, repetitions: 2)
+        let file = folder + "/proposals/\(StudioProject.safeName(video)).json"
+        try TimelineFile(occurrences: [occurrence], throwsMade: []).text.write(toFile: file, atomically: true, encoding: .utf8)
+        let query = "/data/proposals?video=" + video.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let served = try call("GET", query)
+        XCTAssertEqual(served.status, 200)
+        XCTAssertEqual(try JSONLines.decode([OccurrenceLine].self, from: served.body), [occurrence])
+        try #"[{"type":"occurrence","label":"correct"}]"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let bad = try call("GET", query)
+        XCTAssertEqual(bad.status, 400)
+        let text = String(decoding: bad.body, as: UTF8.self)
+        XCTAssertTrue(text.contains("set.json line 1: [0].person: missing"), text)
     }
 
     /// Videos: only the project's, never through a link, in the byte ranges a browser seeks

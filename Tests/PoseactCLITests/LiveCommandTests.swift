@@ -37,9 +37,13 @@ final class LiveCommandTests: PennSliceTestCase {
         while try written.next() != nil { frames += 1 }
         XCTAssertEqual(frames, result["frames"] as? Int)
 
-        let live = try poseact(["live", "--model", run, "--input", video, "--as-fast-as-possible", "--json"] + models)
+        let live = try poseact(["live", "--model", run, "--input", video, "--as-fast-as-possible", "--json", "--angles", "body_line"] + models)
         XCTAssertEqual(live.status, 0, live.stderr)
         let lines = try live.stdout.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        // Every line read with the shared types, and the kinds a push-up brings all there.
+        let kinds = Set(try eventLines(live.stdout).map(\.type))
+        // (correct39's one push-up is one occurrence still under way at the end: no occurrence line.)
+        XCTAssertEqual(kinds, ["prediction", "state", "angles", "repetition", "summary"], live.stdout)
         XCTAssertEqual(lines.filter { $0["type"] as? String == "prediction" }.count, result["predictions"] as? Int, "every frame, none dropped")
         XCTAssertGreaterThan(lines.filter { $0["type"] as? String == "state" }.count, 0)
         let summary = try XCTUnwrap(lines.last)

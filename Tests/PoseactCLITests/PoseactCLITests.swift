@@ -2,6 +2,7 @@ import Foundation
 import Images
 import Keypoints
 import MatrixProduct
+import OutputLines
 import Media
 import TestData
 import TFLite
@@ -96,6 +97,24 @@ class PoseactCLITestCase: XCTestCase {
         XCTAssertFalse(result.stderr.contains("Fatal error"), file: file, line: line)
     }
 
+    /// Every line of `text` that has a "type", read with the shared line types (OutputLines):
+    /// each must be a kind they know, and written back it must be the same object, so a
+    /// field a command prints that the type lacks (or misspells) fails here. Lines without
+    /// a "type" (train's closing report) are left out.
+    func eventLines(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws -> [EventLine] {
+        // (annotate's timeline file begins with an array of them.)
+        let objects = try text.split(separator: "\n").flatMap { printed -> [NSDictionary] in
+            let value = try JSONSerialization.jsonObject(with: Data(printed.utf8))
+            return try XCTUnwrap(value as? [NSDictionary] ?? (value as? NSDictionary).map { [$0] }, String(printed), file: file, line: line)
+        }
+        return try objects.filter { $0["type"] != nil }.map { object in
+            let printed = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+            let event = try EventLine(line: printed)
+            let again = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(event.line.utf8)) as? NSDictionary)
+            XCTAssertEqual(again, object, "read and written back:\n\(printed)\n\(event.line)", file: file, line: line)
+            return event
+        }
+    }
 }
 
 /// The `poseact` binary as a user runs it: exit codes, one-line errors, JSON output.

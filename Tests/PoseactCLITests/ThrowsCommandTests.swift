@@ -106,8 +106,12 @@ final class ThrowsCommandTests: PennSliceTestCase {
         let throwers = try XCTUnwrap(result["throwers"] as? [[String: Any]])
         XCTAssertEqual(throwers.count, 1)
         XCTAssertEqual(throwers.first?["throws"] as? Int, 2)
-        let lines = try String(contentsOfFile: timeline, encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(lines.filter { $0.contains("\"type\":\"throw\"") }.count, 2, "the throws in the timeline: \(lines)")
+        let lines = try eventLines(try String(contentsOfFile: timeline, encoding: .utf8))
+        XCTAssertEqual(lines.filter { $0.type == "throw" }.count, 2, "the throws in the timeline: \(lines)")
+        XCTAssertEqual(lines.filter { $0.type == "occurrence" }.count, 1, "the thrower's occurrence: \(lines)")
+        // annotate's summary holds the flights as trajectory lines.
+        let flights = try eventLines(String(decoding: try JSONSerialization.data(withJSONObject: try XCTUnwrap(result["trajectories"])), as: UTF8.self))
+        XCTAssertGreaterThanOrEqual(flights.filter { $0.type == "trajectory" }.count, 2, "their flights: \(flights)")
         // A flag for trajectories without --trajectories is one line before any work.
         let refused = try poseact(["annotate", "--model", run, video, "--target", "1,2,3,4"] + models)
         XCTAssertNotEqual(refused.status, 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import OutputLines
 import TestData
 import TrainingFixtures
 import XCTest
@@ -100,11 +101,11 @@ final class TrainCommandTests: PennSliceTestCase {
         let trained = try poseact(["train", "--config", try config(Self.small), "--data", data, "--output", run, "--json"])
         XCTAssertEqual(trained.status, 0, trained.stderr)
         let own = try json(trained.stdout)   // every line one object: the epochs, then the test evaluation
-        let epochLines = try trained.stdout.split(separator: "\n").compactMap {
-            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
-        }.filter { $0["type"] as? String == "epoch" }
-        XCTAssertEqual(epochLines.map { $0["epoch"] as? Int }, [1, 2, 3, 4], trained.stdout)
-        XCTAssertNotNil(epochLines[0]["validation_accuracy"] as? Double, trained.stdout)
+        let epochLines = try eventLines(trained.stdout).compactMap { line -> EpochLine? in
+            if case .epoch(let e) = line { return e } else { return nil }
+        }
+        XCTAssertEqual(epochLines.map(\.epoch), [1, 2, 3, 4], trained.stdout)
+        XCTAssertNotNil(epochLines.first?.validationAccuracy, trained.stdout)
         for f in ["config.yaml", "checkpoint.h5", "model.poseact.h5", "metrics.csv", "metrics.json", "learning-curves.svg",
                   "evaluation.json", "evaluation.md", "evaluation-confusion.png"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: "\(run)/\(f)"), f)

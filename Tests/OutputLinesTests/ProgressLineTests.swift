@@ -1,4 +1,4 @@
-import Basics
+import OutputLines
 import XCTest
 
 /// The progress line is written by the command line and read back by the studio: what one

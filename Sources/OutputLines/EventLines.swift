@@ -1,0 +1,209 @@
+import Foundation
+
+// The lines `live --json` prints as things happen, and the ones `annotate --timeline` keeps:
+// each a JSON object whose "type" says its kind. The CLI writes them from its pipeline's
+// events (Sources/poseact/CoachLines.swift); the studio and the tests read them back here.
+
+/// A window's prediction for one person: {"type": "prediction", "time", "person", …}.
+public struct PredictionLine: Codable, Equatable, Sendable {
+    public private(set) var type = "prediction"
+    public var time: Double
+    /// The person's track id (-1: nobody).
+    public var person: Int
+    public var label: String
+    public var confidence: Double
+    public var fps: Double
+    public var dropped: Int
+
+    public init(time: Double, person: Int, label: String, confidence: Double, fps: Double, dropped: Int) {
+        self.time = time; self.person = person; self.label = label; self.confidence = confidence; self.fps = fps; self.dropped = dropped
+    }
+}
+
+/// A person's state changed: {"type": "state", "time", "person", "from", "to"}.
+public struct StateLine: Codable, Equatable, Sendable {
+    public private(set) var type = "state"
+    public var time: Double
+    public var person: Int
+    public var from: String
+    public var to: String
+
+    public init(time: Double, person: Int, from: String, to: String) {
+        self.time = time; self.person = person; self.from = from; self.to = to
+    }
+}
+
+/// An action that ended: its label, span and confidence, and the repetitions inside it.
+public struct OccurrenceLine: Codable, Equatable, Sendable {
+    public private(set) var type = "occurrence"
+    public var person: Int
+    public var label: String
+    public var start: Double
+    public var end: Double
+    public var peakConfidence: Double
+    public var meanConfidence: Double
+    public var repetitions: Int
+
+    public init(person: Int, label: String, start: Double, end: Double, peakConfidence: Double, meanConfidence: Double, repetitions: Int) {
+        self.person = person; self.label = label; self.start = start; self.end = end
+        self.peakConfidence = peakConfidence; self.meanConfidence = meanConfidence; self.repetitions = repetitions
+    }
+
+    /// "#1 correct  3.90 – 7.10 s (peak 98 %, mean 91 %), 4 repetitions"
+    public var text: String {
+        String(format: "#%d %@  %.2f – %.2f s (peak %.0f %%, mean %.0f %%), %d repetition%@", person, label, start, end,
+               peakConfidence * 100, meanConfidence * 100, repetitions, repetitions == 1 ? "" : "s")
+    }
+
+    public static let csvHeader = ["person", "label", "start", "end", "peak_confidence", "mean_confidence", "repetitions"]
+    public var csvFields: [String] {
+        [String(person), label] + [start, end, peakConfidence, meanConfidence].map { String(format: "%.3f", $0) } + [String(repetitions)]
+    }
+}
+
+/// One repetition counted, with each followed angle's extremes over it.
+public struct RepetitionLine: Codable, Equatable, Sendable {
+    /// One angle over the repetition, degrees.
+    public struct Angle: Codable, Equatable, Sendable {
+        public var min: Double
+        public var max: Double
+        public var rangeOfMotion: Double
+        /// At the repetition's turn (a push-up's bottom), when the joint was seen then.
+        public var atTurn: Double?
+
+        public init(min: Double, max: Double, atTurn: Double?) {
+            self.min = min; self.max = max; rangeOfMotion = max - min; self.atTurn = atTurn
+        }
+    }
+
+    public private(set) var type = "repetition"
+    public var person: Int
+    /// Its number among the person's repetitions.
+    public var index: Int
+    /// The occurrence it falls in, when one was under way.
+    public var label: String?
+    public var start: Double
+    public var end: Double
+    /// Seconds it took.
+    public var duration: Double
+    /// When it was farthest from rest (a push-up's bottom).
+    public var turn: Double
+    public var angles: [String: Angle]
+
+    public init(person: Int, index: Int, label: String?, start: Double, end: Double, duration: Double, turn: Double, angles: [String: Angle]) {
+        self.person = person; self.index = index; self.label = label; self.start = start; self.end = end
+        self.duration = duration; self.turn = turn; self.angles = angles
+    }
+
+    /// "#1 repetition 3: 1.80 s, ends 7.20 s; body_line 160–178 (at the turn 171)"
+    public func text(order: [String]) -> String {
+        var s = String(format: "#%d repetition %d: %.2f s, ends %.2f s", person, index, duration, end)
+        let parts = order.compactMap { name in
+            angles[name].map { a in
+                String(format: "%@ %.0f–%.0f°", name, a.min, a.max) + (a.atTurn.map { String(format: " (at the turn %.0f°)", $0) } ?? "")
+            }
+        }
+        if !parts.isEmpty { s += "; " + parts.joined(separator: ", ") }
+        return s
+    }
+}
+
+/// A person's followed angles on one frame: {"type": "angles", "time", "person", "angles": {name: degrees or null}}.
+public struct AnglesLine: Codable, Equatable, Sendable {
+    public private(set) var type = "angles"
+    public var person: Int
+    public var time: Double
+    /// Degrees, one decimal; null where a joint is missing.
+    public var angles: [String: Double?]
+
+    public init(person: Int, time: Double, angles: [String: Double?]) {
+        self.person = person; self.time = time; self.angles = angles
+    }
+}
+
+/// A thrown object's flight: its points, the fitted path, how it ended.
+public struct TrajectoryLine: Codable, Equatable, Sendable {
+    public private(set) var type = "trajectory"
+    public var id: Int
+    public var start: Double
+    public var end: Double
+    public var ending: String
+    public var confidence: Double
+    /// Root mean square distance of the points from the fitted path, pixels.
+    public var residual: Double
+    public var objectSize: Double
+    /// y = a·x² + b·x + c (pixels), as Vision gives it; absent for a vertical drop.
+    public var equation: [String: Double]?
+    /// [time, x, y] of each detected point.
+    public var points: [[Double]]
+    /// The fitted path at the points' times.
+    public var projected: [[Double]]
+
+    public init(id: Int, start: Double, end: Double, ending: String, confidence: Double, residual: Double, objectSize: Double,
+                equation: [String: Double]?, points: [[Double]], projected: [[Double]]) {
+        self.id = id; self.start = start; self.end = end; self.ending = ending; self.confidence = confidence
+        self.residual = residual; self.objectSize = objectSize; self.equation = equation; self.points = points; self.projected = projected
+    }
+
+    /// "trajectory 3: 1.20 – 2.05 s, 26 points, left the frame"
+    public var text: String {
+        String(format: "trajectory %d: %.2f – %.2f s, %d points, %@", id, start, end, points.count, ending.replacingOccurrences(of: "_", with: " "))
+    }
+}
+
+/// A throw: who threw, the release, the angles and the speed.
+public struct ThrowLine: Codable, Equatable, Sendable {
+    public private(set) var type = "throw"
+    public var person: Int
+    public var trajectory: Int
+    public var release: Double
+    public var releaseX: Double, releaseY: Double
+    public var throwType: String?
+    public var typeConfidence: Double?
+    public var arm: String
+    public var releaseAngle: Double?
+    public var launchAngle: Double
+    public var speed: Double
+    public var speedUnit: String
+    public var hit: Bool?
+
+    public init(person: Int, trajectory: Int, release: Double, releaseX: Double, releaseY: Double, throwType: String?,
+                typeConfidence: Double?, arm: String, releaseAngle: Double?, launchAngle: Double, speed: Double,
+                speedUnit: String, hit: Bool?) {
+        self.person = person; self.trajectory = trajectory; self.release = release; self.releaseX = releaseX; self.releaseY = releaseY
+        self.throwType = throwType; self.typeConfidence = typeConfidence; self.arm = arm; self.releaseAngle = releaseAngle
+        self.launchAngle = launchAngle; self.speed = speed; self.speedUnit = speedUnit; self.hit = hit
+    }
+
+    /// "#1 throw: overhand, 7.9 m/s, 31° (right forearm), hit"
+    public var text: String {
+        var s = "#\(person) throw: \(throwType ?? "?"), " + String(format: "%.1f %@", speed, speedUnit)
+        s += releaseAngle.map { String(format: ", %.0f° (%@ forearm)", $0, arm) } ?? ", \(arm) arm"
+        s += String(format: ", launched at %.0f°", launchAngle)
+        if let hit { s += hit ? ", hit" : ", miss" }
+        return s
+    }
+}
+
+/// An epoch of `train --json`: its figures, and whether it is the model so far.
+public struct EpochLine: Codable, Equatable, Sendable {
+    public private(set) var type = "epoch"
+    public var epoch: Int
+    /// Of how many.
+    public var epochs: Int
+    public var trainLoss: Double
+    public var trainAccuracy: Double
+    public var validationLoss: Double?
+    public var validationAccuracy: Double?
+    public var learningRate: Double
+    /// Wall-clock seconds the epoch took.
+    public var seconds: Double
+    public var best: Bool
+
+    public init(epoch: Int, epochs: Int, trainLoss: Double, trainAccuracy: Double, validationLoss: Double?,
+                validationAccuracy: Double?, learningRate: Double, seconds: Double, best: Bool) {
+        self.epoch = epoch; self.epochs = epochs; self.trainLoss = trainLoss; self.trainAccuracy = trainAccuracy
+        self.validationLoss = validationLoss; self.validationAccuracy = validationAccuracy
+        self.learningRate = learningRate; self.seconds = seconds; self.best = best
+    }
+}
