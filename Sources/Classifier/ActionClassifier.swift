@@ -42,6 +42,8 @@ public final class ActionClassifier {
     let channelMaps: [[Int]?]
     /// The first (usually only) net; the one training works on.
     public var model: any ClassifierNet { members[0].net }
+    /// The layout's left-right mirror, for flip averaging.
+    let mirror: WindowMirror
 
     /// Windows per forward pass at inference.
     public static let inferenceBatch = 64
@@ -52,10 +54,12 @@ public final class ActionClassifier {
         let net = model ?? architecture.net(joints: spec.joints, maxBatch: Self.inferenceBatch, seed: 0)
         members = [Member(net: net, architecture: architecture, features: spec.features)]
         channelMaps = [nil]
+        mirror = WindowMirror(layout: spec.joints, features: spec.features)
     }
 
     init(labels: [String], spec: PreprocessingSpec, members: [Member], training: TrainingRecord) throws {
         self.labels = labels; self.spec = spec; self.members = members; self.training = training
+        mirror = WindowMirror(layout: spec.joints, features: spec.features)
         channelMaps = try members.map { m in
             guard m.features != spec.features else { return nil }
             return try Self.channelMap(from: spec.features, to: m.features, joints: spec.joints.count, frames: spec.window)
@@ -133,7 +137,7 @@ public final class ActionClassifier {
         guard architecture.flipAverage else { return rawProbabilities(values: values, masks: masks) }
         // The windows and their mirror images in one pass: live's one window becomes one
         // forward pass of two, not two of one.
-        let mirrored = values.map { AugmentationSpec.flipped($0, layout: spec.joints, features: spec.features) }
+        let mirrored = values.map(mirror.mirrored)
         let both = rawProbabilities(values: values + mirrored, masks: masks + masks)
         return values.indices.map { i in zip(both[i], both[values.count + i]).map { ($0 + $1) / 2 } }
     }

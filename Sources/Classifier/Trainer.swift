@@ -52,6 +52,9 @@ public final class Trainer {
     var batchWeights: [Float]
     let partnerX: FloatBuffer, partnerMask: FloatBuffer
     var partnerTargets: [Int]
+    /// The training windows' augmentation, its tables and scratch made once.
+    let augment: Bool
+    var augmenter: WindowAugmenter
 
     public init(config: TrainingConfig, data: TrainingData, classifier: ActionClassifier? = nil) {
         self.config = config
@@ -96,6 +99,8 @@ public final class Trainer {
         schedule = CosineSchedule(baseLearningRate: Float(config.optimizer.learningRate),
                                   minLearningRate: Float(config.optimizer.minLearningRate), warmupSteps: warmup, totalSteps: total)
         let w = data.spec.window, c = data.spec.channels
+        augment = config.augmentation != .off
+        augmenter = WindowAugmenter(spec: config.augmentation, layout: data.spec.joints, features: data.spec.features)
         x = FloatBuffer(count: batchSize * w * c)
         mask = FloatBuffer(count: batchSize * w)
         targets = [Int](repeating: 0, count: batchSize)
@@ -123,20 +128,20 @@ public final class Trainer {
         for (i, dropout) in model.dropouts.enumerated() { dropout.rng = SplitMix64(seed: seed &+ UInt64(i + 1)) }
         let order = Array(0..<data.train.count).shuffledDeterministically(&rng)
         let w = data.spec.window, c = data.spec.channels, wc = w * c
-        let augment = config.augmentation != .off
         var totalLoss = 0.0, correct = 0, seen = 0
         var lr: Float = 0
         let start = DispatchTime.now().uptimeNanoseconds
         for step in 0..<stepsPerEpoch {
             let b0 = step * batchSize, n = min(batchSize, order.count - b0)
             for i in 0..<n {
-                var window = data.train[order[b0 + i]]
-                if augment {
-                    AugmentationSpec.augment(&window, spec: config.augmentation, layout: data.spec.joints,
-                                         features: data.spec.features, rng: &rng)
-                }
+                // Copied into its batch row and augmented there: the stored window stays as it is.
+                let window = data.train[order[b0 + i]]
                 (x.pointer + i * wc).update(from: window.values, count: wc)
                 (mask.pointer + i * w).update(from: window.mask, count: w)
+                if augment {
+                    augmenter.augment(values: UnsafeMutableBufferPointer(start: x.pointer + i * wc, count: wc),
+                                      mask: UnsafeMutableBufferPointer(start: mask.pointer + i * w, count: w), depth: window.depth, rng: &rng)
+                }
                 targets[i] = trainTargets[order[b0 + i]]
                 batchWeights[i] = windowWeights[order[b0 + i]]
             }

@@ -82,71 +82,16 @@ public struct AugmentationSpec: ConfigSection, Sendable, Equatable {
 
     /// A window's values (frames × joints × features) mirrored: see `flip`.
     public static func flipped(_ values: [Float], layout: [String], features: [Feature]) -> [Float] {
-        let n = layout.count, fpj = features.reduce(0) { $0 + $1.width }
-        guard n > 0, fpj > 0, values.count % (n * fpj) == 0 else { return values }
-        let perm = Skeleton.mirrorPermutation(of: layout).enumerated().map { $0.element ?? $0.offset }
-        let xOffsets = xChannels(features)
-        let frames = values.count / (n * fpj)
-        var out = values
-        for t in 0..<frames {
-            for j in 0..<n {
-                let src = (t * n + perm[j]) * fpj, dst = (t * n + j) * fpj
-                for c in 0..<fpj { out[dst + c] = values[src + c] }
-                for x in xOffsets { out[dst + x] = -out[dst + x] }
-            }
-        }
-        return out
+        WindowMirror(layout: layout, features: features).mirrored(values)
     }
 
-    /// Turns a window's values by `degrees` about the vertical axis: for each x-y channel
-    /// with depth, x → x·cos + depth·sin; then all of them are scaled so that the mean
-    /// torso length (neck to root, from the position channel, as `normalize` measures it)
-    /// is what it was (with a position channel; the bone and motion streams have none, and
-    /// keep the turned lengths). Joints without position are left as they are.
-    static func turn(_ values: inout [Float], depth: [Float], degrees: Double, frames: Int, layout: [String], features: [Feature]) {
-        let n = layout.count, fpj = features.reduce(0) { $0 + $1.width }
-        let xy = Preprocessing.depthFeatures(features), l = xy.count
-        guard l > 0, depth.count == frames * n * l, values.count == frames * n * fpj else { return }
-        let offsets = xy.map { offset(of: $0, in: features)! }
-        let before = meanTorso(values, frames: frames, layout: layout, features: features)
-        let c = Float(cos(degrees * .pi / 180)), s = Float(sin(degrees * .pi / 180))
-        for t in 0..<frames {
-            for j in 0..<n {
-                let o = (t * n + j) * fpj
-                // A missing joint has 0 in both, and stays 0.
-                for (i, off) in offsets.enumerated() { values[o + off] = c * values[o + off] + s * depth[(t * n + j) * l + i] }
-            }
-        }
-        guard let before, let after = meanTorso(values, frames: frames, layout: layout, features: features), after > 1e-6 else { return }
-        let k = before / after
-        for t in 0..<frames { for j in 0..<n { for off in offsets {
-            values[(t * n + j) * fpj + off] *= k; values[(t * n + j) * fpj + off + 1] *= k
-        } } }
-    }
-
-    /// The mean over frames of |neck − root| in the position channel (neck: the `neck` joint
-    /// or mid-shoulders; root: the `root` joint or mid-hips); nil when no frame has both.
-    static func meanTorso(_ values: [Float], frames: Int, layout: [String], features: [Feature]) -> Float? {
-        guard let pos = offset(of: .position, in: features) else { return nil }
-        let n = layout.count, fpj = features.reduce(0) { $0 + $1.width }
-        func idx(_ name: String) -> Int? { Skeleton.index(of: name, in: layout) }
-        let neck = idx("neck"), root = idx("root"), ls = idx("left_shoulder"), rs = idx("right_shoulder")
-        let lh = idx("left_hip"), rh = idx("right_hip")
-        var sum: Float = 0, count = 0
-        for t in 0..<frames {
-            func point(_ j: Int?) -> SIMD2<Float>? {
-                guard let j else { return nil }
-                let o = (t * n + j) * fpj
-                // A joint is present when any of its channels is non-zero.
-                guard (0..<fpj).contains(where: { values[o + $0] != 0 }) else { return nil }
-                return SIMD2(values[o + pos], values[o + pos + 1])
-            }
-            func mid(_ a: Int?, _ b: Int?) -> SIMD2<Float>? { point(a).flatMap { p in point(b).map { (p + $0) / 2 } } }
-            guard let a = point(neck) ?? mid(ls, rs), let b = point(root) ?? mid(lh, rh) else { continue }
-            let d = a - b
-            sum += (d * d).sum().squareRoot(); count += 1
-        }
-        return count > 0 ? sum / Float(count) : nil
+    /// Augments a normalised window in place (see the order above). `layout` and
+    /// `features` are the preprocessing spec's. (Training augments through one
+    /// `WindowAugmenter`, which works its tables out once.)
+    public static func augment(_ w: inout Window, spec: AugmentationSpec, layout: [String],
+                               features: [Feature] = [.position, .confidence], rng: inout SplitMix64) {
+        var augmenter = WindowAugmenter(spec: spec, layout: layout, features: features)
+        augmenter.augment(&w, rng: &rng)
     }
 
     /// Offsets of the x channels (position, velocity, bone, bone velocity, world) within a joint's features.
@@ -168,62 +113,141 @@ public struct AugmentationSpec: ConfigSection, Sendable, Equatable {
         }
         return nil
     }
+}
 
-    /// Augments a normalised window in place (see the order above). `layout` and
-    /// `features` are the preprocessing spec's.
-    public static func augment(_ w: inout Window, spec: AugmentationSpec, layout: [String],
-                               features: [Feature] = [.position, .confidence], rng: inout SplitMix64) {
-        let n = layout.count, fpj = features.reduce(0) { $0 + $1.width }
-        guard n > 0, fpj > 0, w.values.count == w.mask.count * n * fpj else { return }
-        let frames = w.mask.count, stride = n * fpj
-        func uniform(_ r: ClosedRange<Double>) -> Double { r.lowerBound + (r.upperBound - r.lowerBound) * rng.uniform() }
-        // A joint is present when any of its channels is non-zero (missing joints are all 0).
-        func present(_ t: Int, _ j: Int) -> Bool {
-            guard w.mask[t] > 0 else { return false }
-            let o = (t * n + j) * fpj
-            return (0..<fpj).contains { w.values[o + $0] != 0 }
+/// The left-right mirror of a layout: each joint's partner and the channels whose sign
+/// turns, worked out once (the classifier's flip averaging mirrors every window it scores).
+public struct WindowMirror: Sendable {
+    /// The joint each joint takes its values from (itself when it has no partner).
+    let partner: [Int]
+    let xOffsets: [Int]
+    let featuresPerJoint: Int
+
+    public init(layout: [String], features: [Feature]) {
+        partner = Skeleton.mirrorPermutation(of: layout).enumerated().map { $0.element ?? $0.offset }
+        xOffsets = AugmentationSpec.xChannels(features)
+        featuresPerJoint = features.reduce(0) { $0 + $1.width }
+    }
+
+    /// `values` (frames × joints × features) mirrored; values of another shape as they are.
+    public func mirrored(_ values: [Float]) -> [Float] {
+        var out = values
+        let n = partner.count, fpj = featuresPerJoint
+        guard n > 0, fpj > 0, values.count % (n * fpj) == 0 else { return values }
+        values.withUnsafeBufferPointer { from in out.withUnsafeMutableBufferPointer { to in
+            mirror(from.baseAddress!, into: to.baseAddress!, frames: values.count / (n * fpj))
+        } }
+        return out
+    }
+
+    /// Writes the mirror of `frames` frames at `from` to `to` (not the same memory).
+    func mirror(_ from: UnsafePointer<Float>, into to: UnsafeMutablePointer<Float>, frames: Int) {
+        let n = partner.count, fpj = featuresPerJoint
+        for t in 0..<frames {
+            for j in 0..<n {
+                let src = (t * n + partner[j]) * fpj, dst = (t * n + j) * fpj
+                for c in 0..<fpj { to[dst + c] = from[src + c] }
+                for x in xOffsets { to[dst + x] = -to[dst + x] }
+            }
         }
+    }
+}
+
+/// The augmentation of one preprocessing layout with its tables worked out once (the
+/// mirror, the body parts, the channels' offsets) and its scratch kept: augmenting the
+/// windows of a training batch allocates nothing after the first. The random draws are
+/// made in `AugmentationSpec`'s order, so a seed gives the same windows.
+public struct WindowAugmenter {
+    public let spec: AugmentationSpec
+    let joints: Int, featuresPerJoint: Int
+    let mirror: WindowMirror
+    let occlusionParts: [[Int]]
+    let position: Int?, velocity: Int?, bone: Int?, boneVelocity: Int?
+    /// The offsets of the x-y channels `Window.depth` gives a depth for (turn).
+    let depthOffsets: [Int]
+    /// neck, root, left and right shoulder, left and right hip (turn's torso length).
+    let torso: (neck: Int?, root: Int?, leftShoulder: Int?, rightShoulder: Int?, leftHip: Int?, rightHip: Int?)
+    private var scratch: [Float] = [], scratchMask: [Float] = [], presence: [Bool] = []
+
+    public init(spec: AugmentationSpec, layout: [String], features: [Feature]) {
+        self.spec = spec
+        joints = layout.count; featuresPerJoint = features.reduce(0) { $0 + $1.width }
+        mirror = WindowMirror(layout: layout, features: features)
+        occlusionParts = AugmentationSpec.occlusionParts(layout: layout)
+        position = AugmentationSpec.offset(of: .position, in: features); velocity = AugmentationSpec.offset(of: .velocity, in: features)
+        bone = AugmentationSpec.offset(of: .bone, in: features); boneVelocity = AugmentationSpec.offset(of: .boneVelocity, in: features)
+        depthOffsets = Preprocessing.depthFeatures(features).map { AugmentationSpec.offset(of: $0, in: features)! }
+        func index(_ name: String) -> Int? { Skeleton.index(of: name, in: layout) }
+        torso = (index("neck"), index("root"), index("left_shoulder"), index("right_shoulder"), index("left_hip"), index("right_hip"))
+    }
+
+    /// Augments `w` in place.
+    public mutating func augment(_ w: inout Window, rng: inout SplitMix64) {
+        let depth = w.depth
+        w.values.withUnsafeMutableBufferPointer { values in
+            w.mask.withUnsafeMutableBufferPointer { mask in augment(values: values, mask: mask, depth: depth, rng: &rng) }
+        }
+    }
+
+    /// Augments a window held elsewhere (a row of a training batch): `values` frames ×
+    /// joints × features, `mask` a frame each, `depth` as `Window.depth`.
+    public mutating func augment(values: UnsafeMutableBufferPointer<Float>, mask: UnsafeMutableBufferPointer<Float>,
+                                 depth: [Float]?, rng: inout SplitMix64) {
+        let n = joints, fpj = featuresPerJoint
+        guard n > 0, fpj > 0, values.count == mask.count * n * fpj else { return }
+        let frames = mask.count, stride = n * fpj
+        let v = values.baseAddress!, m = mask.baseAddress!
+        func uniform(_ r: ClosedRange<Double>) -> Double { r.lowerBound + (r.upperBound - r.lowerBound) * rng.uniform() }
 
         // Turn (first: it needs the window's depth, which the steps below do not carry along).
-        if spec.turnDegrees > 0, let depth = w.depth {
-            turn(&w.values, depth: depth, degrees: uniform(-spec.turnDegrees...spec.turnDegrees), frames: frames,
-                 layout: layout, features: features)
+        if spec.turnDegrees > 0, let depth {
+            turn(v, depth: depth, degrees: uniform(-spec.turnDegrees...spec.turnDegrees), frames: frames)
         }
         // Time stretch.
         if spec.timeStretch.lowerBound != 1 || spec.timeStretch.upperBound != 1 {
             let s = uniform(spec.timeStretch)
             let centre = Double(frames - 1) / 2
-            var values = [Float](repeating: 0, count: w.values.count), mask = [Float](repeating: 0, count: frames)
-            for t in 0..<frames {
-                let src = Int((centre + (Double(t) - centre) * s).rounded())
-                guard src >= 0, src < frames else { continue }
-                mask[t] = w.mask[src]
-                for c in 0..<stride { values[t * stride + c] = w.values[src * stride + c] }
-            }
-            w.values = values; w.mask = mask
+            keepCopy(of: values, mask: mask)
+            scratch.withUnsafeBufferPointer { old in scratchMask.withUnsafeBufferPointer { oldMask in
+                for t in 0..<frames {
+                    let src = Int((centre + (Double(t) - centre) * s).rounded())
+                    guard src >= 0, src < frames else {
+                        m[t] = 0
+                        (v + t * stride).update(repeating: 0, count: stride)
+                        continue
+                    }
+                    m[t] = oldMask[src]
+                    (v + t * stride).update(from: old.baseAddress! + src * stride, count: stride)
+                }
+            } }
         }
         // Dropped frames.
         if spec.dropFrames > 0 {
-            for t in 0..<frames where rng.uniform() < spec.dropFrames && w.mask[t] > 0 {
-                w.mask[t] = 0
-                for c in 0..<stride { w.values[t * stride + c] = 0 }
+            for t in 0..<frames where rng.uniform() < spec.dropFrames && m[t] > 0 {
+                m[t] = 0
+                (v + t * stride).update(repeating: 0, count: stride)
             }
         }
         // Flip.
-        if spec.flip && rng.uniform() < 0.5 { flip(&w, layout: layout, features: features) }
+        if spec.flip && rng.uniform() < 0.5 {
+            keepCopy(of: values, mask: nil)
+            scratch.withUnsafeBufferPointer { mirror.mirror($0.baseAddress!, into: v, frames: frames) }
+        }
         // Occlusion: one body part missing in every frame.
-        if spec.occlude > 0 && rng.uniform() < spec.occlude {
-            let parts = occlusionParts(layout: layout)
-            if !parts.isEmpty {
-                let part = parts[min(parts.count - 1, Int(rng.uniform() * Double(parts.count)))]
-                for t in 0..<frames { for j in part { for c in 0..<fpj { w.values[(t * n + j) * fpj + c] = 0 } } }
-            }
+        if spec.occlude > 0 && rng.uniform() < spec.occlude && !occlusionParts.isEmpty {
+            let part = occlusionParts[min(occlusionParts.count - 1, Int(rng.uniform() * Double(occlusionParts.count)))]
+            for t in 0..<frames { for j in part { (v + (t * n + j) * fpj).update(repeating: 0, count: fpj) } }
         }
 
-        let pos = offset(of: .position, in: features), vel = offset(of: .velocity, in: features)
-        let bone = offset(of: .bone, in: features), boneVelocity = offset(of: .boneVelocity, in: features)
-        var presence = [Bool](repeating: false, count: frames * n)
-        for t in 0..<frames { for j in 0..<n { presence[t * n + j] = present(t, j) } }
+        // A joint is present when its frame is real and any of its channels is non-zero
+        // (missing joints are all 0).
+        if presence.count != frames * n { presence = [Bool](repeating: false, count: frames * n) }
+        for t in 0..<frames {
+            for j in 0..<n {
+                let o = (t * n + j) * fpj
+                presence[t * n + j] = m[t] > 0 && (0..<fpj).contains { v[o + $0] != 0 }
+            }
+        }
         // Rotation and scale (a linear map of positions and velocities).
         let angle = spec.rotationDegrees > 0 ? uniform(-spec.rotationDegrees...spec.rotationDegrees) * .pi / 180 : 0
         let k = (spec.scale.lowerBound != 1 || spec.scale.upperBound != 1) ? uniform(spec.scale) : 1
@@ -231,27 +255,87 @@ public struct AugmentationSpec: ConfigSection, Sendable, Equatable {
         let dy = spec.translation > 0 ? uniform(-spec.translation...spec.translation) : 0
         if angle != 0 || k != 1 || dx != 0 || dy != 0 {
             let c = Float(cos(angle) * k), s = Float(sin(angle) * k)
+            func map(_ o: Int, shift: Bool) {
+                let x = v[o], y = v[o + 1]
+                v[o] = c * x - s * y + (shift ? Float(dx) : 0)
+                v[o + 1] = s * x + c * y + (shift ? Float(dy) : 0)
+            }
             for t in 0..<frames {
                 for j in 0..<n where presence[t * n + j] {
                     let o = (t * n + j) * fpj
-                    for (off, shift) in [(pos, true), (vel, false), (bone, false), (boneVelocity, false)] {
-                        guard let off else { continue }
-                        let x = w.values[o + off], y = w.values[o + off + 1]
-                        w.values[o + off] = c * x - s * y + (shift ? Float(dx) : 0)
-                        w.values[o + off + 1] = s * x + c * y + (shift ? Float(dy) : 0)
-                    }
+                    if let position { map(o + position, shift: true) }
+                    if let velocity { map(o + velocity, shift: false) }
+                    if let bone { map(o + bone, shift: false) }
+                    if let boneVelocity { map(o + boneVelocity, shift: false) }
                 }
             }
         }
         // Jitter.
-        if spec.jitter > 0, let pos {
+        if spec.jitter > 0, let position {
             for t in 0..<frames {
                 for j in 0..<n where presence[t * n + j] {
-                    let o = (t * n + j) * fpj + pos
-                    w.values[o] += Float(rng.gaussian() * spec.jitter)
-                    w.values[o + 1] += Float(rng.gaussian() * spec.jitter)
+                    let o = (t * n + j) * fpj + position
+                    v[o] += Float(rng.gaussian() * spec.jitter)
+                    v[o + 1] += Float(rng.gaussian() * spec.jitter)
                 }
             }
         }
+    }
+
+    /// The window's values (and mask) as they are now, in the scratch buffers.
+    private mutating func keepCopy(of values: UnsafeMutableBufferPointer<Float>, mask: UnsafeMutableBufferPointer<Float>?) {
+        if scratch.count != values.count { scratch = [Float](repeating: 0, count: values.count) }
+        scratch.withUnsafeMutableBufferPointer { _ = $0.update(fromContentsOf: values) }
+        if let mask {
+            if scratchMask.count != mask.count { scratchMask = [Float](repeating: 0, count: mask.count) }
+            scratchMask.withUnsafeMutableBufferPointer { _ = $0.update(fromContentsOf: mask) }
+        }
+    }
+
+    /// Turns the values by `degrees` about the vertical axis: for each x-y channel with
+    /// depth, x → x·cos + depth·sin; then all of them are scaled so that the mean torso
+    /// length (neck to root, from the position channel, as `normalize` measures it) is what
+    /// it was (with a position channel; the bone and motion streams have none, and keep the
+    /// turned lengths). Joints without position are left as they are.
+    func turn(_ v: UnsafeMutablePointer<Float>, depth: [Float], degrees: Double, frames: Int) {
+        let n = joints, fpj = featuresPerJoint, l = depthOffsets.count
+        guard l > 0, depth.count == frames * n * l else { return }
+        let before = meanTorso(v, frames: frames)
+        let c = Float(cos(degrees * .pi / 180)), s = Float(sin(degrees * .pi / 180))
+        for t in 0..<frames {
+            for j in 0..<n {
+                let o = (t * n + j) * fpj
+                // A missing joint has 0 in both, and stays 0.
+                for (i, off) in depthOffsets.enumerated() { v[o + off] = c * v[o + off] + s * depth[(t * n + j) * l + i] }
+            }
+        }
+        guard let before, let after = meanTorso(v, frames: frames), after > 1e-6 else { return }
+        let k = before / after
+        for t in 0..<frames { for j in 0..<n { for off in depthOffsets {
+            v[(t * n + j) * fpj + off] *= k; v[(t * n + j) * fpj + off + 1] *= k
+        } } }
+    }
+
+    /// The mean over frames of |neck − root| in the position channel (neck: the `neck` joint
+    /// or mid-shoulders; root: the `root` joint or mid-hips); nil when no frame has both.
+    func meanTorso(_ v: UnsafeMutablePointer<Float>, frames: Int) -> Float? {
+        guard let pos = position else { return nil }
+        let n = joints, fpj = featuresPerJoint
+        var sum: Float = 0, count = 0
+        for t in 0..<frames {
+            func point(_ j: Int?) -> SIMD2<Float>? {
+                guard let j else { return nil }
+                let o = (t * n + j) * fpj
+                // A joint is present when any of its channels is non-zero.
+                guard (0..<fpj).contains(where: { v[o + $0] != 0 }) else { return nil }
+                return SIMD2(v[o + pos], v[o + pos + 1])
+            }
+            func mid(_ a: Int?, _ b: Int?) -> SIMD2<Float>? { point(a).flatMap { p in point(b).map { (p + $0) / 2 } } }
+            guard let a = point(torso.neck) ?? mid(torso.leftShoulder, torso.rightShoulder),
+                  let b = point(torso.root) ?? mid(torso.leftHip, torso.rightHip) else { continue }
+            let d = a - b
+            sum += (d * d).sum().squareRoot(); count += 1
+        }
+        return count > 0 ? sum / Float(count) : nil
     }
 }

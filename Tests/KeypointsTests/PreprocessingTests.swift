@@ -532,7 +532,8 @@ final class PreprocessingTests: XCTestCase {
         XCTAssertEqual(depth.count, 32 * spec.joints.count * 3)
         XCTAssertNil(Preprocessing.windows(of: side, spec: spec).first?.depth, "only when asked")
         var values = w.values
-        AugmentationSpec.turn(&values, depth: depth, degrees: degrees, frames: 32, layout: spec.joints, features: spec.features)
+        let turner = WindowAugmenter(spec: AugmentationSpec(), layout: spec.joints, features: spec.features)
+        values.withUnsafeMutableBufferPointer { turner.turn($0.baseAddress!, depth: depth, degrees: degrees, frames: 32) }
         var worst: Float = 0
         for (x, y) in zip(values, expected.values) { worst = max(worst, abs(x - y)) }
         XCTAssertLessThan(worst, 1e-3)
