@@ -112,6 +112,55 @@ public enum ChildProcess {
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
+    /// Runs `executable` as `start` does and hands `line` each line it prints, as it comes
+    /// (stdout and stderr through one pipe; stdout to `output` instead, when given), then
+    /// waits for it: its exit status as `wait` gives it, or nil when poseact is stopping.
+    /// `started` is told its pid first (another thread may stop it with `signal`). A carriage
+    /// return ends a line too (a progress bar redrawn in place); a line is cut at
+    /// `longestLine` bytes, one that starts with "{" (a JSON line) at `longestJSONLine`.
+    public static func run(_ executable: String, _ arguments: [String], output: Int32? = nil,
+                           longestLine: Int = 4096, longestJSONLine: Int = 1 << 20,
+                           started: (pid_t) -> Void = { _ in }, line: (String) -> Void) throws -> Int32? {
+        var ends: [Int32] = [0, 0]
+        // pipe2 is not in Swift's Glibc: close-on-exec is set under the lock `start` spawns
+        // under, so no child started on another thread (crossval runs several) inherits the
+        // write end, which would keep this read waiting until that child ends too.
+        lock.lock()
+        let made = pipe(&ends) == 0, failure = errno
+        if made { for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) } }
+        lock.unlock()
+        guard made else { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO) }
+        let pid: pid_t?
+        do { pid = try start(executable, arguments, output: output ?? ends[1], errors: ends[1]) } catch {
+            close(ends[0]); close(ends[1])
+            throw error
+        }
+        close(ends[1])
+        guard let pid else { close(ends[0]); return nil }
+        started(pid)
+        readLines(ends[0], longestLine: longestLine, longestJSONLine: longestJSONLine, line)
+        close(ends[0])
+        return wait(pid)
+    }
+
+    private static func readLines(_ fd: Int32, longestLine: Int, longestJSONLine: Int, _ line: (String) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 16384), pending: [UInt8] = []
+        func flush() {
+            guard !pending.isEmpty else { return }
+            line(String(decoding: pending.first == UInt8(ascii: "{") ? pending[...] : pending.prefix(longestLine), as: UTF8.self))
+            pending.removeAll(keepingCapacity: true)
+        }
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            for byte in buffer[0..<n] {
+                if byte == 10 || byte == 13 { flush() } else if pending.count < longestJSONLine { pending.append(byte) }
+            }
+        }
+        flush()
+    }
+
     /// Sends `signal` to one running child (the studio's Stop).
     public static func signal(_ pid: pid_t, _ signal: Int32) {
         lock.lock(); defer { lock.unlock() }

@@ -155,31 +155,19 @@ public final class StudioJobs: @unchecked Sendable {
             keptFD = open(kept.temporaryPath, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
             guard keptFD != nil, keptFD! >= 0 else { kept.discard(); throw Refusal("\(kept.temporaryPath): cannot write") }
         }
-        var ends: [Int32] = [0, 0]
-        // (pipe2 is not in Swift's Glibc: close-on-exec is set at once, and one job runs at a time.)
-        guard pipe(&ends) == 0 else {
-            keptFD.map { _ = close($0) }; kept?.discard()
-            throw Refusal("cannot make a pipe: \(String(cString: strerror(errno)))")
-        }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let pid: pid_t?
+        defer { keptFD.map { _ = close($0) } }
+        guard !lock.withLock({ stopRequested }) else { kept?.discard(); return nil }
+        let status: Int32?
         do {
-            pid = try lock.withLock { () throws -> pid_t? in
-                guard !stopRequested else { return nil }
-                let pid = try ChildProcess.start(executable, command.arguments, output: keptFD ?? ends[1], errors: ends[1])
-                runningPID = pid
-                return pid
-            }
+            status = try ChildProcess.run(executable, command.arguments, output: keptFD, longestLine: Self.longestLine,
+                                          longestJSONLine: Self.longestEvent, started: { pid in
+                // A Stop that came while it started reaches it now.
+                lock.withLock { runningPID = pid; if stopRequested { ChildProcess.signal(pid, SIGINT) } }
+            }) { line in take(line, job: id) }
         } catch {
-            close(ends[0]); close(ends[1]); keptFD.map { _ = close($0) }; kept?.discard()
-            throw error
+            kept?.discard()
+            throw Refusal("\(command.line): not started (\(error))")
         }
-        close(ends[1])
-        keptFD.map { _ = close($0) }
-        guard let pid else { close(ends[0]); kept?.discard(); return nil }
-        readLines(ends[0]) { line in self.take(line, job: id) }
-        close(ends[0])
-        let status = ChildProcess.wait(pid)
         lock.withLock { runningPID = nil }
         if status == 0 { try kept?.commit() } else { kept?.discard() }
         return status
@@ -199,28 +187,5 @@ public final class StudioJobs: @unchecked Sendable {
                 if job.output.count > Self.keptLines { job.output.removeFirst(job.output.count - Self.keptLines) }
             }
         }
-    }
-
-    /// Calls `line` for each line read from `fd` until its end (a carriage return ends a line
-    /// too: a progress bar redrawn in place). A line is cut at `longestEvent` bytes, and one
-    /// that is not JSON at `longestLine`.
-    private func readLines(_ fd: Int32, _ line: (String) -> Void) {
-        var buffer = [UInt8](repeating: 0, count: 16384), pending: [UInt8] = []
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            for byte in buffer[0..<n] {
-                if byte == 10 || byte == 13 {
-                    if !pending.isEmpty {
-                        line(String(decoding: pending.first == UInt8(ascii: "{") ? pending[...] : pending.prefix(Self.longestLine), as: UTF8.self))
-                    }
-                    pending.removeAll(keepingCapacity: true)
-                } else if pending.count < Self.longestEvent {
-                    pending.append(byte)
-                }
-            }
-        }
-        if !pending.isEmpty { line(String(decoding: pending, as: UTF8.self)) }
     }
 }

@@ -198,15 +198,16 @@ struct CrossValidate: ParsableCommand {
             guard fd >= 0 else { throw ConfigError("\(log): cannot write (\(String(cString: strerror(errno)))); is it a link?") }
             let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             defer { try? handle.close() }
+            // Its lines go to its train.log as they come; the last error line is its failure.
+            var lastError: String?
             guard let status = try ChildProcess.run(executable, ["train", "--config", config, "--data", data, "--seed", String(seed),
-                                                                 "--fold", fold, "--output", folder], output: handle.fileDescriptor) else {
+                                                                 "--fold", fold, "--output", folder], line: { line in
+                if line.hasPrefix("Error") { lastError = line }
+                handle.write(Data((line + "\n").utf8))
+            }) else {
                 return .failure(Failure(message: "not started: crossval is stopping"))
             }
-            guard status == 0 else {
-                let text = (try? InputFile.read(log, limit: 64 << 20, what: "log")).map { String(decoding: $0, as: UTF8.self) } ?? ""
-                let last = text.split(separator: "\n").last(where: { $0.hasPrefix("Error") }).map(String.init) ?? "exit \(status)"
-                return .failure(Failure(message: last))
-            }
+            guard status == 0 else { return .failure(Failure(message: lastError ?? "exit \(status)")) }
             return result(in: folder, expecting: nil, labels: nil)
         } catch {
             return .failure(Failure(message: "\(error)"))
