@@ -67,6 +67,9 @@ let package = Package(
         // The lines the commands print for programs to read (`--json` events and summaries,
         // progress): one type per kind, written by the CLI, read by the studio and the tests.
         .target(name: "OutputLines", dependencies: ["Basics"], swiftSettings: commonSettings),
+        // The training config's machinery: a key declared once (name, default, bound, YAML
+        // and JSON), a config file read strictly over its bases, each error one line.
+        .target(name: "Config", dependencies: ["Basics", .product(name: "Yams", package: "Yams")], swiftSettings: optimisedSettings),
         // Xlib's functions, loaded at run time only for `live --window` (libx11-dev's headers at
         // build time, nothing linked): a headless machine needs no X11 library.
         .target(name: "CX11"),
@@ -96,7 +99,7 @@ let package = Package(
         // ---- Wing 2, keypoints → model.
         // The joint vocabulary, the HDF5 keypoint store, the keypoint formats and imports,
         // annotation files, preprocessing into windows.
-        .target(name: "Keypoints", dependencies: ["Basics", "CHDF5", "Tensor",
+        .target(name: "Keypoints", dependencies: ["Basics", "CHDF5", "Config", "Tensor",
                                                   .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: optimisedSettings),
         // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
@@ -107,7 +110,7 @@ let package = Package(
         // Layers with explicit forward/backward (their GEMMs on the engine's C kernels,
         // `PanelGemm`), models, losses, optimisers, the training loop, its YAML config and
         // the weights file.
-        .target(name: "Classifier", dependencies: ["Basics", "Evaluation", "Images", "Keypoints", "MatrixProduct", "Tensor",
+        .target(name: "Classifier", dependencies: ["Basics", "Config", "Evaluation", "Images", "Keypoints", "MatrixProduct", "Tensor",
                                                    .product(name: "Yams", package: "Yams"),
                                                    .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: optimisedSettings),
@@ -193,7 +196,7 @@ let package = Package(
                     exclude: ["Samples"], swiftSettings: commonSettings),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction"], swiftSettings: commonSettings),
         .testTarget(name: "EvaluationTests", dependencies: ["TestData", "Basics", "Evaluation", "Images"], swiftSettings: commonSettings),
-        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Basics", "Classifier", "Evaluation", "Keypoints", "Tensor", "TrainingFixtures",
+        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Basics", "Classifier", "Config", "Evaluation", "Keypoints", "Tensor", "TrainingFixtures",
                                                             .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: commonSettings),
         .testTarget(name: "ReaderFuzzingTests", dependencies: ["TestData", "Classifier", "Keypoints", "ReaderFuzzing", "Tensor", "TrainingFixtures"],

@@ -1,4 +1,4 @@
-import Basics
+import Config
 import Keypoints
 
 /// One input stream of a multi-stream ensemble (PYSKL's j, b, jm, bm): a net of its own on

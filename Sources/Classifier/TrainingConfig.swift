@@ -1,4 +1,5 @@
 import Basics
+import Config
 import Foundation
 import Keypoints
 import Yams
@@ -166,11 +167,9 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
     // MARK: YAML
 
     /// Reads and checks a config file, over the config it names as its `base:` (a path
-    /// relative to the file's folder; MMAction2's `_base_`): the base is read first (and its
-    /// own base before it), then each key of the file replaces the base's, a section's keys
-    /// one by one. Each file is checked on its own, so an error names the file it is in.
+    /// relative to the file's folder; MMAction2's `_base_`): see `ConfigFile.read`.
     public static func load(path: String) throws -> TrainingConfig {
-        let (root, file) = try inherited(path: path, chain: [])
+        let (root, file) = try ConfigFile.read(path: path, schema: schema) { root, file in _ = try decode(root, file) }
         return try decode(root, file)
     }
 
@@ -178,23 +177,8 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
     /// window) are left to `problems`, so flags can still override them. A `base:` needs a
     /// file's folder: `load(path:)`.
     public static func parse(_ text: String, file: String = "config") throws -> TrainingConfig {
-        let (root, checker) = try node(text, file: file)
-        if let base = root["base"] { throw checker.error(base, "base: only a config file read from its path can have a base") }
+        let (root, checker) = try ConfigFile.parse(text, name: file, schema: schema) { root, file in _ = try decode(root, file) }
         return try decode(root, checker)
-    }
-
-    /// The file's text as a checked node (an empty file: an empty mapping), decoded once to
-    /// find a wrong value while its file is known.
-    static func node(_ text: String, file name: String) throws -> (Node, ConfigFile) {
-        let composed: Node?
-        do { composed = try Yams.compose(yaml: text) } catch {
-            throw ConfigError("\(name): not valid YAML (\(String(describing: error).split(separator: "\n").first ?? ""))")
-        }
-        let file = ConfigFile(name: name)
-        guard let composed, composed.null == nil else { return (Node([(Node, Node)]()), file) }
-        let root = try file.checked(composed, path: [])
-        _ = try decode(root, file)
-        return (root, file)
     }
 
     static func decode(_ root: Node, _ file: ConfigFile) throws -> TrainingConfig {
@@ -205,42 +189,30 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         }
     }
 
-    /// The file at `path` merged over its bases; `chain`: the files that inherit from it.
-    static func inherited(path: String, chain: [String]) throws -> (Node, ConfigFile) {
-        // A config is a few kB; a FIFO or a device under its name is never opened for reading.
-        let data: Data
-        do { data = try InputFile.read(path, limit: 1 << 20, what: "config file", allowStream: chain.isEmpty) } catch let error as InputFileError {
-            throw ConfigError(error.message)
-        }
-        let (root, file) = try node(String(decoding: data, as: UTF8.self), file: path)
-        guard let mapping = root.mapping, let baseNode = root["base"] else { return (root, file) }
-        let own = Node.Mapping(mapping.filter { $0.key.string != "base" }.map { ($0.key, $0.value) }, mapping.tag, mapping.style, mapping.mark)
-        let base = baseNode.string ?? ""
-        let basePath = base.hasPrefix("/") ? base
-            : URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(base).path
-        let names = (chain + [path, basePath]).map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
-        if names.dropLast().contains(names.last!) {
-            throw file.error(baseNode, "base: '\(base)' makes a cycle (\((chain + [path, basePath]).joined(separator: " → "))); remove one base")
-        }
-        // A regular file only: a device or a FIFO named as a base would never end.
-        let real = URL(fileURLWithPath: basePath).resolvingSymlinksInPath().path
-        let type = (try? FileManager.default.attributesOfItem(atPath: real))?[.type] as? FileAttributeType
-        guard type == .typeRegular, FileManager.default.isReadableFile(atPath: basePath) else {
-            throw file.error(baseNode, "base: cannot read '\(basePath)' (the path is relative to this file's folder)")
-        }
-        let (below, _) = try inherited(path: basePath, chain: chain + [path])
-        return (merged(below, over: .mapping(own)), file)
-    }
+    /// A training config file's keys: the sections and theirs; `preprocessing.joints` may
+    /// name a layout (vision, blazepose, all) or list joint names poseact knows.
+    static let schema = ConfigSchema(topKeys: configFileKeys, sectionKeys: { section in keys.first { $0.name == section }?.sectionKeys },
+                                     value: { node, path, file in path == ["preprocessing", "joints"] ? try joints(node, path.joined(separator: "."), file) : node })
 
-    /// `top`'s keys over `bottom`'s; two mappings under one key are merged the same way.
-    static func merged(_ bottom: Node, over top: Node) -> Node {
-        guard let b = bottom.mapping, let t = top.mapping else { return top }
-        var pairs: [(Node, Node)] = b.map { ($0.key, $0.value) }
-        for (key, value) in t {
-            if let i = pairs.firstIndex(where: { $0.0.string == key.string }) { pairs[i].1 = merged(pairs[i].1, over: value) }
-            else { pairs.append((key, value)) }
+    static let layoutNames: [String: [String]] = [
+        "vision": Skeleton.visionLayout, "blazepose": Skeleton.blazePoseNames, "all": Skeleton.allNames,
+    ]
+
+    /// vision, blazepose, all, or a list of joint names (each one poseact knows).
+    static func joints(_ node: Node, _ key: String, _ file: ConfigFile) throws -> Node {
+        if case .scalar(let s) = node {
+            guard let names = layoutNames[s.string] else {
+                throw file.error(node, "\(key) must be vision, blazepose, all or a list of joint names, not '\(s.string)'")
+            }
+            return Node(names.map { Node($0) })
         }
-        return .mapping(Node.Mapping(pairs, t.tag, t.style, t.mark))
+        guard let names = node.sequence?.compactMap(\.string) else { return node }
+        for n in names where Skeleton.index(of: n, in: Skeleton.allNames) == nil {
+            throw file.error(node, "\(key): unknown joint '\(n)' (known: \(Skeleton.allNames.joined(separator: ", ")))")
+        }
+        guard Set(names).count == names.count else { throw file.error(node, "\(key) lists a joint twice") }
+        guard !names.isEmpty else { throw file.error(node, "\(key) must list at least one joint") }
+        return node
     }
 
     /// The config as YAML, every key written out (for the run folder: what was really used).
@@ -273,128 +245,3 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
 /// A config, data or a run folder that training cannot use.
 public enum ConfigFailure {}
 public typealias ConfigError = OneLineError<ConfigFailure>
-
-/// A config file's YAML: the checks its keys and values need beyond their types, and its
-/// errors, each one line that says file:line, key, what was expected and what was found.
-struct ConfigFile {
-    let name: String
-
-    static let layoutNames: [String: [String]] = [
-        "vision": Skeleton.visionLayout, "blazepose": Skeleton.blazePoseNames, "all": Skeleton.allNames,
-    ]
-
-    /// The keys a config file may give under `path` (the sections, or a section's keys);
-    /// nil where the path holds a value.
-    static func keys(under path: [String]) -> [String]? {
-        guard let section = path.first else { return TrainingConfig.configFileKeys }
-        return path.count == 1 ? TrainingConfig.keys.first { $0.name == section }?.sectionKeys : nil
-    }
-
-    func error(_ node: Node, _ message: String) -> ConfigError {
-        ConfigError("\(name)\(node.mark.map { ":\($0.line)" } ?? ""): \(message)")
-    }
-
-    func shown(_ node: Node) -> String {
-        switch node {
-        case .scalar(let s): return "'\(s.string)'"
-        case .mapping: return "a mapping"
-        case .sequence: return "a list"
-        case .alias: return "an alias"
-        }
-    }
-
-    /// `node` with every key known and every value finite, and `preprocessing.joints`
-    /// given by a layout name as that layout's list.
-    func checked(_ node: Node, path: [String]) throws -> Node {
-        let key = path.joined(separator: ".")
-        guard let known = Self.keys(under: path) else {
-            // YAML's .inf and .nan are numbers, but no setting is meant to be one.
-            if node.tag == Tag(.float), let x = node.float, !x.isFinite {
-                throw error(node, "\(key) must be a finite number, not \(shown(node))")
-            }
-            if path == ["base"], node.scalar == nil || node.null != nil {
-                throw error(node, "base must be the path of a config file, not \(shown(node))")
-            }
-            return path == ["preprocessing", "joints"] ? try joints(node, key) : node
-        }
-        guard let mapping = node.mapping else {
-            throw error(node, "\(path.isEmpty ? "the config" : key) must be a mapping of keys (\(known.joined(separator: ", "))), not \(shown(node))")
-        }
-        let pairs = try mapping.map { k, v in
-            guard let name = k.string else { throw error(k, "a key must be a name, not \(shown(k))") }
-            // base: the file this one inherits from (`TrainingConfig.load`).
-            guard known.contains(name) || (path.isEmpty && name == "base") else {
-                let near = known.min { editDistance($0, name) < editDistance($1, name) }
-                let hint = near.flatMap { editDistance($0, name) <= 3 ? " (did you mean '\($0)'?)" : nil } ?? ""
-                throw error(k, "unknown key '\((path + [name]).joined(separator: "."))'\(hint); known keys here: \(known.joined(separator: ", "))")
-            }
-            return (k, try checked(v, path: path + [name]))
-        }
-        return .mapping(Node.Mapping(pairs, mapping.tag, mapping.style, mapping.mark))
-    }
-
-    /// vision, blazepose, all, or a list of joint names (each one poseact knows).
-    func joints(_ node: Node, _ key: String) throws -> Node {
-        if case .scalar(let s) = node {
-            guard let names = Self.layoutNames[s.string] else {
-                throw error(node, "\(key) must be vision, blazepose, all or a list of joint names, not '\(s.string)'")
-            }
-            return Node(names.map { Node($0) })
-        }
-        guard let names = node.sequence?.compactMap(\.string) else { return node }
-        for n in names where Skeleton.index(of: n, in: Skeleton.allNames) == nil {
-            throw error(node, "\(key): unknown joint '\(n)' (known: \(Skeleton.allNames.joined(separator: ", ")))")
-        }
-        guard Set(names).count == names.count else { throw error(node, "\(key) lists a joint twice") }
-        guard !names.isEmpty else { throw error(node, "\(key) must list at least one joint") }
-        return node
-    }
-
-    /// A decoding error as one line, at the node its coding path leads to.
-    func error(_ decoding: DecodingError, in root: Node) -> ConfigError {
-        let context: DecodingError.Context, expected: String
-        switch decoding {
-        case .typeMismatch(let type, let c), .valueNotFound(let type, let c): (context, expected) = (c, Self.expectation(of: type))
-        case .dataCorrupted(let c), .keyNotFound(_, let c): (context, expected) = (c, "")
-        @unknown default: return ConfigError("\(name): \(decoding)")
-        }
-        let node = context.codingPath.reduce(root) { node, key in (key.intValue.map { node[$0] } ?? node[key.stringValue]) ?? node }
-        let key = context.codingPath.filter { $0.intValue == nil }.map(\.stringValue).joined(separator: ".")
-        guard !expected.isEmpty else { return error(node, "\(key): \(context.debugDescription)") }
-        // A range given as a list is refused for its ends, not for being a list.
-        let found = node.sequence != nil && expected.hasPrefix("[") ? "" : ", not \(shown(node))"
-        return error(node, "\(key) must be \(expected)\(found)")
-    }
-
-    /// What a value of `type` is, as a config file writes it.
-    static func expectation(of type: Any.Type) -> String {
-        switch type {
-        case is Int.Type: return "a whole number"
-        case is UInt64.Type: return "a whole number ≥ 0"
-        case is Double.Type, is Float.Type: return "a number"
-        case is Bool.Type: return "true or false"
-        case is String.Type: return "a name"
-        case is ClosedRange<Double>.Type: return "[low, high] with low ≤ high"
-        case is Node.Sequence.Type: return "a list, like [a, b]"
-        case is Node.Scalar.Type: return "one value"
-        case let choice as any ConfigChoice.Type: return "one of " + choice.names.joined(separator: ", ")
-        default: return "\(type)"
-        }
-    }
-}
-
-/// Levenshtein distance, for "did you mean" hints.
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    var row = Array(0...b.count)
-    for i in 1...max(a.count, 1) where !a.isEmpty {
-        var prev = row[0]
-        row[0] = i
-        for j in 1...max(b.count, 1) where !b.isEmpty {
-            let cur = row[j]
-            row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
-            prev = cur
-        }
-    }
-    return a.isEmpty ? b.count : row[b.count]
-}

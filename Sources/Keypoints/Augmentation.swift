@@ -1,4 +1,4 @@
-import Basics
+import Config
 import Foundation
 import Tensor
 

@@ -1,4 +1,5 @@
 import Basics
+import Config
 
 /// What smooths a pose sequence over time before it becomes model input (the first step of
 /// `Preprocessing`, in training and in `live` alike, so the weights file says which and

@@ -1,4 +1,5 @@
 import Basics
+import Config
 import Foundation
 
 /// How joint positions are normalised within a window.
@@ -133,11 +134,22 @@ public struct PreprocessingSpec: ConfigSection, Sendable, Equatable {
 
     public init() {}
 
+    /// Bounds on sizes read from a config, a flag or a file: far beyond any real use (a
+    /// 1,000 fps camera; a 10,000-frame window is 5.5 minutes at 30 fps), and low enough
+    /// that a typo is refused with a line instead of asking for gigabytes.
+    public static let maxFPS = 1000.0
+    public static let maxWindow = 10_000
+
     public static let keys: [ConfigKey<PreprocessingSpec>] = [
-        .value("joints", \.joints), .value("fps", \.fps), .value("window", \.window), .value("stride", \.stride),
-        .value("min_pose_share", \.minPoseShare), .value("min_confidence", \.minConfidence),
-        .value("min_joint_share", \.minJointShare), .value("normalization", \.normalization),
-        .value("features", \.features),
+        .value("joints", \.joints, Bound(holds: { !$0.isEmpty }, message: { _, _ in "no joints" })),
+        .value("fps", \.fps, Bound("be in (0, \(Int(maxFPS))]", showsValue: true) { $0 > 0 && $0 <= maxFPS }),
+        .value("window", \.window, Bound("be in 1…\(maxWindow) frames", showsValue: true) { (1...maxWindow).contains($0) }),
+        .value("stride", \.stride, Bound("be in 1…\(maxWindow) frames", showsValue: true) { (1...maxWindow).contains($0) }),
+        .value("min_pose_share", \.minPoseShare, Bound("be in 0…1", showsValue: true) { (0...1).contains($0) }),
+        .value("min_confidence", \.minConfidence, Bound("be in 0…1", showsValue: true) { (0...1).contains($0) }),
+        .value("min_joint_share", \.minJointShare, Bound("be in 0…1", showsValue: true) { (0...1).contains($0) }),
+        .value("normalization", \.normalization),
+        .value("features", \.features, Bound(holds: { !$0.isEmpty }, message: { _, _ in "no features" })),
         // A file from before the key: its velocities were per frame. Not a config file key:
         // training always takes them per second.
         .value("velocity_unit", \.velocityUnit, before: .perFrame, inConfigFiles: false),
@@ -145,25 +157,9 @@ public struct PreprocessingSpec: ConfigSection, Sendable, Equatable {
         .value("keypoint_filter", \.keypointFilter),
     ]
 
-    /// Bounds on sizes read from a config, a flag or a file: far beyond any real use (a
-    /// 1,000 fps camera; a 10,000-frame window is 5.5 minutes at 30 fps), and low enough
-    /// that a typo is refused with a line instead of asking for gigabytes.
-    public static let maxFPS = 1000.0
-    public static let maxWindow = 10_000
-
-    /// Problems that make the spec unusable (empty when it is fine).
-    public var problems: [String] {
-        var p: [String] = []
-        if joints.isEmpty { p.append("no joints") }
-        if !(fps > 0 && fps <= Self.maxFPS) { p.append("fps must be in (0, \(Int(Self.maxFPS))] (got \(fps))") }
-        if !(1...Self.maxWindow).contains(window) { p.append("window must be in 1…\(Self.maxWindow) frames (got \(window))") }
-        if !(1...Self.maxWindow).contains(stride) { p.append("stride must be in 1…\(Self.maxWindow) frames (got \(stride))") }
-        if !(0...1).contains(minConfidence) { p.append("min confidence must be in 0…1 (got \(minConfidence))") }
-        if !(0...1).contains(minPoseShare) { p.append("min pose share must be in 0…1") }
-        if !(0...1).contains(minJointShare) { p.append("min joint share must be in 0…1 (got \(minJointShare))") }
-        if features.isEmpty { p.append("no features") }
-        return p
-    }
+    /// Problems that make the spec unusable (empty when it is fine): each key against its
+    /// bound, declared with it above.
+    public var problems: [String] { keyProblems() }
 
     /// As one JSON line (sorted keys), for the weights file and the windows file.
     public func json() -> String { JSONLines.encode(self) }

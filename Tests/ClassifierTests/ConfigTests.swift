@@ -1,3 +1,4 @@
+import Config
 import Foundation
 import Keypoints
 import TestData
@@ -223,7 +224,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(c.problems, ["preprocessing: window must be in 1…10000 frames (got 0)", "model.dropout must be in [0, 1)",
                                     "optimizer.batch_size must be in 2…8192 (batch norm needs 2; got 1)"])
         c = try TrainingConfig.parse("preprocessing:\n  min_joint_share: 1.5\n")
-        XCTAssertEqual(c.problems, ["preprocessing: min joint share must be in 0…1 (got 1.5)"])
+        XCTAssertEqual(c.problems, ["preprocessing: min_joint_share must be in 0…1 (got 1.5)"])
         // A type is one of the enum's names, refused when the file is read.
         assertError("model:\n  type: lstm\n", "c.yaml:2: model.type must be one of tcn, stgcn, stgcn++, not 'lstm'")
     }

@@ -1,4 +1,5 @@
 import Basics
+import Config
 import Foundation
 
 /// The kinds of net poseact trains and runs, by the names config files and weights files use.

@@ -1,4 +1,4 @@
-import Basics
+import Config
 import Tensor
 
 /// One temporal block: Conv1D → BatchNorm → ReLU → Dropout, plus the input when the

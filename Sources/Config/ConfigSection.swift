@@ -143,7 +143,7 @@ public struct ConfigKey<Section> {
 
     /// A range: [low, high], or one number x for x…x.
     public static func range<End: Codable & Comparable>(_ name: String, _ property: WritableKeyPath<Section, ClosedRange<End>>,
-                                                        _ bound: Basics.Bound<ClosedRange<End>>? = nil) -> ConfigKey {
+                                                        _ bound: Bound<ClosedRange<End>>? = nil) -> ConfigKey {
         ConfigKey(name: name, inConfigFiles: true, sectionKeys: nil, update: { section, mapping, _ in
             guard let key = mapping.key(name) else { return }
             if let x = try? mapping.decode(End.self, forKey: key) {
