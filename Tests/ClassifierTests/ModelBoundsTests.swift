@@ -37,6 +37,17 @@ final class ModelBoundsTests: XCTestCase {
         XCTAssertEqual(big.problems, [])
     }
 
+    /// An architecture read from a file whose frames or input channels would overflow the
+    /// layers' geometry (Ints) is refused by its keys before its size is worked out.
+    func testAFilesHugeGeometryIsRefusedBeforeItsSize() throws {
+        for (frames, channels) in [(Int.max / 2, 36), (32, Int.max / 2 - (Int.max / 2) % 18), (1 << 40, 1 << 40 - (1 << 40) % 18)] {
+            var arch = Architecture(config: TrainingConfig(), classes: 3)
+            arch.frames = frames; arch.inputChannels = channels
+            let problems = arch.problems(joints: 18)
+            XCTAssertTrue(problems.contains { $0.hasPrefix("architecture.frames") || $0.hasPrefix("architecture.input_channels") }, "\(problems)")
+        }
+    }
+
     /// The size is known before the net is built: the parameters exactly, and the buffers
     /// within 10 % of the floats building the net allocates (the estimate leaves out a few
     /// small buffers: batch-norm statistics, masks).

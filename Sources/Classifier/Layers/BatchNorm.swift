@@ -34,6 +34,10 @@ public final class BatchNorm: Layer {
     public var outputShape: [Int] { [frames, channels] }
     public var parameters: [Parameter] { [gamma, beta] }
 
+    /// The floats it allocates per window of a batch (output, input gradient, normalised
+    /// input), as `init` does; `ModelSize` adds them up before a net is built.
+    static func floatsPerWindow(frames: Int, channels: Int) -> Int { 3 * frames * channels }
+
     public init(frames: Int, channels: Int, maxBatch: Int, momentum: Float = 0.1, eps: Float = 1e-5,
                 name: String = "bn") {
         precondition(frames > 0 && channels > 0 && maxBatch > 0)
@@ -45,6 +49,7 @@ public final class BatchNorm: Layer {
         runningMean = FloatBuffer(count: channels)
         runningVar = FloatBuffer(count: channels)
         runningVar.pointer.update(repeating: 1, count: channels)
+        // (`floatsPerWindow`: these three.)
         output = FloatBuffer(count: maxBatch * frames * channels)
         inputGrad = FloatBuffer(count: maxBatch * frames * channels)
         xhat = FloatBuffer(count: maxBatch * frames * channels)

@@ -65,28 +65,56 @@ public final class Conv1D: Layer {
         precondition(frames > 0 && inChannels > 0 && outChannels > 0 && kernel > 0 && dilation > 0 && stride > 0 && maxBatch > 0)
         self.frames = frames; self.inChannels = inChannels; self.outChannels = outChannels
         self.kernel = kernel; self.dilation = dilation; self.stride = stride; self.maxBatch = maxBatch
-        outFrames = (frames - 1) / stride + 1
-        padLeft = dilation * (kernel - 1) / 2
-        let kc = kernel * inChannels
+        let plan = Buffers(frames: frames, inChannels: inChannels, outChannels: outChannels, kernel: kernel, dilation: dilation, stride: stride)
+        outFrames = plan.outFrames; padLeft = plan.padLeft; pointwise = plan.pointwise; direct = plan.direct
+        paddedFrames = plan.paddedFrames; gradLead = plan.gradLead; gradFrames = plan.gradFrames
         weight = Parameter(name: "\(name).weight", shape: [outChannels, kernel, inChannels], decays: true)
         bias = hasBias ? Parameter(name: "\(name).bias", shape: [outChannels], decays: false) : nil
-        fillGaussian(weight.value.pointer, count: weight.count, std: gain * (2.0 / Double(kc)).squareRoot(), rng: &rng)
-        output = FloatBuffer(count: maxBatch * outFrames * outChannels)
-        inputGrad = FloatBuffer(count: maxBatch * frames * inChannels)
-        pointwise = kernel == 1 && stride == 1
-        direct = !pointwise && dilation == 1
-        paddedFrames = max(padLeft + frames, (outFrames - 1) * stride + kernel)
-        let lead = (kernel + stride - 1) / stride - 1, outFrames = outFrames
-        gradLead = lead
-        gradFrames = Self.residues(frames: frames, kernel: kernel, stride: stride, padLeft: padLeft)
-            .reduce(lead + outFrames) { max($0, $1.q0 + lead + $1.rows) }
-        col = FloatBuffer(count: pointwise || direct ? 1 : maxBatch * outFrames * kc)
-        dCol = FloatBuffer(count: pointwise || direct ? 1 : maxBatch * outFrames * kc)
-        padded = FloatBuffer(count: direct ? maxBatch * paddedFrames * inChannels : 1)
-        paddedGrad = FloatBuffer(count: direct ? maxBatch * gradFrames * outChannels : 1)
-        flipped = FloatBuffer(count: direct ? kc * outChannels : 1)
-        packed = PackedWeights(capacity: Self.packedFloats(inChannels: inChannels, outChannels: outChannels, kernel: kernel,
-                                                           dilation: dilation, stride: stride))
+        fillGaussian(weight.value.pointer, count: weight.count, std: gain * (2.0 / Double(kernel * inChannels)).squareRoot(), rng: &rng)
+        // (A buffer this geometry does not use keeps one float.)
+        output = FloatBuffer(count: maxBatch * plan.output)
+        inputGrad = FloatBuffer(count: maxBatch * plan.inputGrad)
+        col = FloatBuffer(count: max(1, maxBatch * plan.columns))
+        dCol = FloatBuffer(count: max(1, maxBatch * plan.columns))
+        padded = FloatBuffer(count: max(1, maxBatch * plan.padded))
+        paddedGrad = FloatBuffer(count: max(1, maxBatch * plan.paddedGrad))
+        flipped = FloatBuffer(count: max(1, plan.flipped))
+        packed = PackedWeights(capacity: plan.packed)
+    }
+
+    /// The layer's geometry and the floats of each buffer it allocates, per window of a batch
+    /// and once: `init` allocates these, `ModelSize` adds them up before a net is built.
+    struct Buffers {
+        let outFrames: Int, padLeft: Int, paddedFrames: Int, gradLead: Int, gradFrames: Int
+        let pointwise: Bool, direct: Bool
+        /// Per window: output, input gradient, im2col (and as much for its gradient), the
+        /// padded input, the padded output gradient (0 where this geometry has none).
+        let output: Int, inputGrad: Int, columns: Int, padded: Int, paddedGrad: Int
+        /// Once: the flipped taps, the packed weights.
+        let flipped: Int, packed: Int
+
+        init(frames: Int, inChannels: Int, outChannels: Int, kernel: Int, dilation: Int, stride: Int) {
+            outFrames = (frames - 1) / stride + 1
+            padLeft = dilation * (kernel - 1) / 2
+            pointwise = kernel == 1 && stride == 1
+            direct = !pointwise && dilation == 1
+            paddedFrames = max(padLeft + frames, (outFrames - 1) * stride + kernel)
+            gradLead = (kernel + stride - 1) / stride - 1
+            let lead = gradLead, outFrames = outFrames
+            gradFrames = Conv1D.residues(frames: frames, kernel: kernel, stride: stride, padLeft: padLeft)
+                .reduce(lead + outFrames) { max($0, $1.q0 + lead + $1.rows) }
+            let kc = kernel * inChannels
+            output = outFrames * outChannels
+            inputGrad = frames * inChannels
+            columns = pointwise || direct ? 0 : outFrames * kc
+            padded = direct ? paddedFrames * inChannels : 0
+            paddedGrad = direct ? gradFrames * outChannels : 0
+            flipped = direct ? kc * outChannels : 0
+            packed = Conv1D.packedFloats(inChannels: inChannels, outChannels: outChannels, kernel: kernel, dilation: dilation, stride: stride)
+        }
+
+        var perWindow: Int { output + inputGrad + 2 * columns + padded + paddedGrad }
+        var fixed: Int { flipped + packed }
     }
 
     /// The room `packed` needs: the forward's weightᵀ (K·C × OC) and the backward's weight

@@ -70,15 +70,39 @@ public final class GraphConv: Layer {
         weight = Parameter(name: "\(name).weight", shape: [outChannels, K, inChannels], decays: true)
         bias = Parameter(name: "\(name).bias", shape: [outChannels], decays: false)
         fillGaussian(weight.value.pointer, count: weight.count, std: gain * (2.0 / Double(K * inChannels)).squareRoot(), rng: &rng)
-        output = FloatBuffer(count: maxBatch * V * frames * outChannels)
-        inputGrad = FloatBuffer(count: maxBatch * V * frames * inChannels)
-        effective = FloatBuffer(count: K * V * V)
-        dEffective = FloatBuffer(count: K * V * V)
-        gathered = FloatBuffer(count: adjacency == .learned ? maxBatch * K * V * frames * inChannels : 1)
-        jointMajor = FloatBuffer(count: adjacency == .learned ? maxBatch * V * frames * inChannels : 1)
-        mixed = FloatBuffer(count: maxBatch * K * V * frames * inChannels)
-        packed = PackedWeights(capacity: Self.packedFloats(inChannels: inChannels, outChannels: outChannels))
+        let plan = Buffers(joints: V, frames: frames, inChannels: inChannels, outChannels: outChannels, adjacency: adjacency)
+        // (A buffer this adjacency does not use keeps one float.)
+        output = FloatBuffer(count: maxBatch * plan.output)
+        inputGrad = FloatBuffer(count: maxBatch * plan.inputGrad)
+        effective = FloatBuffer(count: plan.effective)
+        dEffective = FloatBuffer(count: plan.effective)
+        gathered = FloatBuffer(count: max(1, maxBatch * plan.gathered))
+        jointMajor = FloatBuffer(count: max(1, maxBatch * plan.jointMajor))
+        mixed = FloatBuffer(count: maxBatch * plan.mixed)
+        packed = PackedWeights(capacity: plan.packed)
         edgeList = (0..<(K * V)).flatMap { row in (0..<V).filter { graph.matrices[row * V + $0] != 0 }.map { (row, $0) } }
+    }
+
+    /// The floats of each buffer the layer allocates, per window of a batch and once:
+    /// `init` allocates these, `ModelSize` adds them up before a net is built.
+    struct Buffers {
+        /// Per window: output, input gradient, the mixed input, and for a learned adjacency
+        /// the gathered input and its joint-major copy (0 otherwise).
+        let output: Int, inputGrad: Int, mixed: Int, gathered: Int, jointMajor: Int
+        /// Once: the effective adjacency (and as much for its gradient), the packed weights.
+        let effective: Int, packed: Int
+        let parameters: Int
+
+        init(joints V: Int, frames T: Int, inChannels C: Int, outChannels OC: Int, adjacency: Adjacency) {
+            let K = SkeletonGraph.partitions, learned = adjacency == .learned
+            output = V * T * OC; inputGrad = V * T * C; mixed = K * V * T * C
+            gathered = learned ? K * V * T * C : 0; jointMajor = learned ? V * T * C : 0
+            effective = K * V * V; packed = GraphConv.packedFloats(inChannels: C, outChannels: OC)
+            parameters = OC * K * C + OC + K * V * V
+        }
+
+        var perWindow: Int { output + inputGrad + mixed + gathered + jointMajor }
+        var fixed: Int { 2 * effective + packed }
     }
 
     /// The room `packed` needs.

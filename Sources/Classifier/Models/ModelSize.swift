@@ -4,9 +4,11 @@ import Foundation
 /// of the buffers its layers allocate per window of a batch (outputs, gradients, im2col
 /// columns, batch-norm statistics). Every net allocates all of it in `init` for its
 /// `maxBatch`, so a model spec within each key's bound (`ModelSpec.table`: 4096 channels, kernel 255) could
-/// still ask for terabytes; `Architecture.sizeProblem` refuses it first. Mirrors the layers'
-/// `init`s (`Conv1D`, `BatchNorm`, `GraphConv`, …); `ModelBoundsTests` checks the parameters
-/// exactly and the buffers against what building a net allocates.
+/// still ask for terabytes; `Architecture.sizeProblem` refuses it first. The layers declare
+/// their buffers, and their `init`s allocate what they declare (`Conv1D.Buffers`,
+/// `GraphConv.Buffers`, `BatchNorm.floatsPerWindow`); the nets' own buffers are added here.
+/// `ModelBoundsTests` checks the parameters exactly and the buffers against what building a
+/// net allocates.
 struct ModelSize {
     /// Parameters (each is allocated twice: value and gradient).
     var parameters = 0.0
@@ -20,25 +22,18 @@ struct ModelSize {
         ModelSize(parameters: a.parameters + b.parameters, perWindow: a.perWindow + b.perWindow, fixed: a.fixed + b.fixed)
     }
 
-    /// Sizes are Doubles: a hostile spec overflows no Int before it is refused.
+    /// A convolution's parameters and `Conv1D.Buffers`. (Its geometry fits an Int: each
+    /// key's bound keeps frames, channels and kernel small; their products over a batch are
+    /// what can grow, and those are Doubles here.)
     static func conv(_ n: Double, frames t: Int, _ ic: Int, _ oc: Int, kernel k: Int, dilation d: Int = 1, stride s: Int = 1,
                      bias: Bool = false) -> ModelSize {
-        let pointwise = k == 1 && s == 1, direct = !pointwise && d == 1
-        let toInt = (t - 1) / s + 1, padLeft = d * (k - 1) / 2, paddedFrames = max(padLeft + t, (toInt - 1) * s + k)
-        let lead = (k + s - 1) / s - 1
-        let gradFrames = Conv1D.residues(frames: t, kernel: k, stride: s, padLeft: padLeft)
-            .reduce(lead + toInt) { max($0, $1.q0 + lead + $1.rows) }
-        let to = Double(toInt), ic = Double(ic), oc = Double(oc), kd = Double(k)
-        // col (im2col) and dCol, or the zero-padded input and output gradient.
-        let columns = pointwise || direct ? 0 : 2 * to * kd * ic
-        let padded = direct ? Double(paddedFrames) * ic + Double(gradFrames) * oc : 0
-        let packed = Conv1D.packedFloats(inChannels: Int(ic), outChannels: Int(oc), kernel: k, dilation: d, stride: s)
-        return ModelSize(parameters: oc * kd * ic + (bias ? oc : 0), perWindow: n * (to * oc + Double(t) * ic + columns + padded),
-                         fixed: Double(packed))
+        let b = Conv1D.Buffers(frames: t, inChannels: ic, outChannels: oc, kernel: k, dilation: d, stride: s)
+        return ModelSize(parameters: Double(oc) * Double(k) * Double(ic) + (bias ? Double(oc) : 0), perWindow: n * Double(b.perWindow),
+                         fixed: Double(b.fixed))
     }
 
     static func batchNorm(_ n: Double, frames t: Int, _ c: Int) -> ModelSize {
-        ModelSize(parameters: 2 * Double(c), perWindow: 3 * n * Double(t) * Double(c))
+        ModelSize(parameters: 2 * Double(c), perWindow: n * Double(BatchNorm.floatsPerWindow(frames: t, channels: c)))
     }
 
     static func convNorm(_ n: Double, frames t: Int, _ ic: Int, _ oc: Int, kernel k: Int, dilation d: Int = 1, stride s: Int = 1) -> ModelSize {
@@ -74,17 +69,14 @@ struct ModelSize {
     /// An ST-GCN or ST-GCN++ (`STGCN.init`, `GraphBlock.init`).
     static func stgcn(joints v: Int, features f: Int, frames: Int, classes: Int, blocks: [Int], strides: [Int],
                       plusPlus: Bool, inputNorm: Bool) -> ModelSize {
-        let V = Double(v), K = SkeletonGraph.partitions
+        let V = Double(v)
         var size = ModelSize(perWindow: 3 * Double(frames * v * f))   // joints, input, dInput
         if inputNorm { size = size + batchNorm(1, frames: frames, v * f) }
         var ic = f, t = frames
         for (i, (oc, s)) in zip(blocks, strides).enumerated() {
             let to = (t - 1) / s + 1, vt = V * Double(t)
-            // Graph convolution: weights, bias and edges; output, gradient, the mixed input
-            // (ST-GCN++'s learned adjacency also gathers it and keeps it joint-major).
-            let mixed = Double(K) * vt * Double(ic) * (plusPlus ? 2 : 1) + (plusPlus ? vt * Double(ic) : 0)
-            size = size + ModelSize(parameters: Double(oc * K * ic + oc + K * v * v), perWindow: vt * Double(oc + ic) + mixed,
-                                    fixed: Double(GraphConv.packedFloats(inChannels: ic, outChannels: oc)))
+            let graph = GraphConv.Buffers(joints: v, frames: t, inChannels: ic, outChannels: oc, adjacency: plusPlus ? .learned : .importance)
+            size = size + ModelSize(parameters: Double(graph.parameters), perWindow: Double(graph.perWindow), fixed: Double(graph.fixed))
             size = size + batchNorm(V, frames: t, oc) + elementwise(V, frames: t, oc)
             if plusPlus && ic != oc { size = size + convNorm(V, frames: t, ic, oc, kernel: 1) }
             size = size + (plusPlus ? multiScale(V, frames: t, oc, stride: s) : convNorm(V, frames: t, oc, oc, kernel: 9, stride: s))

@@ -1,6 +1,7 @@
 import Basics
 import Config
 import Foundation
+import Keypoints
 
 /// The kinds of net poseact trains and runs, by the names config files and weights files use.
 public enum ModelType: String, ConfigChoice, Sendable {
@@ -153,10 +154,21 @@ public struct Architecture: ConfigSection, Equatable, Sendable {
                          inputNorm: model.inputNorm, maxBatch: maxBatch, seed: seed))
     }
 
+    /// Far above any layout's joints times their channels (33 joints × 17 floats).
+    static let maxInputChannels = 100_000
+
     /// What is wrong with it as read from a file, for `joints` joints (empty when nothing).
     func problems(joints: Int) -> [String] {
         var wrong: [String] = []
         if joints == 0 || inputChannels % joints != 0 { wrong.append("architecture.input_channels = \(inputChannels) for \(joints) joints") }
+        // Within these, the layers' geometry (`Conv1D.Buffers`, in Ints) cannot overflow;
+        // what a batch of it takes is then `sizeProblem`'s, in Doubles.
+        if !(1...PreprocessingSpec.maxWindow).contains(frames) {
+            wrong.append("architecture.frames must be in 1…\(PreprocessingSpec.maxWindow) (got \(frames))")
+        }
+        if !(1...Self.maxInputChannels).contains(inputChannels) {
+            wrong.append("architecture.input_channels must be in 1…\(Self.maxInputChannels) (got \(inputChannels))")
+        }
         wrong += model.problems(prefix: "architecture.", allKeys: false)
         if wrong.isEmpty, let size = sizeProblem(joints: joints, batch: ActionClassifier.inferenceBatch, lower: "nothing: the file asks for more than poseact builds") {
             wrong.append(size)
