@@ -106,6 +106,9 @@ public final class Extractor {
         ArrayTask(index: options.shardIndex, count: options.shardCount).share(clips.sorted { $0.id < $1.id })
     }
 
+    /// Extracts this run's shard of `all` into the store `output`: what an earlier run
+    /// finished is kept, what the cache has is taken, the rest is extracted by `jobs`
+    /// workers, each clip a file in the journal (`output.partial`), merged at the end.
     public func run(_ all: [ClipSource], output: String, progress: @escaping (ExtractProgress) -> Void = { _ in }) throws -> ExtractSummary {
         let start = Date()
         let clips = shard(all)
@@ -118,52 +121,78 @@ public final class Extractor {
         defer { withExtendedLifetime(lock) {} }
         try openJournal(journal)
 
-        // What an earlier run finished.
-        var todo: [ClipSource] = []
-        for clip in clips {
-            let base = journal + "/" + Self.fileKey(clip.id)
-            if FileManager.default.fileExists(atPath: base + ".h5") { summary.resumed += 1; continue }
-            if let note = ExtractionCache.note(base + ".skip") {
-                summary.resumed += 1; summary.skipped.append(SkippedClip(id: clip.id, reason: note)); continue
-            }
-            todo.append(clip)
-        }
-
-        // What the cache has, taken before any worker starts: a file from elsewhere is read
-        // first in a forked child (HDF5Copy), and a fork beside busy threads can inherit a
-        // lock that one of them held.
+        var todo = unfinished(clips, journal: journal, summary: &summary)
         var keys: [String: String] = [:], fromCache = 0
         if let cache {
-            var misses: [ClipSource] = []
-            for clip in todo {
-                // (A video that cannot be hashed cannot be read either: its extraction says why.)
-                guard let key = try? ExtractionCache.key(video: clip.video, start: clip.start, end: clip.end,
-                                                         modelHash: modelHash, options: options) else { misses.append(clip); continue }
-                keys[clip.id] = key
-                let entry: ExtractionCache.Entry?
-                do { entry = try cache.lookup(key, as: clip, estimator: options.estimator, modelHash: modelHash) } catch {
-                    summary.warnings.append(ClipWarning(clip: clip.id, "the cache's copy does not read back (\(error)): extracted again"))
-                    entry = nil
-                }
-                guard let entry else { misses.append(clip); continue }
-                let base = journal + "/" + Self.fileKey(clip.id)
-                switch entry {
-                case .keypoints(let keypoints, let notes):
-                    summary.warnings += notes.map { ClipWarning(clip: clip.id, $0) }
-                    try write(keypoints, to: base + ".h5")
-                    summary.extracted += 1; summary.cached += 1; fromCache += 1
-                case .skipped(let reason):
-                    try AtomicFile.write(reason, to: base + ".skip")
-                    summary.skipped.append(SkippedClip(id: clip.id, reason: reason)); fromCache += 1
-                }
-                progress(ExtractProgress(done: summary.resumed + fromCache, total: clips.count, frames: 0,
+            let resumed = summary.resumed
+            (todo, keys, fromCache) = try takeFromCache(cache, todo, journal: journal, summary: &summary) { clip, taken in
+                progress(ExtractProgress(done: resumed + taken, total: clips.count, frames: 0,
                                          elapsed: Date().timeIntervalSince(start), lastClip: clip.id))
             }
-            todo = misses
         }
-
-        // Workers take clips from a shared queue; results are files, counts in `state`.
         let state = RunState(queue: todo, done: summary.resumed + fromCache)
+        extract(state, jobs: max(1, min(options.jobs, todo.count)), journal: journal, cacheKeys: keys) { clip, outcome, warnings in
+            let update = state.record(clip, outcome, warnings: warnings, total: clips.count, since: start)
+            self.progressLock.withLock { progress(update) }
+        }
+        if let error = state.error { throw error }
+        summary.extracted += state.extracted
+        summary.skipped += state.skipped
+        summary.warnings += state.warnings
+        try merge(clips, journal: journal, into: output, summary: &summary)
+        summary.seconds = Date().timeIntervalSince(start)
+        return summary
+    }
+
+    /// The clips an earlier run did not finish (those it did are counted as resumed).
+    private func unfinished(_ clips: [ClipSource], journal: String, summary: inout ExtractSummary) -> [ClipSource] {
+        clips.filter { clip in
+            let base = journal + "/" + Self.fileKey(clip.id)
+            if FileManager.default.fileExists(atPath: base + ".h5") { summary.resumed += 1; return false }
+            if let note = ExtractionCache.note(base + ".skip") {
+                summary.resumed += 1; summary.skipped.append(SkippedClip(id: clip.id, reason: note)); return false
+            }
+            return true
+        }
+    }
+
+    /// What the cache has of `todo`, written into the journal; the clips it lacks, the cache
+    /// keys worked out, and how many it gave. Taken before any worker starts: a file from
+    /// elsewhere is read first in a forked child (HDF5Copy), and a fork beside busy threads
+    /// can inherit a lock that one of them held.
+    private func takeFromCache(_ cache: ExtractionCache, _ todo: [ClipSource], journal: String, summary: inout ExtractSummary,
+                               taken: (ClipSource, Int) -> Void) throws -> ([ClipSource], [String: String], Int) {
+        var keys: [String: String] = [:], fromCache = 0, misses: [ClipSource] = []
+        for clip in todo {
+            // (A video that cannot be hashed cannot be read either: its extraction says why.)
+            guard let key = try? ExtractionCache.key(video: clip.video, start: clip.start, end: clip.end,
+                                                     modelHash: modelHash, options: options) else { misses.append(clip); continue }
+            keys[clip.id] = key
+            let entry: ExtractionCache.Entry?
+            do { entry = try cache.lookup(key, as: clip, estimator: options.estimator, modelHash: modelHash) } catch {
+                summary.warnings.append(ClipWarning(clip: clip.id, "the cache's copy does not read back (\(error)): extracted again"))
+                entry = nil
+            }
+            guard let entry else { misses.append(clip); continue }
+            let base = journal + "/" + Self.fileKey(clip.id)
+            switch entry {
+            case .keypoints(let keypoints, let notes):
+                summary.warnings += notes.map { ClipWarning(clip: clip.id, $0) }
+                try write(keypoints, to: base + ".h5")
+                summary.extracted += 1; summary.cached += 1; fromCache += 1
+            case .skipped(let reason):
+                try AtomicFile.write(reason, to: base + ".skip")
+                summary.skipped.append(SkippedClip(id: clip.id, reason: reason)); fromCache += 1
+            }
+            taken(clip, fromCache)
+        }
+        return (misses, keys, fromCache)
+    }
+
+    /// `jobs` workers, each with its own pose pipeline, take clips from `state`'s queue
+    /// until it is empty or one fails; each clip's result is a file in the journal.
+    private func extract(_ state: RunState, jobs: Int, journal: String, cacheKeys: [String: String],
+                         done: @escaping (ClipSource, Outcome, [ClipWarning]) -> Void) {
         let worker = { [self] in
             let pipeline: PosePipeline
             do {
@@ -174,30 +203,24 @@ public final class Extractor {
             while let clip = state.take() {
                 do {
                     var warnings: [ClipWarning] = []
-                    let outcome = try extractOne(clip, pipeline: pipeline, journal: journal, cacheKey: keys[clip.id], warnings: &warnings)
-                    let update = state.record(clip, outcome, warnings: warnings, total: clips.count, since: start)
-                    progressLock.lock(); progress(update); progressLock.unlock()
+                    let outcome = try extractOne(clip, pipeline: pipeline, journal: journal, cacheKey: cacheKeys[clip.id], warnings: &warnings)
+                    done(clip, outcome, warnings)
                 } catch { state.fail(error); return }
             }
         }
-        let jobs = max(1, min(options.jobs, todo.count))
-        if jobs == 1 { worker() } else {
-            let group = DispatchGroup()
-            for _ in 0..<jobs {
-                group.enter()
-                let thread = Thread { worker(); group.leave() }
-                thread.stackSize = 8 << 20
-                thread.start()
-            }
-            group.wait()
+        guard jobs > 1 else { worker(); return }
+        let group = DispatchGroup()
+        for _ in 0..<jobs {
+            group.enter()
+            let thread = Thread { worker(); group.leave() }
+            thread.stackSize = 8 << 20
+            thread.start()
         }
-        if let error = state.error { throw error }
-        summary.extracted += state.extracted
-        summary.skipped += state.skipped
-        summary.warnings += state.warnings
+        group.wait()
+    }
 
-
-        // Everything accounted for: merge the parts into the store, then drop the journal.
+    /// Everything accounted for: the parts merged into the store, then the journal dropped.
+    private func merge(_ clips: [ClipSource], journal: String, into output: String, summary: inout ExtractSummary) throws {
         let parts = clips.map { journal + "/" + Self.fileKey($0.id) + ".h5" }.filter { FileManager.default.fileExists(atPath: $0) }
         guard !parts.isEmpty else {
             let first = summary.skipped.first.map { " (first: \($0.id): \($0.reason))" } ?? ""
@@ -208,9 +231,8 @@ public final class Extractor {
         summary.frames = store.entries.reduce(0) { $0 + $1.frames }
         summary.framesWithPerson = store.entries.reduce(0) { $0 + $1.framesWithPerson }
         try? FileManager.default.removeItem(atPath: journal)
-        summary.seconds = Date().timeIntervalSince(start)
-        return summary
     }
+
     private let progressLock = NSLock()
 
     /// What became of one clip.

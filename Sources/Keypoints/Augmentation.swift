@@ -190,57 +190,82 @@ public struct WindowAugmenter {
     }
 
     /// Augments a window held elsewhere (a row of a training batch): `values` frames ×
-    /// joints × features, `mask` a frame each, `depth` as `Window.depth`.
+    /// joints × features, `mask` a frame each, `depth` as `Window.depth`. The steps in
+    /// `AugmentationSpec`'s order, each drawing from `rng` only when it is on.
     public mutating func augment(values: UnsafeMutableBufferPointer<Float>, mask: UnsafeMutableBufferPointer<Float>,
                                  depth: [Float]?, rng: inout SplitMix64) {
-        let n = joints, fpj = featuresPerJoint
-        guard n > 0, fpj > 0, values.count == mask.count * n * fpj else { return }
-        let frames = mask.count, stride = n * fpj
-        let v = values.baseAddress!, m = mask.baseAddress!
-        func uniform(_ r: ClosedRange<Double>) -> Double { r.lowerBound + (r.upperBound - r.lowerBound) * rng.uniform() }
-
-        // Turn (first: it needs the window's depth, which the steps below do not carry along).
+        guard joints > 0, featuresPerJoint > 0, values.count == mask.count * joints * featuresPerJoint else { return }
+        let v = values.baseAddress!, m = mask.baseAddress!, frames = mask.count
+        // Turn first: it needs the window's depth, which the steps below do not carry along.
         if spec.turnDegrees > 0, let depth {
-            turn(v, depth: depth, degrees: uniform(-spec.turnDegrees...spec.turnDegrees), frames: frames)
+            turn(v, depth: depth, degrees: Self.uniform(-spec.turnDegrees...spec.turnDegrees, &rng), frames: frames)
         }
-        // Time stretch.
         if spec.timeStretch.lowerBound != 1 || spec.timeStretch.upperBound != 1 {
-            let s = uniform(spec.timeStretch)
-            let centre = Double(frames - 1) / 2
-            keepCopy(of: values, mask: mask)
-            scratch.withUnsafeBufferPointer { old in scratchMask.withUnsafeBufferPointer { oldMask in
-                for t in 0..<frames {
-                    let src = Int((centre + (Double(t) - centre) * s).rounded())
-                    guard src >= 0, src < frames else {
-                        m[t] = 0
-                        (v + t * stride).update(repeating: 0, count: stride)
-                        continue
-                    }
-                    m[t] = oldMask[src]
-                    (v + t * stride).update(from: old.baseAddress! + src * stride, count: stride)
-                }
-            } }
+            stretchTime(values, mask, by: Self.uniform(spec.timeStretch, &rng))
         }
-        // Dropped frames.
-        if spec.dropFrames > 0 {
-            for t in 0..<frames where rng.uniform() < spec.dropFrames && m[t] > 0 {
-                m[t] = 0
-                (v + t * stride).update(repeating: 0, count: stride)
-            }
-        }
-        // Flip.
+        if spec.dropFrames > 0 { dropFrames(v, m, frames: frames, rng: &rng) }
         if spec.flip && rng.uniform() < 0.5 {
             keepCopy(of: values, mask: nil)
             scratch.withUnsafeBufferPointer { mirror.mirror($0.baseAddress!, into: v, frames: frames) }
         }
-        // Occlusion: one body part missing in every frame.
         if spec.occlude > 0 && rng.uniform() < spec.occlude && !occlusionParts.isEmpty {
             let part = occlusionParts[min(occlusionParts.count - 1, Int(rng.uniform() * Double(occlusionParts.count)))]
-            for t in 0..<frames { for j in part { (v + (t * n + j) * fpj).update(repeating: 0, count: fpj) } }
+            for t in 0..<frames { for j in part { (v + (t * joints + j) * featuresPerJoint).update(repeating: 0, count: featuresPerJoint) } }
         }
+        markPresentJoints(v, m, frames: frames)
+        let angle = spec.rotationDegrees > 0 ? Self.uniform(-spec.rotationDegrees...spec.rotationDegrees, &rng) * .pi / 180 : 0
+        let k = (spec.scale.lowerBound != 1 || spec.scale.upperBound != 1) ? Self.uniform(spec.scale, &rng) : 1
+        let dx = spec.translation > 0 ? Self.uniform(-spec.translation...spec.translation, &rng) : 0
+        let dy = spec.translation > 0 ? Self.uniform(-spec.translation...spec.translation, &rng) : 0
+        if angle != 0 || k != 1 || dx != 0 || dy != 0 { rotateScaleShift(v, frames: frames, angle: angle, scale: k, dx: dx, dy: dy) }
+        if spec.jitter > 0, let position {
+            for t in 0..<frames {
+                for j in 0..<joints where presence[t * joints + j] {
+                    let o = (t * joints + j) * featuresPerJoint + position
+                    v[o] += Float(rng.gaussian() * spec.jitter)
+                    v[o + 1] += Float(rng.gaussian() * spec.jitter)
+                }
+            }
+        }
+    }
 
-        // A joint is present when its frame is real and any of its channels is non-zero
-        // (missing joints are all 0).
+    static func uniform(_ r: ClosedRange<Double>, _ rng: inout SplitMix64) -> Double {
+        r.lowerBound + (r.upperBound - r.lowerBound) * rng.uniform()
+    }
+
+    /// Playback at `speed`: frame t takes the window's frame nearest centre + (t − centre)·speed;
+    /// outside the window it is missing.
+    private mutating func stretchTime(_ values: UnsafeMutableBufferPointer<Float>, _ mask: UnsafeMutableBufferPointer<Float>, by speed: Double) {
+        let frames = mask.count, stride = joints * featuresPerJoint, v = values.baseAddress!
+        let centre = Double(frames - 1) / 2
+        keepCopy(of: values, mask: mask)
+        scratch.withUnsafeBufferPointer { old in scratchMask.withUnsafeBufferPointer { oldMask in
+            for t in 0..<frames {
+                let src = Int((centre + (Double(t) - centre) * speed).rounded())
+                guard src >= 0, src < frames else {
+                    mask[t] = 0
+                    (v + t * stride).update(repeating: 0, count: stride)
+                    continue
+                }
+                mask[t] = oldMask[src]
+                (v + t * stride).update(from: old.baseAddress! + src * stride, count: stride)
+            }
+        } }
+    }
+
+    /// Each real frame dropped (zeros, mask 0) with probability `dropFrames`.
+    private func dropFrames(_ v: UnsafeMutablePointer<Float>, _ m: UnsafeMutablePointer<Float>, frames: Int, rng: inout SplitMix64) {
+        let stride = joints * featuresPerJoint
+        for t in 0..<frames where rng.uniform() < spec.dropFrames && m[t] > 0 {
+            m[t] = 0
+            (v + t * stride).update(repeating: 0, count: stride)
+        }
+    }
+
+    /// `presence`: a joint is present when its frame is real and any of its channels is
+    /// non-zero (missing joints are all 0).
+    private mutating func markPresentJoints(_ v: UnsafeMutablePointer<Float>, _ m: UnsafeMutablePointer<Float>, frames: Int) {
+        let n = joints, fpj = featuresPerJoint
         if presence.count != frames * n { presence = [Bool](repeating: false, count: frames * n) }
         for t in 0..<frames {
             for j in 0..<n {
@@ -248,36 +273,24 @@ public struct WindowAugmenter {
                 presence[t * n + j] = m[t] > 0 && (0..<fpj).contains { v[o + $0] != 0 }
             }
         }
-        // Rotation and scale (a linear map of positions and velocities).
-        let angle = spec.rotationDegrees > 0 ? uniform(-spec.rotationDegrees...spec.rotationDegrees) * .pi / 180 : 0
-        let k = (spec.scale.lowerBound != 1 || spec.scale.upperBound != 1) ? uniform(spec.scale) : 1
-        let dx = spec.translation > 0 ? uniform(-spec.translation...spec.translation) : 0
-        let dy = spec.translation > 0 ? uniform(-spec.translation...spec.translation) : 0
-        if angle != 0 || k != 1 || dx != 0 || dy != 0 {
-            let c = Float(cos(angle) * k), s = Float(sin(angle) * k)
-            func map(_ o: Int, shift: Bool) {
-                let x = v[o], y = v[o + 1]
-                v[o] = c * x - s * y + (shift ? Float(dx) : 0)
-                v[o + 1] = s * x + c * y + (shift ? Float(dy) : 0)
-            }
-            for t in 0..<frames {
-                for j in 0..<n where presence[t * n + j] {
-                    let o = (t * n + j) * fpj
-                    if let position { map(o + position, shift: true) }
-                    if let velocity { map(o + velocity, shift: false) }
-                    if let bone { map(o + bone, shift: false) }
-                    if let boneVelocity { map(o + boneVelocity, shift: false) }
-                }
-            }
+    }
+
+    /// The linear map of rotation and scale on every present joint's positions and motions,
+    /// and the shift of its position.
+    private func rotateScaleShift(_ v: UnsafeMutablePointer<Float>, frames: Int, angle: Double, scale k: Double, dx: Double, dy: Double) {
+        let c = Float(cos(angle) * k), s = Float(sin(angle) * k)
+        func map(_ o: Int, shift: Bool) {
+            let x = v[o], y = v[o + 1]
+            v[o] = c * x - s * y + (shift ? Float(dx) : 0)
+            v[o + 1] = s * x + c * y + (shift ? Float(dy) : 0)
         }
-        // Jitter.
-        if spec.jitter > 0, let position {
-            for t in 0..<frames {
-                for j in 0..<n where presence[t * n + j] {
-                    let o = (t * n + j) * fpj + position
-                    v[o] += Float(rng.gaussian() * spec.jitter)
-                    v[o + 1] += Float(rng.gaussian() * spec.jitter)
-                }
+        for t in 0..<frames {
+            for j in 0..<joints where presence[t * joints + j] {
+                let o = (t * joints + j) * featuresPerJoint
+                if let position { map(o + position, shift: true) }
+                if let velocity { map(o + velocity, shift: false) }
+                if let bone { map(o + bone, shift: false) }
+                if let boneVelocity { map(o + boneVelocity, shift: false) }
             }
         }
     }

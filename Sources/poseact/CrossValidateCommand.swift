@@ -67,10 +67,7 @@ struct CrossValidate: ParsableCommand {
         if options.threads == nil && config.training.threads == 0 { config.training.threads = 1 }
         let data = config.data.store!
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-        // The children read this file: the config with every flag applied, so that a rerun of
-        // the same command resumes the same runs (train refuses a run folder of another config).
-        let configPath = output + "/config.yaml"
-        let runs = seeds.seeds.flatMap { s in (1...folds).map { (seed: s, fold: $0) } }
+        let runs = seeds.seeds.flatMap { s in (1...folds).map { Run(seed: s, fold: $0) } }
         // Before any training: every fold holds clips (otherwise the first run to meet an
         // empty one fails after the others trained), and what the runs may report.
         let plan = try TrainingData.folds(of: data, config: config, folds: folds)
@@ -78,36 +75,61 @@ struct CrossValidate: ParsableCommand {
             throw ConfigError("\(data): fold \(empty + 1) of \(folds) would hold no clip (the train split's \(plan.clips.reduce(0, +)) clips make "
                 + "\(plan.groups.filter { !$0.isEmpty }.count) folds, dealt per label in runs of 5): give fewer --folds")
         }
-        let output = output
-        @Sendable func folder(_ run: (seed: Int, fold: Int)) -> String { "\(output)/seed-\(run.seed)/fold-\(run.fold)" }
         if pool {
-            guard let recorded = try? InputFile.read(configPath, limit: 1 << 20, what: "config"),
-                  String(decoding: recorded, as: UTF8.self) == config.yaml() else {
-                throw ConfigError("\(configPath): \(FileManager.default.fileExists(atPath: configPath) ? "the runs here were trained with another config or flags" : "missing: no task has run here"); "
-                    + "--pool takes the very flags the tasks were given")
-            }
-            var results: [FoldResult] = [], missing: [String] = []
-            for run in runs {
-                switch Self.result(in: folder(run), expecting: plan.clips[run.fold - 1], labels: plan.labels) {
-                case .success(let r): results.append(r)
-                case .failure(let failure):
-                    guard FileManager.default.fileExists(atPath: folder(run) + "/evaluation.json") else {
-                        missing.append("seed \(run.seed) fold \(run.fold)"); continue
-                    }
-                    throw ConfigError("seed \(run.seed) fold \(run.fold): \(failure.message): not pooled; delete \(folder(run)) and rerun its task")
-                }
-            }
-            guard missing.isEmpty else {
-                throw ConfigError("\(output): \(missing.count) of \(runs.count) runs are not finished (\(missing.prefix(4).joined(separator: ", "))\(missing.count > 4 ? ", …" : "")): "
-                    + "rerun their tasks (run k is task k mod n, counting seed by seed, fold by fold, from 0), then --pool again")
-            }
-            try finish(CrossValidationSummary(folds: folds, seeds: seeds.seeds, results: seeds.seeds.indices.map {
-                Array(results[$0 * folds ..< ($0 + 1) * folds])
-            }))
+            try finish(summary(pooling: runs, foldClips: plan.clips, labels: plan.labels, config: config))
             return
         }
+        // The children read this file: the config with every flag applied, so that a rerun of
+        // the same command resumes the same runs (train refuses a run folder of another config).
         try AtomicFile.write(config.yaml(), to: configPath)
         let share = try task?.resolved(flag: "--task") ?? .whole
+        let tally = try train(runs, share: share, data: data)
+        if share.count > 1 {
+            note("crossval: task \(share.index)/\(share.count) done (\(tally.results.count) runs); when every task is done, the same command with --pool instead of --task gives the summary")
+            return
+        }
+        try finish(CrossValidationSummary(folds: folds, seeds: seeds.seeds, results: seeds.seeds.map { s in
+            runs.indices.filter { runs[$0].seed == s }.map { tally.results[$0]! }
+        }))
+    }
+
+    /// One fold of one seed.
+    struct Run: Sendable { let seed: Int, fold: Int }
+
+    var configPath: String { output + "/config.yaml" }
+    func folder(_ run: Run) -> String { "\(output)/seed-\(run.seed)/fold-\(run.fold)" }
+
+    /// `--pool`: the runs the array's tasks trained, each checked, as one summary.
+    func summary(pooling runs: [Run], foldClips: [Int], labels: Set<String>, config: TrainingConfig) throws -> CrossValidationSummary {
+        guard let recorded = try? InputFile.read(configPath, limit: 1 << 20, what: "config"),
+              String(decoding: recorded, as: UTF8.self) == config.yaml() else {
+            throw ConfigError("\(configPath): \(FileManager.default.fileExists(atPath: configPath) ? "the runs here were trained with another config or flags" : "missing: no task has run here"); "
+                + "--pool takes the very flags the tasks were given")
+        }
+        var results: [FoldResult] = [], missing: [String] = []
+        for run in runs {
+            switch Self.result(in: folder(run), expecting: foldClips[run.fold - 1], labels: labels) {
+            case .success(let r): results.append(r)
+            case .failure(let failure):
+                guard FileManager.default.fileExists(atPath: folder(run) + "/evaluation.json") else {
+                    missing.append("seed \(run.seed) fold \(run.fold)"); continue
+                }
+                throw ConfigError("seed \(run.seed) fold \(run.fold): \(failure.message): not pooled; delete \(folder(run)) and rerun its task")
+            }
+        }
+        guard missing.isEmpty else {
+            throw ConfigError("\(output): \(missing.count) of \(runs.count) runs are not finished (\(missing.prefix(4).joined(separator: ", "))\(missing.count > 4 ? ", …" : "")): "
+                + "rerun their tasks (run k is task k mod n, counting seed by seed, fold by fold, from 0), then --pool again")
+        }
+        return CrossValidationSummary(folds: folds, seeds: seeds.seeds, results: seeds.seeds.indices.map {
+            Array(results[$0 * folds ..< ($0 + 1) * folds])
+        })
+    }
+
+    /// This task's share of the runs, `jobs` at a time, each a child `poseact train`. Ctrl-C
+    /// or SIGTERM: the runs under way are stopped with it, no other starts, and the same
+    /// command resumes them later.
+    func train(_ runs: [Run], share: ArrayTask, data: String) throws -> Tally {
         let mine = share.share(Array(runs.indices)).count
         if share.count > 1 { note("crossval: task \(share): \(mine) of \(runs.count) runs") }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
@@ -115,30 +137,21 @@ struct CrossValidate: ParsableCommand {
         let tally = Tally()
         let queue = DispatchQueue(label: "crossval", attributes: .concurrent)
         let slots = DispatchSemaphore(value: jobs), group = DispatchGroup()
-        // Ctrl-C or SIGTERM: the runs under way are stopped with it, no other starts, and the
-        // same command resumes them later.
+        let configPath = configPath, folds = folds
         ChildProcess.forwardSignals()
         progress.update(done: 0)
         for (index, run) in runs.enumerated() where share.owns(index) {
             slots.wait()
             if ChildProcess.stoppedBy != nil { slots.signal(); break }
             group.enter()
+            let folder = folder(run)
             queue.async {
                 defer { slots.signal(); group.leave() }
                 let outcome = Self.train(executable: executable, config: configPath, data: data, seed: run.seed,
-                                         fold: "\(run.fold)/\(folds)", folder: folder(run))
+                                         fold: "\(run.fold)/\(folds)", folder: folder)
                 if case .failure = outcome, ChildProcess.stoppedBy != nil { return }   // stopped on purpose: said once, at the end
-                tally.lock.lock(); defer { tally.lock.unlock() }
-                tally.done += 1
-                switch outcome {
-                case .success(let r):
-                    tally.results[index] = r
-                    note(String(format: "seed %d fold %d/%d: clips %d/%d (%.1f%%), windows %.1f%%", run.seed, run.fold, folds,
-                                r.clipsRight, r.clips, 100 * Double(r.clipsRight) / Double(max(r.clips, 1)),
-                                100 * Double(r.windowsRight) / Double(max(r.windows, 1))))
-                case .failure(let e): tally.failures.append("seed \(run.seed) fold \(run.fold): \(e.message)")
-                }
-                progress.update(done: tally.done)
+                tally.add(outcome, index: index, run: run, folds: folds)
+                progress.update(done: tally.lock.withLock { tally.done })
             }
         }
         group.wait()
@@ -149,13 +162,7 @@ struct CrossValidate: ParsableCommand {
         if let first = tally.failures.first {
             throw ConfigError("\(tally.failures.count) of \(tally.done) runs failed; first: \(first) (see its train.log; the same command resumes)")
         }
-        if share.count > 1 {
-            note("crossval: task \(share.index)/\(share.count) done (\(tally.results.count) runs); when every task is done, the same command with --pool instead of --task gives the summary")
-            return
-        }
-        try finish(CrossValidationSummary(folds: folds, seeds: seeds.seeds, results: seeds.seeds.map { s in
-            runs.indices.filter { runs[$0].seed == s }.map { tally.results[$0]! }
-        }))
+        return tally
     }
 
     /// Keeps the summary in OUTPUT/crossval.json and prints it.
@@ -184,6 +191,20 @@ struct CrossValidate: ParsableCommand {
     final class Tally: @unchecked Sendable {
         let lock = NSLock()
         var results: [Int: FoldResult] = [:], failures: [String] = [], done = 0
+
+        /// A run's outcome, kept and said.
+        func add(_ outcome: Result<FoldResult, Failure>, index: Int, run: Run, folds: Int) {
+            lock.lock(); defer { lock.unlock() }
+            done += 1
+            switch outcome {
+            case .success(let r):
+                results[index] = r
+                note(String(format: "seed %d fold %d/%d: clips %d/%d (%.1f%%), windows %.1f%%", run.seed, run.fold, folds,
+                            r.clipsRight, r.clips, 100 * Double(r.clipsRight) / Double(max(r.clips, 1)),
+                            100 * Double(r.windowsRight) / Double(max(r.windows, 1))))
+            case .failure(let e): failures.append("seed \(run.seed) fold \(run.fold): \(e.message)")
+            }
+        }
     }
 
     struct Failure: Error { var message: String }

@@ -93,7 +93,7 @@ final class StudioPageTests: XCTestCase {
     func testServedPageLintsClean() throws {
         let evil = folder + "/</script><b>"
         try FileManager.default.createDirectory(atPath: evil + "/squat", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: evil + "/squat/a.mp4", contents: Data([0]))
+        _ = FileManager.default.createFile(atPath: evil + "/squat/a.mp4", contents: Data([0]))
         XCTAssertEqual(try post("sources", #"{"folder": "\#(evil)"}"#).status, 200)
         let page = String(decoding: try call("GET", "/").body, as: UTF8.self)
         XCTAssertTrue(page.contains(#"\u003c/script>\u003cb>"#), "the folder's name, inline and escaped")
@@ -138,7 +138,7 @@ final class StudioPageTests: XCTestCase {
         let videos = folder + "/untrimmed"
         try FileManager.default.createDirectory(atPath: videos, withIntermediateDirectories: true)
         let video = videos + "/gym, day 1.mp4"
-        FileManager.default.createFile(atPath: video, contents: Data([0]))
+        _ = FileManager.default.createFile(atPath: video, contents: Data([0]))
         XCTAssertEqual(try post("label-video", #"{"video": "\#(video)"}"#).status, 200)
         let saved = try post("labels", #"{"video": "\#(video)", "segments": [{"label": "wrong", "start": 7.5, "end": 9.25}, {"label": "correct", "start": 1, "end": 4}]}"#)
         XCTAssertEqual(saved.status, 200, saved.text)
@@ -163,7 +163,7 @@ final class StudioPageTests: XCTestCase {
         let videos = folder + "/untrimmed"
         try FileManager.default.createDirectory(atPath: videos, withIntermediateDirectories: true)
         let video = videos + "/set.mp4"
-        FileManager.default.createFile(atPath: video, contents: Data([0]))
+        _ = FileManager.default.createFile(atPath: video, contents: Data([0]))
         XCTAssertEqual(try post("label-video", #"{"video": "\#(video)"}"#).status, 200)
         let occurrence = OccurrenceLine(person: 1, label: "correct", start: 1.5, end: 4, peakConfidence: 0.9, meanConfidence: 0.8, repetitions: 2)
         let file = folder + "/proposals/\(StudioProject.safeName(video)).json"
@@ -214,12 +214,12 @@ final class StudioPageTests: XCTestCase {
         let other = folder + "-other"
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: other) }
-        FileManager.default.createFile(atPath: other + "/runs", contents: Data("mine".utf8))
+        _ = FileManager.default.createFile(atPath: other + "/runs", contents: Data("mine".utf8))
         XCTAssertThrowsError(try StudioProject(folder: other)) { error in
             XCTAssertTrue("\(error)".contains("runs: is not a folder; the studio keeps its runs there"), "\(error)")
         }
         try FileManager.default.removeItem(atPath: other + "/runs")
-        FileManager.default.createFile(atPath: other + "/studio.json", contents: Data("[1, 2]".utf8))
+        _ = FileManager.default.createFile(atPath: other + "/studio.json", contents: Data("[1, 2]".utf8))
         XCTAssertThrowsError(try StudioProject(folder: other)) { error in
             XCTAssertTrue("\(error)".contains("studio.json"), "\(error)")
             XCTAssertTrue("\(error)".contains("the studio's settings"), "\(error)")
