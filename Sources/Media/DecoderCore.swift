@@ -67,8 +67,27 @@ final class DecoderCore {
         self.options = options
         self.live = live
         let timeout = max(0.1, options.timeout)
+        try Self.checkSource(input, kind: kind, live: live)
+        readTimeout = kind.isFile ? nil : timeout
+        let ctx = try Self.openFormat(input, kind: kind, timeout: timeout, readTimeout: readTimeout, interrupt: interrupt)
+        let (index, stream, codec) = try Self.videoStream(ctx, input)
+        streamIndex = index
+        self.stream = stream
+        let tb = stream.pointee.time_base
+        tbNum = tb.den > 0 ? Double(tb.num) : 1; tbDen = tb.den > 0 ? Double(tb.den) : 1e6
+        let afr = stream.pointee.avg_frame_rate
+        frameDurationGuess = afr.num > 0 && afr.den > 0 ? Double(afr.den) / Double(afr.num) : 0
+        // Frame threading decodes several frames at once (fastest for files); live sources use
+        // slice threading, which adds no frames of delay.
+        dec = try Self.openDecoder(codec, stream: stream, threads: max(1, options.threads),
+                                   threading: live && !kind.isFile ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE, ctx, input)
+        fmt = ctx
+        pkt = av_packet_alloc()
+    }
 
-        // Checks FFmpeg would answer less clearly.
+    /// Checks FFmpeg would answer less clearly: the file exists and is a file (not a FIFO,
+    /// except for `live`), the camera exists.
+    private static func checkSource(_ input: String, kind: InputKind, live: Bool) throws {
         switch kind {
         case .file:
             let path = input.hasPrefix("file://") ? String(input.dropFirst(7))
@@ -91,9 +110,12 @@ final class DecoderCore {
             }
         case .network: break
         }
-        readTimeout = kind.isFile ? nil : timeout
+    }
 
-        guard var ctx = avformat_alloc_context() else { throw MediaError("\(input): out of memory") }
+    /// The input opened and its streams' layout read, each step within the read timeout.
+    private static func openFormat(_ input: String, kind: InputKind, timeout: Double, readTimeout: Double?,
+                                   interrupt: InterruptState) throws -> UnsafeMutablePointer<AVFormatContext> {
+        guard let ctx = avformat_alloc_context() else { throw MediaError("\(input): out of memory") }
         ctx.pointee.interrupt_callback = AVIOInterruptCB(
             callback: interruptCallback, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
         var dict: OpaquePointer? = nil
@@ -114,69 +136,69 @@ final class DecoderCore {
         case .file: break
         }
         interrupt.arm(readTimeout)
-        var maybeCtx: UnsafeMutablePointer<AVFormatContext>? = ctx
-        let r = avformat_open_input(&maybeCtx, input, inputFormat, &dict)
+        var opened: UnsafeMutablePointer<AVFormatContext>? = ctx
+        let r = avformat_open_input(&opened, input, inputFormat, &dict)
         av_dict_free(&dict)
         if r < 0 {   // avformat_open_input frees the context on failure
             throw DecoderCore.openError(input, kind, r, timedOut: interrupt.timedOut, timeout: timeout)
         }
-        ctx = maybeCtx!
-
-        func fail(_ message: String) -> MediaError {
-            var c: UnsafeMutablePointer<AVFormatContext>? = ctx
-            avformat_close_input(&c)
-            return MediaError(message)
-        }
-
         interrupt.arm(readTimeout)
-        let si = avformat_find_stream_info(ctx, nil)
+        let si = avformat_find_stream_info(opened!, nil)
         if si < 0 {
             if interrupt.timedOut {
-                throw fail("\(input): no picture arrived within \(formatTimeout(timeout)) (check the source, or raise --timeout)")
+                throw closing(opened!, "\(input): no picture arrived within \(formatTimeout(timeout)) (check the source, or raise --timeout)")
             }
-            throw fail("\(input): cannot read the stream layout (\(ffErrorString(si)))")
+            throw closing(opened!, "\(input): cannot read the stream layout (\(ffErrorString(si)))")
         }
+        return opened!
+    }
 
+    /// `message`, with the opened input closed (it is not kept when the reader is not made).
+    private static func closing(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ message: String) -> MediaError {
+        var c: UnsafeMutablePointer<AVFormatContext>? = ctx
+        avformat_close_input(&c)
+        return MediaError(message)
+    }
+
+    /// The best video stream and its decoder; the other streams are discarded.
+    private static func videoStream(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ input: String) throws
+        -> (Int32, UnsafeMutablePointer<AVStream>, UnsafePointer<AVCodec>) {
         var codec: UnsafePointer<AVCodec>? = nil
         let index = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0)
         if index < 0 {
             if index == averrorDECODERNOTFOUND {
-                throw fail("\(input): this FFmpeg has no decoder for its video")
+                throw closing(ctx, "\(input): this FFmpeg has no decoder for its video")
             }
-            throw fail("\(input): has no video stream (audio or data only?)")
+            throw closing(ctx, "\(input): has no video stream (audio or data only?)")
         }
-        streamIndex = index
-        stream = ctx.pointee.streams[Int(index)]!
+        let stream = ctx.pointee.streams[Int(index)]!
         for i in 0..<Int(ctx.pointee.nb_streams) where i != Int(index) {
             ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
         }
         guard let codec else {
-            throw fail("\(input): this FFmpeg has no decoder for '\(String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id)))'")
+            throw closing(ctx, "\(input): this FFmpeg has no decoder for '\(String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id)))'")
         }
-        let tb = stream.pointee.time_base
-        tbNum = tb.den > 0 ? Double(tb.num) : 1; tbDen = tb.den > 0 ? Double(tb.den) : 1e6
-        let afr = stream.pointee.avg_frame_rate
-        frameDurationGuess = afr.num > 0 && afr.den > 0 ? Double(afr.den) / Double(afr.num) : 0
+        return (index, stream, codec)
+    }
 
-        guard let dc = avcodec_alloc_context3(codec) else { throw fail("\(input): out of memory") }
+    /// The stream's decoder, opened with `threads` threads of `threading`'s kind.
+    private static func openDecoder(_ codec: UnsafePointer<AVCodec>, stream: UnsafeMutablePointer<AVStream>, threads: Int, threading: Int32,
+                                    _ ctx: UnsafeMutablePointer<AVFormatContext>, _ input: String) throws -> UnsafeMutablePointer<AVCodecContext> {
+        guard let dc = avcodec_alloc_context3(codec) else { throw closing(ctx, "\(input): out of memory") }
         var dcOpt: UnsafeMutablePointer<AVCodecContext>? = dc
         if avcodec_parameters_to_context(dc, stream.pointee.codecpar) < 0 {
             avcodec_free_context(&dcOpt)
-            throw fail("\(input): cannot set up the decoder")
+            throw closing(ctx, "\(input): cannot set up the decoder")
         }
-        dc.pointee.pkt_timebase = tb
-        dc.pointee.thread_count = Int32(max(1, options.threads))
-        // Frame threading decodes several frames at once (fastest for files); live sources use
-        // slice threading, which adds no frames of delay.
-        dc.pointee.thread_type = live && !kind.isFile ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
+        dc.pointee.pkt_timebase = stream.pointee.time_base
+        dc.pointee.thread_count = Int32(threads)
+        dc.pointee.thread_type = threading
         let o = avcodec_open2(dc, codec, nil)
         if o < 0 {
             avcodec_free_context(&dcOpt)
-            throw fail("\(input): cannot open the \(String(cString: codec.pointee.name)) decoder (\(ffErrorString(o)))")
+            throw closing(ctx, "\(input): cannot open the \(String(cString: codec.pointee.name)) decoder (\(ffErrorString(o)))")
         }
-        fmt = ctx
-        dec = dc
-        pkt = av_packet_alloc()
+        return dc
     }
 
     static func openError(_ input: String, _ kind: InputKind, _ r: Int32, timedOut: Bool, timeout: Double) -> MediaError {

@@ -47,8 +47,15 @@ public final class VideoWriter {
         guard fps > 0, fps.isFinite else { throw MediaError("\(path): cannot write a video at \(fps) fps") }
         encWidth = width + (width & 1); encHeight = height + (height & 1)
 
+        let oformat = try openContainer()
+        try openEncoder(for: oformat)
+        try startFile(oformat)
+        try makeFrame()
+    }
+
+    /// The container, chosen from the real name; its bytes go to the temporary file.
+    private func openContainer() throws -> UnsafePointer<AVOutputFormat> {
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        // The container is chosen from the real name; the bytes go to the temporary file.
         if avformat_alloc_output_context2(&ctx, nil, nil, path) < 0 || ctx == nil {
             let ext = (path as NSString).pathExtension
             throw MediaError("\(path): FFmpeg knows no video file type '.\(ext)' (use .mp4, .mkv or .mov)")
@@ -56,9 +63,12 @@ public final class VideoWriter {
         fmt = ctx
         av_free(ctx!.pointee.url)
         ctx!.pointee.url = av_strdup(file.temporaryPath)   // faststart reopens the file by this name
-        let oformat = ctx!.pointee.oformat!
+        return ctx!.pointee.oformat!
+    }
 
-        // Encoder: H.264 (libx264) if the container takes it and FFmpeg has it, else MPEG-4.
+    /// The encoder: H.264 (libx264) if the container takes it and FFmpeg has it, else
+    /// MPEG-4; opened, and its stream added.
+    private func openEncoder(for oformat: UnsafePointer<AVOutputFormat>) throws {
         var codec: UnsafePointer<AVCodec>? = nil
         if avformat_query_codec(oformat, AV_CODEC_ID_H264, FF_COMPLIANCE_NORMAL) == 1 {
             codec = avcodec_find_encoder_by_name("libx264")
@@ -97,14 +107,18 @@ public final class VideoWriter {
             cleanUp(removeTemporary: false)
             throw MediaError("\(path): cannot start the \(encoderName) encoder for \(width)×\(height) at \(fps) fps (\(ffErrorString(o)))")
         }
-        guard let st = avformat_new_stream(ctx, nil) else { cleanUp(removeTemporary: false); throw MediaError("\(path): out of memory") }
+        guard let st = avformat_new_stream(fmt, nil) else { cleanUp(removeTemporary: false); throw MediaError("\(path): out of memory") }
         stream = st
         avcodec_parameters_from_context(st.pointee.codecpar, e)
         st.pointee.time_base = e.pointee.time_base
         st.pointee.avg_frame_rate = rate
+    }
 
+    /// The temporary file opened and the container's header written (MP4 and MOV with
+    /// their index at the front).
+    private func startFile(_ oformat: UnsafePointer<AVOutputFormat>) throws {
         if (oformat.pointee.flags & AVFMT_NOFILE) == 0 {
-            let r = avio_open(&ctx!.pointee.pb, file.temporaryPath, AVIO_FLAG_WRITE)
+            let r = avio_open(&fmt!.pointee.pb, file.temporaryPath, AVIO_FLAG_WRITE)
             if r < 0 {
                 cleanUp(removeTemporary: false)
                 let dir = (path as NSString).deletingLastPathComponent
@@ -115,13 +129,17 @@ public final class VideoWriter {
         var opts: OpaquePointer? = nil
         let formatName = String(cString: oformat.pointee.name)
         if formatName.contains("mp4") || formatName.contains("mov") { av_dict_set(&opts, "movflags", "+faststart", 0) }
-        let h = avformat_write_header(ctx, &opts)
+        let h = avformat_write_header(fmt, &opts)
         av_dict_free(&opts)
         if h < 0 {
             cleanUp(removeTemporary: true)
             throw MediaError("\(path): cannot start the file (\(ffErrorString(h)))")
         }
+    }
 
+    /// The frame each picture is converted into, the packet, and the RGB → BT.601 limited
+    /// range conversion (matching the tags the encoder writes).
+    private func makeFrame() throws {
         frame = av_frame_alloc()
         frame!.pointee.format = AV_PIX_FMT_YUV420P.rawValue
         frame!.pointee.width = Int32(encWidth)
@@ -133,7 +151,6 @@ public final class VideoWriter {
         sws = sws_getContext(Int32(encWidth), Int32(encHeight), AV_PIX_FMT_RGB24,
                              Int32(encWidth), Int32(encHeight), AV_PIX_FMT_YUV420P,
                              SWS_BICUBIC | SWS_ACCURATE_RND, nil, nil, nil)
-        // RGB → BT.601 limited range, matching the tags above.
         let coeffs = sws_getCoefficients(SWS_CS_ITU601)
         _ = sws_setColorspaceDetails(sws, coeffs, 1, coeffs, 0, 0, 1 << 16, 1 << 16)
     }
