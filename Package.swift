@@ -98,10 +98,13 @@ let package = Package(
 
         // ---- Wing 2, keypoints → model.
         // The joint vocabulary, the HDF5 keypoint store, the keypoint formats and imports,
-        // annotation files, preprocessing into windows.
-        .target(name: "Keypoints", dependencies: ["Basics", "CHDF5", "Config", "Tensor",
+        // annotation files.
+        .target(name: "Keypoints", dependencies: ["Basics", "CHDF5",
                                                   .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: optimisedSettings),
+        // Keypoints into model input: the preprocessing spec and its windows, augmentation,
+        // temporal filters and their quality, the windows file.
+        .target(name: "KeypointWindows", dependencies: ["Basics", "Config", "Keypoints", "Tensor"], swiftSettings: optimisedSettings),
         // Metrics (accuracy, per-class precision/recall/F1, confusion), reports and plots.
         // The report's page is a resource (HTML, CSS, JavaScript) embedded in the code, as
         // the live page's is: the binary needs no resource bundle beside it.
@@ -110,7 +113,7 @@ let package = Package(
         // Layers with explicit forward/backward (their GEMMs on the engine's C kernels,
         // `PanelGemm`), models, losses, optimisers, the training loop, its YAML config and
         // the weights file.
-        .target(name: "Classifier", dependencies: ["Basics", "Config", "Evaluation", "Images", "Keypoints", "MatrixProduct", "Tensor",
+        .target(name: "Classifier", dependencies: ["Basics", "Config", "Evaluation", "Images", "Keypoints", "KeypointWindows", "MatrixProduct", "Tensor",
                                                    .product(name: "Yams", package: "Yams"),
                                                    .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: optimisedSettings),
@@ -124,7 +127,7 @@ let package = Package(
         .target(name: "Movement", swiftSettings: optimisedSettings),
         // The real-time pipeline and its offline twin (annotate): poses → window → model →
         // states, overlays, timelines, summaries.
-        .target(name: "Live", dependencies: ["Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Media", "Movement", "Pose", "Trajectories"],
+        .target(name: "Live", dependencies: ["Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "KeypointWindows", "Media", "Movement", "Pose", "Trajectories"],
                 swiftSettings: commonSettings),
         // Where a person watches a live run: the browser page (Hummingbird HTTP + WebSocket,
         // JPEG frames) and the native window (Xlib).
@@ -159,7 +162,7 @@ let package = Package(
         // Fuzzing of every reader of files from strangers: the mutations, the readers as the
         // commands run them, and the seeds; `poseact-fuzz` runs them, built with
         // AddressSanitizer by notebooks-free-scripts/fuzz.sh.
-        .target(name: "ReaderFuzzing", dependencies: ["Basics", "Classifier", "Extraction", "Keypoints", "Scenes", "Tensor", "TFLite"], swiftSettings: commonSettings),
+        .target(name: "ReaderFuzzing", dependencies: ["Basics", "Classifier", "Extraction", "Keypoints", "KeypointWindows", "Scenes", "Tensor", "TFLite"], swiftSettings: commonSettings),
         .executableTarget(name: "poseact-fuzz", dependencies: ["ReaderFuzzing",
                                                                .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: cliSettings),
@@ -168,7 +171,7 @@ let package = Package(
         .executableTarget(
             name: "poseact",
             dependencies: [
-                "Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "Live", "LiveView",
+                "Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "KeypointWindows", "Live", "LiveView",
                 "MatrixProduct", "Media", "Movement", "OutputLines", "PageServing", "Pose", "Studio", "Scenes", "Tensor", "TFLite", "ThrowEvaluation", "Trajectories",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // (The pose models' sha256, checked where they are found.)
@@ -180,7 +183,7 @@ let package = Package(
         .target(name: "TestData", path: "Tests/TestData", swiftSettings: commonSettings),
         // A hand-made BlazePose person, for the tests of what draws and smooths poses.
         // A slice of Penn Action and a small, quick training config, for the tests that train.
-        .target(name: "TrainingFixtures", dependencies: ["Classifier", "Keypoints", "TestData"], path: "Tests/TrainingFixtures",
+        .target(name: "TrainingFixtures", dependencies: ["Classifier", "Keypoints", "KeypointWindows", "TestData"], path: "Tests/TrainingFixtures",
                 swiftSettings: commonSettings),
         .target(name: "PoseFixtures", dependencies: ["Pose"], path: "Tests/PoseFixtures", swiftSettings: commonSettings),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: commonSettings),
@@ -191,12 +194,12 @@ let package = Package(
         .testTarget(name: "ImagesTests", dependencies: ["CZlib", "Images"], swiftSettings: commonSettings),
         .testTarget(name: "MediaTests", dependencies: ["TestData", "Basics", "Images", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseTests", dependencies: ["TestData", "Basics", "Images", "Media", "Pose", "PoseFixtures", "TFLite", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "KeypointsTests", dependencies: ["TestData", "Basics", "CHDF5", "Keypoints", "Tensor",
+        .testTarget(name: "KeypointsTests", dependencies: ["TestData", "Basics", "CHDF5", "Keypoints", "KeypointWindows", "Tensor",
                                                            .product(name: "Crypto", package: "swift-crypto")],
                     exclude: ["Samples"], swiftSettings: commonSettings),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction"], swiftSettings: commonSettings),
         .testTarget(name: "EvaluationTests", dependencies: ["TestData", "Basics", "Evaluation", "Images"], swiftSettings: commonSettings),
-        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Basics", "Classifier", "Config", "Evaluation", "Keypoints", "Tensor", "TrainingFixtures",
+        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Basics", "Classifier", "Config", "Evaluation", "Keypoints", "KeypointWindows", "Tensor", "TrainingFixtures",
                                                             .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: commonSettings),
         .testTarget(name: "ReaderFuzzingTests", dependencies: ["TestData", "Classifier", "Keypoints", "ReaderFuzzing", "Tensor", "TrainingFixtures"],
@@ -204,7 +207,7 @@ let package = Package(
         .testTarget(name: "ScenesTests", dependencies: ["Images", "Scenes", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "TrajectoriesTests", dependencies: ["Images", "Trajectories"], swiftSettings: commonSettings),
         .testTarget(name: "MovementTests", dependencies: ["Movement", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "Live", "Media", "Movement", "Pose", "PoseFixtures", "Trajectories"],
+        .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "KeypointWindows", "Live", "Media", "Movement", "Pose", "PoseFixtures", "Trajectories"],
                     swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "Basics", "Images", "Keypoints", "Live", "LiveView", "Media", "OutputLines", "PageServing", "Studio"], swiftSettings: commonSettings),
         .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "MatrixProduct", "Media", "Movement", "OutputLines", "Scenes", "Tensor", "TFLite"],

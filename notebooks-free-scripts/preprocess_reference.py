@@ -2,7 +2,7 @@
 
 A reference for app developers who run poseact's exported models elsewhere (ONNX) and must
 make the model's input themselves. It reads a keypoint CSV as `poseact import` does and cuts
-it as `poseact windows STORE --model M` does (Sources/Keypoints/Preprocessing.swift), for the
+it as `poseact windows STORE --model M` does (Sources/KeypointWindows/Preprocessing.swift), for the
 model's preprocessing spec: the JSON in an ONNX model's metadata key `preprocessing`, in a
 weights file's root attribute `preprocessing`, or in a windows file's attribute `spec`.
 

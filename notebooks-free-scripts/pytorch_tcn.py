@@ -340,7 +340,7 @@ def parent_positions(layout):
     return out
 
 
-# Per-joint channels, as Sources/Keypoints/Preprocessing.swift's Feature.width. bone_velocity:
+# Per-joint channels, as Sources/KeypointWindows/Preprocessing.swift's Feature.width. bone_velocity:
 # dx, dy of the bone (joint minus parent) from the previous frame, per second.
 FEATURE_WIDTH = {"position": 2, "confidence": 1, "presence": 1, "velocity": 2, "bone": 2, "bone_velocity": 2,
                  "world": 3}
@@ -551,7 +551,7 @@ class TCN(nn.Module):
         self.head.bias.zero_()
 
 
-# ---- augmentation, as Sources/Keypoints/Augmentation.swift -------------------------------
+# ---- augmentation, as Sources/KeypointWindows/Augmentation.swift -------------------------------
 def occlusion_parts(layout):
     """AugmentationSpec.occlusionParts: the feet, the legs (feet and knees), the head, as
     joint indices of the layout; a part the layout has none of is left out."""

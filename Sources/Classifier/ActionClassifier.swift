@@ -1,5 +1,5 @@
 import Foundation
-import Keypoints
+import KeypointWindows
 
 /// One net of a classifier: its architecture, the features it reads (a stream's, or all of
 /// the classifier's), and its weight in the average of probabilities.

@@ -3,6 +3,7 @@ import Evaluation
 import Foundation
 import Images
 import Keypoints
+import KeypointWindows
 
 extension ActionClassifier {
     /// Window- and clip-level metrics of the model on `windows` (a clip's label is the

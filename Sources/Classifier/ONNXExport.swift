@@ -1,6 +1,6 @@
 import Basics
 import Foundation
-import Keypoints
+import KeypointWindows
 import Tensor
 
 /// A model that ONNX export cannot write (yet), with the reason.

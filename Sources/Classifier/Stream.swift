@@ -1,5 +1,5 @@
 import Config
-import Keypoints
+import KeypointWindows
 
 /// One input stream of a multi-stream ensemble (PYSKL's j, b, jm, bm): a net of its own on
 /// its own features, its probabilities averaged with the others'. On 2-D keypoints the bone

@@ -1,7 +1,7 @@
 import Basics
 import Evaluation
 import Foundation
-import Keypoints
+import KeypointWindows
 import Tensor
 
 /// The training loop: mini-batches of augmented windows through the net, softmax

@@ -2,6 +2,7 @@ import Basics
 import Config
 import Foundation
 import Keypoints
+import KeypointWindows
 import Yams
 
 /// Everything `poseact train` needs to know, read from a YAML file (configs/penn-action.yaml

@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import Keypoints
+import KeypointWindows
 import Tensor
 
 /// The windows a run trains, validates and tests on, split by clip (or by source video),

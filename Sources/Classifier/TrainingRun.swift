@@ -2,6 +2,7 @@ import Basics
 import Evaluation
 import Foundation
 import Keypoints
+import KeypointWindows
 import Tensor
 
 /// A training run in a folder, resumable:

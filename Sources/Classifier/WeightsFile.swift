@@ -1,8 +1,9 @@
-import Crypto
 import Basics
+import Crypto
 import Evaluation
 import Foundation
 import Keypoints
+import KeypointWindows
 import Tensor
 
 /// The weights file (HDF5, `*.poseact.h5`), readable with h5py or h5dump: an

@@ -99,7 +99,7 @@ public enum KeypointChecks {
     /// Why a clip's times are not usable, with the index of the frame that breaks the rule,
     /// or nil: every time finite, each after the one before, and at most `maxFrameGap` s a
     /// frame after it (per frame number, with `frames`: the file's frame numbers).
-    static func timesProblem(_ times: [Double], frames: [Int]? = nil) -> (index: Int, reason: String)? {
+    public static func timesProblem(_ times: [Double], frames: [Int]? = nil) -> (index: Int, reason: String)? {
         for (i, t) in times.enumerated() {
             guard t.isFinite else { return (i, "time \(t) is not a number of seconds") }
             guard i > 0 else { continue }

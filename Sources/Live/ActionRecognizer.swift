@@ -4,6 +4,7 @@ import Evaluation
 import Extraction
 import Foundation
 import Keypoints
+import KeypointWindows
 import Media
 import Pose
 

@@ -1,6 +1,6 @@
 import Classifier
 import Foundation
-import Keypoints
+import KeypointWindows
 import Movement
 import Pose
 

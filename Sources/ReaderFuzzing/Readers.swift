@@ -3,6 +3,7 @@ import Classifier
 import Extraction
 import Foundation
 import Keypoints
+import KeypointWindows
 import Scenes
 import TFLite
 

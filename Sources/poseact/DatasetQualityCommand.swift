@@ -2,6 +2,7 @@ import ArgumentParser
 import Basics
 import Classifier
 import Keypoints
+import KeypointWindows
 
 extension DatasetCommand {
     struct Quality: ParsableCommand {

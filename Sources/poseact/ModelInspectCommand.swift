@@ -3,6 +3,7 @@ import Basics
 import Classifier
 import Foundation
 import Keypoints
+import KeypointWindows
 import MatrixProduct
 import TFLite
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Keypoints
+import KeypointWindows
 import Pose
 
 // Flags several commands take, declared once.

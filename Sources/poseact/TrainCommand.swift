@@ -2,7 +2,7 @@ import ArgumentParser
 import Basics
 import Classifier
 import Foundation
-import Keypoints
+import KeypointWindows
 import OutputLines
 
 struct Train: ParsableCommand {

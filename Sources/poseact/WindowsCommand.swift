@@ -3,6 +3,7 @@ import Basics
 import Classifier
 import Foundation
 import Keypoints
+import KeypointWindows
 
 /// `poseact windows`: the training windows of a keypoint store, through the one
 /// preprocessing module `live` uses, into a windows file for `train`.

@@ -1,6 +1,7 @@
 import Config
 import Foundation
 import Keypoints
+import KeypointWindows
 import TestData
 import XCTest
 @testable import Classifier

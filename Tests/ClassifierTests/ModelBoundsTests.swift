@@ -1,5 +1,6 @@
 import Foundation
 import Keypoints
+import KeypointWindows
 import Tensor
 import XCTest
 @testable import Classifier

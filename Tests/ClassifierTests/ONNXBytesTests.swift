@@ -1,7 +1,8 @@
-@testable import Classifier
 import Crypto
 import Keypoints
+import KeypointWindows
 import XCTest
+@testable import Classifier
 
 /// The ONNX encoder's output, byte for byte, for fixed nets (weights set to a pattern, not
 /// drawn, so no platform's random numbers enter): a change to the encoder that moves one byte

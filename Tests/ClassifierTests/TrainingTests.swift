@@ -1,6 +1,7 @@
 import Evaluation
 import Foundation
 import Keypoints
+import KeypointWindows
 import TestData
 import TrainingFixtures
 import XCTest

@@ -1,5 +1,6 @@
 import Foundation
 import Keypoints
+import KeypointWindows
 import XCTest
 
 /// Hostile input to the keypoint importers (issue 34): absurd times, absurd values in every

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Keypoints
+@testable import KeypointWindows
 
 /// The keypoint filter (`KeypointRowSmoother`) and the quality measure (`KeypointQuality`).
 final class KeypointQualityTests: XCTestCase {

@@ -3,6 +3,7 @@ import Tensor
 import TestData
 import XCTest
 @testable import Keypoints
+@testable import KeypointWindows
 
 /// The one preprocessing module (training and live), augmentation and the windows file.
 final class PreprocessingTests: XCTestCase {

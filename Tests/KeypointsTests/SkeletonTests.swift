@@ -1,5 +1,6 @@
 import XCTest
 @testable import Keypoints
+@testable import KeypointWindows
 
 final class SkeletonTests: XCTestCase {
     func testNamesCountAndUniqueness() {

@@ -2,6 +2,7 @@ import Classifier
 import Foundation
 import Images
 import Keypoints
+import KeypointWindows
 import Media
 import Movement
 import Pose

@@ -2,6 +2,7 @@ import Classifier
 import Extraction
 import Foundation
 import Keypoints
+import KeypointWindows
 import Pose
 import TestData
 import XCTest

@@ -140,7 +140,7 @@ final class PackageLayoutTests: XCTestCase {
     /// What `swift build --target Classifier` compiles: the keypoint wing and the foundation.
     func testTheKeypointWingNeedsNoVideoOrPoseEngine() throws {
         let byName = Dictionary(uniqueKeysWithValues: try Self.package().map { ($0.name, $0) })
-        for root in ["Keypoints", "Evaluation", "Classifier"] {
+        for root in ["Keypoints", "KeypointWindows", "Evaluation", "Classifier"] {
             var seen = Set<String>(), todo = [root]
             while let next = todo.popLast() {
                 guard seen.insert(next).inserted, let t = byName[next] else { continue }

@@ -1,6 +1,7 @@
 import Classifier
 import Foundation
 import Keypoints
+import KeypointWindows
 import TestData
 
 /// A small slice of Penn Action (real, hand-annotated keypoints): 3 labels, 12 training

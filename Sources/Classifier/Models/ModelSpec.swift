@@ -1,7 +1,7 @@
 import Basics
 import Config
 import Foundation
-import Keypoints
+import KeypointWindows
 
 /// The kinds of net poseact trains and runs, by the names config files and weights files use.
 public enum ModelType: String, ConfigChoice, Sendable {

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Keypoints
 
 /// A windows file: the windows of a whole keypoint store, cut by one preprocessing and
 /// ready for training (`poseact windows` writes it; `train` and `evaluate` read it).

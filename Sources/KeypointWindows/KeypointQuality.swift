@@ -1,4 +1,5 @@
 import Foundation
+import Keypoints
 
 /// How steady and how self-consistent a store's keypoints are, in torso lengths (the clip's
 /// median distance from mid-hips to mid-shoulders, in pixels), so that near and far people,

@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import Keypoints
 import Tensor
 
 /// Training-time augmentation of normalised windows; each kind is a switch (a zero

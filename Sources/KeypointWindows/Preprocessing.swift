@@ -1,6 +1,7 @@
 import Basics
 import Config
 import Foundation
+import Keypoints
 
 /// How joint positions are normalised within a window.
 public enum Normalization: String, ConfigChoice, Sendable {
