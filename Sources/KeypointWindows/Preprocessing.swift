@@ -272,30 +272,18 @@ public enum Preprocessing {
         guard spec.problems.isEmpty, !clip.jointNames.isEmpty else { return [] }
         let j = clip.jointNames.count
         var sourceFrames = (0..<clip.frameCount).map { Array(clip.keypoints[($0 * j * 3)..<(($0 + 1) * j * 3)]) }
-        // 0. filter
+        // 0. filter (live filters each person's frames as they come: `ActionRecognizer`)
         if spec.keypointFilter == .oneEuro {
             sourceFrames = KeypointRowSmoother.smooth(sourceFrames, times: clip.times, width: clip.width, height: clip.height)
         }
         let world = (spec.features.contains(.world) || depth) && clip.world?.count == clip.keypoints.count ? clip.world : nil
         let worldFrames = (0..<clip.frameCount).map { f in world.map { Array($0[(f * j * 3)..<((f + 1) * j * 3)]) } }
-        // 1. map joints
-        let mapper = JointMapper(source: clip.jointNames, layout: spec.joints, spec: spec, depth: depth)
-        var frames = zip(sourceFrames, worldFrames).map { mapper.map($0, world: $1, width: clip.width, height: clip.height) }
-        // 2. resample
-        guard let resampled = resample(frames, times: clip.times, sourceFPS: clip.fps, fps: spec.fps, layoutCount: spec.joints.count)
-        else { return [] }
-        frames = resampled
-        // 3. mark missing
-        markMissing(&frames, provided: mapper.providedCount, spec: spec)
-        // 4. cut, 5. keep, 6. normalise, 7. format
-        let parents = boneParents(spec)
+        let sequence = SequenceSteps(jointNames: clip.jointNames, width: clip.width, height: clip.height, spec: spec, depth: depth)
+        guard let frames = sequence.frames(sourceFrames, world: worldFrames, times: clip.times, sourceFPS: clip.fps) else { return [] }
+        // 4. cut: every window
         return cut(frames.count, spec: spec).compactMap { start in
-            let w = slice(frames, start: start, spec: spec)
-            guard keep(w, spec: spec) else { return nil }
-            let normalized = normalize(w, width: clip.width, height: clip.height, spec: spec)
-            var window = Window(clipID: clip.id, label: clip.label, split: clip.split, start: start,
-                                values: format(normalized, spec: spec, parents: parents), mask: w.map { $0.real ? 1 : 0 })
-            if depth { window.depth = formatDepth(normalized, spec: spec, parents: parents) }
+            guard var window = sequence.window(frames, start: start, depth: depth) else { return nil }
+            window.clipID = clip.id; window.label = clip.label; window.split = clip.split
             return window
         }
     }
@@ -309,28 +297,54 @@ public enum Preprocessing {
     public static func window(frames: [[Float]], width: Int, height: Int, jointNames: [String], spec: PreprocessingSpec,
                               times: [Double]? = nil, world: [[Float]]? = nil) -> Window? {
         guard spec.problems.isEmpty, !jointNames.isEmpty, frames.allSatisfy({ $0.count == jointNames.count * 3 }) else { return nil }
-        // 1. map joints
-        let mapper = JointMapper(source: jointNames, layout: spec.joints, spec: spec)
         let usable = spec.features.contains(.world) && world?.count == frames.count
             && zip(world ?? [], frames).allSatisfy { $0.count == $1.count }
         let worldRows: [[Float]?] = frames.indices.map { usable ? world?[$0] : nil }
-        var mapped = zip(frames, worldRows).map { mapper.map($0, world: $1, width: width, height: height) }
-        // 2. resample (only when the frames come with times)
-        if let times, times.count == frames.count {
-            guard let resampled = resample(mapped, times: times, sourceFPS: 0, fps: spec.fps, layoutCount: spec.joints.count)
-            else { return nil }
-            mapped = resampled
-        }
-        // 3. mark missing
-        markMissing(&mapped, provided: mapper.providedCount, spec: spec)
+        let sequence = SequenceSteps(jointNames: jointNames, width: width, height: height, spec: spec, depth: false)
+        // (Resampled only when the frames come with times.)
+        guard let mapped = sequence.frames(frames, world: worldRows, times: times?.count == frames.count ? times : nil, sourceFPS: 0)
+        else { return nil }
         // 4. cut: the last window
-        let start = max(0, mapped.count - spec.window)
-        let w = slice(mapped, start: start, spec: spec)
-        // 5. keep
-        guard keep(w, spec: spec) else { return nil }
-        // 6. normalise, 7. format
-        let values = format(normalize(w, width: width, height: height, spec: spec), spec: spec, parents: boneParents(spec))
-        return Window(clipID: "live", label: "", split: nil, start: start, values: values, mask: w.map { $0.real ? 1 : 0 })
+        return sequence.window(mapped, start: max(0, mapped.count - spec.window), depth: false)
+    }
+
+    /// Steps 1–3 and 5–7, written once for a clip's windows and live's last window alike: a
+    /// source's frames in, the model's frames out; one window of them in, model input out.
+    struct SequenceSteps {
+        let spec: PreprocessingSpec
+        let mapper: JointMapper
+        let width: Int, height: Int
+        let parents: [Int?]
+
+        init(jointNames: [String], width: Int, height: Int, spec: PreprocessingSpec, depth: Bool) {
+            self.spec = spec; self.width = width; self.height = height
+            mapper = JointMapper(source: jointNames, layout: spec.joints, spec: spec, depth: depth)
+            parents = boneParents(spec)
+        }
+
+        /// 1. map joints, 2. resample (with `times`), 3. mark missing; nil when the times
+        /// cannot be resampled.
+        func frames(_ source: [[Float]], world: [[Float]?], times: [Double]?, sourceFPS: Double) -> [Frame]? {
+            var frames = zip(source, world).map { mapper.map($0, world: $1, width: width, height: height) }
+            if let times {
+                guard let resampled = resample(frames, times: times, sourceFPS: sourceFPS, fps: spec.fps, layoutCount: spec.joints.count)
+                else { return nil }
+                frames = resampled
+            }
+            markMissing(&frames, provided: mapper.providedCount, spec: spec)
+            return frames
+        }
+
+        /// The window from `start`: 5. keep, 6. normalise, 7. format; nil when not kept.
+        func window(_ frames: [Frame], start: Int, depth: Bool) -> Window? {
+            let w = slice(frames, start: start, spec: spec)
+            guard keep(w, spec: spec) else { return nil }
+            let normalized = normalize(w, width: width, height: height, spec: spec)
+            var window = Window(clipID: "live", label: "", split: nil, start: start,
+                                values: format(normalized, spec: spec, parents: parents), mask: w.map { $0.real ? 1 : 0 })
+            if depth { window.depth = formatDepth(normalized, spec: spec, parents: parents) }
+            return window
+        }
     }
 
     // MARK: 1. map joints
