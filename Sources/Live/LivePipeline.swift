@@ -125,86 +125,114 @@ public final class LivePipeline {
         lock.lock(); self.reader = reader; let stoppedAlready = stopped; lock.unlock()
         defer { lock.lock(); self.reader = nil; lock.unlock() }
         if stoppedAlready { reader.interrupt() }
-        var stats = LiveStats()
-        let cpuAtStart = FrameCosts.processCPUSeconds()
-        var lastState: [Int: String] = [:]
-        let started = monotonicSeconds()
-        var recentTimes: [Double] = []   // when the last 31 frames were done
-        func recentFPS() -> Double? {
-            guard recentTimes.count > 1 else { return nil }
-            return Double(recentTimes.count - 1) / (monotonicSeconds() - recentTimes[0])
-        }
-        // When each recent frame was captured, by its index since the start (a prediction's `frame`).
-        var capturedAt: [Int: Double] = [:]
-        func report(_ p: Prediction) {
-            if let t = capturedAt[p.frame] { stats.predictionLatencies.append((monotonicSeconds() - t) * 1000) }
-            if stats.predictionLatencies.count > 100_000 { stats.predictionLatencies.removeFirst(50_000) }
-            events(.prediction(p, fps: recentFPS() ?? 0, dropped: reader.droppedFrames))
-            let person = p.personID ?? -1
-            if p.state.name != lastState[person] {
-                events(.stateChange(from: lastState[person], to: p.state.name, time: p.time, personID: p.personID))
-                lastState[person] = p.state.name
-            }
-        }
-        func handle(_ e: CoachEvent) {
-            switch e {
-            case .prediction(let p): report(p)
-            case .occurrence(let o): events(.occurrence(o))
-            case .repetition(let r): events(.repetition(r))
-            case .angles(let person, let time, let values): events(.angles(person: person, time: time, values: values))
-            }
-        }
+        var run = Run(reader: reader, window: coach.spec.window, fps: coach.spec.fps)
         let angleNames = coach.options.angles.map(\.name)
         configurePipeline()
         var loop = FrameLoop(pipeline: pipeline, coach: coach, drawOverlay: drawOverlay)
         loop.transform = capturedFrame
         loop.throwCoach = throwCoach
         loop.trajectoriesInBackground = !asFastAsPossible
-        var stable = true
-        let ending = try loop.run(reader, time: \.time, shownFPS: recentFPS) { step in
+        let ending = try loop.run(reader, time: \.time, shownFPS: { run.recentFPS() }) { step in
             let outputStart = monotonicSeconds()
-            capturedAt[stats.frames] = step.frame.decodedAt
-            capturedAt[stats.frames - 4 * coach.spec.window] = nil
-            stats.persons += step.persons.count
-            step.events.forEach(handle)
-            if step.sceneIsStable != stable {
-                stable = step.sceneIsStable
-                events(.scene(stable: stable, time: step.frame.time))
+            run.frameStarted(step)
+            step.events.forEach { run.handle($0, events) }
+            if step.sceneIsStable != run.stable {
+                run.stable = step.sceneIsStable
+                events(.scene(stable: run.stable, time: step.frame.time))
             }
-            stats.trajectories += step.trajectories.count
+            run.stats.trajectories += step.trajectories.count
             step.trajectories.forEach { events(.trajectory($0)) }
             step.throwsMade.forEach { events(.throwMade($0)) }
             events(.people(coach.views, angleNames: angleNames, summary: coach.secondsSoFar))
             if let image = step.overlay { events(.frame(image, time: step.frame.time)) }
+            run.frameDone(step, outputStart: outputStart)
+            return !(maxFrames > 0 && run.stats.frames >= maxFrames) && !isStopped
+        }
+        run.stats.trajectories += ending.trajectories.count
+        ending.trajectories.forEach { events(.trajectory($0)) }
+        ending.throwsMade.forEach { events(.throwMade($0)) }
+        let skipped = coach.skippedWindows
+        coach.finish(at: run.stats.frames > 0 ? (coach.lastFrameTime ?? 0) : 0).forEach { run.handle($0, events) }
+        return run.finished(ending: ending, skippedBefore: skipped, coach: coach, throwCoach: throwCoach)
+    }
+
+    /// What one run keeps as it goes: its figures, each person's last state, when recent
+    /// frames were captured and done.
+    struct Run {
+        let reader: VideoReader
+        /// A prediction's frame is at most this many frames back (four windows).
+        let window: Int, fps: Double
+        var stats = LiveStats()
+        let cpuAtStart = FrameCosts.processCPUSeconds()
+        let started = monotonicSeconds()
+        var lastState: [Int: String] = [:]
+        /// When each recent frame was captured, by its index since the start (a prediction's `frame`).
+        var capturedAt: [Int: Double] = [:]
+        /// When the last 31 frames were done.
+        var recentTimes: [Double] = []
+        var stable = true
+
+        init(reader: VideoReader, window: Int, fps: Double) { self.reader = reader; self.window = window; self.fps = fps }
+
+        func recentFPS() -> Double? {
+            guard recentTimes.count > 1 else { return nil }
+            return Double(recentTimes.count - 1) / (monotonicSeconds() - recentTimes[0])
+        }
+
+        mutating func frameStarted(_ step: FrameLoop.Step) {
+            capturedAt[stats.frames] = step.frame.decodedAt
+            capturedAt[stats.frames - 4 * window] = nil
+            stats.persons += step.persons.count
+        }
+
+        /// A coach event as live events: a prediction (and a change of the person's state),
+        /// an occurrence, a repetition, angles.
+        mutating func handle(_ e: CoachEvent, _ events: (LiveEvent) -> Void) {
+            switch e {
+            case .prediction(let p):
+                if let t = capturedAt[p.frame] { stats.predictionLatencies.append((monotonicSeconds() - t) * 1000) }
+                if stats.predictionLatencies.count > 100_000 { stats.predictionLatencies.removeFirst(50_000) }
+                events(.prediction(p, fps: recentFPS() ?? 0, dropped: reader.droppedFrames))
+                let person = p.personID ?? -1
+                if p.state.name != lastState[person] {
+                    events(.stateChange(from: lastState[person], to: p.state.name, time: p.time, personID: p.personID))
+                    lastState[person] = p.state.name
+                }
+            case .occurrence(let o): events(.occurrence(o))
+            case .repetition(let r): events(.repetition(r))
+            case .angles(let person, let time, let values): events(.angles(person: person, time: time, values: values))
+            }
+        }
+
+        /// The frame's costs, its latency, the recent rate; the frame counted.
+        mutating func frameDone(_ step: FrameLoop.Step, outputStart: Double) {
             let done = monotonicSeconds()
             var costs = step.costs
             costs[.output] = (done - outputStart) * 1000
             stats.costs.add(costs, landmarkRuns: step.landmarkRuns, landmarkRunSeconds: step.landmarkRunSeconds)
-            if Double(stats.frames) < coach.spec.fps { stats.droppedAtStart = reader.droppedFrames }
+            if Double(stats.frames) < fps { stats.droppedAtStart = reader.droppedFrames }
             stats.latencies.append((done - step.frame.decodedAt) * 1000)
             if stats.latencies.count > 100_000 { stats.latencies.removeFirst(50_000) }   // bounded over long runs
             recentTimes.append(done)
             if recentTimes.count > 31 { recentTimes.removeFirst() }
             stats.frames += 1
-            return !(maxFrames > 0 && stats.frames >= maxFrames) && !isStopped
         }
-        stats.trajectories += ending.trajectories.count
-        ending.trajectories.forEach { events(.trajectory($0)) }
-        ending.throwsMade.forEach { events(.throwMade($0)) }
-        stats.trajectoryCost = ending.trajectoryCost
-        stats.trajectoryFramesDropped = ending.trajectoryFramesDropped
-        stats.throwTallies = (throwCoach?.tallies.values).map { $0.sorted { $0.person < $1.person } } ?? []
-        let skipped = coach.skippedWindows
-        coach.finish(at: stats.frames > 0 ? (coach.lastFrameTime ?? 0) : 0).forEach(handle)
-        stats.seconds = monotonicSeconds() - started
-        stats.costs.cpuSeconds = FrameCosts.processCPUSeconds() - cpuAtStart
-        stats.costs.captureSeconds = reader.captureSeconds
-        stats.costs.modelMilliseconds = coach.modelTimes.all()
-        stats.dropped = reader.droppedFrames
-        stats.skippedWindows = max(skipped, coach.skippedWindows)
-        stats.error = reader.endReason
-        stats.people = coach.summaries
-        stats.summary = .total(stats.people.map(\.seconds))
-        return stats
+
+        /// The run's figures at its end.
+        mutating func finished(ending: FrameLoop.Ending, skippedBefore skipped: Int, coach: PeopleCoach, throwCoach: ThrowCoach?) -> LiveStats {
+            stats.trajectoryCost = ending.trajectoryCost
+            stats.trajectoryFramesDropped = ending.trajectoryFramesDropped
+            stats.throwTallies = (throwCoach?.tallies.values).map { $0.sorted { $0.person < $1.person } } ?? []
+            stats.seconds = monotonicSeconds() - started
+            stats.costs.cpuSeconds = FrameCosts.processCPUSeconds() - cpuAtStart
+            stats.costs.captureSeconds = reader.captureSeconds
+            stats.costs.modelMilliseconds = coach.modelTimes.all()
+            stats.dropped = reader.droppedFrames
+            stats.skippedWindows = max(skipped, coach.skippedWindows)
+            stats.error = reader.endReason
+            stats.people = coach.summaries
+            stats.summary = .total(stats.people.map(\.seconds))
+            return stats
+        }
     }
 }
