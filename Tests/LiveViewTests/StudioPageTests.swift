@@ -54,6 +54,16 @@ final class StudioPageTests: XCTestCase {
         return (r.status, String(decoding: r.body, as: UTF8.self))
     }
 
+    /// A one-byte video `name` in a folder of untrimmed videos, opened in the label view: its path.
+    func openInLabelView(_ name: String) throws -> String {
+        let videos = folder + "/untrimmed"
+        try FileManager.default.createDirectory(atPath: videos, withIntermediateDirectories: true)
+        let video = videos + "/" + name
+        _ = FileManager.default.createFile(atPath: video, contents: Data([0]))
+        XCTAssertEqual(try post("label-video", #"{"video": "\#(video)"}"#).status, 200)
+        return video
+    }
+
     /// The studio acts for its user and serves their videos: even on loopback, nothing
     /// without the token printed with its URL (the machine's other users reach 127.0.0.1 too).
     func testEvenOnLoopbackTheTokenIsNeeded() throws {
@@ -135,11 +145,7 @@ final class StudioPageTests: XCTestCase {
     /// clips the segments mark (the scan `extract --annotations` runs; the browser test runs
     /// the command itself on a real montage).
     func testTheLabelViewWritesWhatExtractReads() throws {
-        let videos = folder + "/untrimmed"
-        try FileManager.default.createDirectory(atPath: videos, withIntermediateDirectories: true)
-        let video = videos + "/gym, day 1.mp4"
-        _ = FileManager.default.createFile(atPath: video, contents: Data([0]))
-        XCTAssertEqual(try post("label-video", #"{"video": "\#(video)"}"#).status, 200)
+        let video = try openInLabelView("gym, day 1.mp4"), videos = folder + "/untrimmed"
         let saved = try post("labels", #"{"video": "\#(video)", "segments": [{"label": "wrong", "start": 7.5, "end": 9.25}, {"label": "correct", "start": 1, "end": 4}]}"#)
         XCTAssertEqual(saved.status, 200, saved.text)
         let file = folder + "/labels/gym__day_1.csv"
@@ -160,11 +166,7 @@ final class StudioPageTests: XCTestCase {
     /// label view read with annotate's own line types: its occurrences only; a file of another
     /// shape is one line naming it.
     func testProposalsAreReadAsAnnotateWritesThem() throws {
-        let videos = folder + "/untrimmed"
-        try FileManager.default.createDirectory(atPath: videos, withIntermediateDirectories: true)
-        let video = videos + "/set.mp4"
-        _ = FileManager.default.createFile(atPath: video, contents: Data([0]))
-        XCTAssertEqual(try post("label-video", #"{"video": "\#(video)"}"#).status, 200)
+        let video = try openInLabelView("set.mp4")
         let occurrence = OccurrenceLine(person: 1, label: "correct", start: 1.5, end: 4, peakConfidence: 0.9, meanConfidence: 0.8, repetitions: 2)
         let file = folder + "/proposals/\(StudioProject.safeName(video)).json"
         try TimelineFile(occurrences: [occurrence], throwsMade: []).text.write(toFile: file, atomically: true, encoding: .utf8)
