@@ -108,20 +108,7 @@ public struct TrainingRun {
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), !isDir.boolValue {
             throw ConfigError("\(folder): exists and is not a folder; choose another --output")
         }
-        // Resuming needs the very same config; epochs may grow (the schedule then differs).
-        var resumeFrom: String?
-        if !restart, FileManager.default.fileExists(atPath: checkpoint) {
-            // (A checkpoint of another poseact version may not even decode: another config too.)
-            var a = try? Trainer.checkpointConfig(path: checkpoint), b = config
-            // Pooled streams must be exactly what this config trains, epochs included: an
-            // ensemble of streams trained for 1 and for 50 epochs is no run of this config.
-            if !finishedOnly { a?.training.epochs = 0; b.training.epochs = 0 }
-            guard a == b else {
-                throw ConfigError("\(folder): holds a run with another config (see \(folder)/config.yaml); "
-                                  + "add --restart to train it anew, or choose another --output")
-            }
-            resumeFrom = checkpoint
-        }
+        let resumeFrom = try resumableCheckpoint(config: config, restart: restart, finishedOnly: finishedOnly)
         let unfinished = "\(folder): not trained to the end; run its task (the same train command with --task) before pooling"
         if finishedOnly && resumeFrom == nil { throw ConfigError(unfinished) }
         // The GEMMs and the layers' loops on `training.threads` cores for the run; then back to
@@ -153,7 +140,30 @@ public struct TrainingRun {
             }
             trainer = Trainer(config: config, data: data)
         }
+        try trainToTheEnd(trainer, epochs: config.training.epochs, events: events)
+        if !data.test.isEmpty { try test(trainer, on: data.test, dataPath: dataPath, split: config.data.testSplit, events: events) }
+        return trainer
+    }
 
+    /// The checkpoint to resume from: the folder's, when it holds a run of the very same
+    /// config (epochs may grow, the schedule then differs; with `finishedOnly` not even that).
+    private func resumableCheckpoint(config: TrainingConfig, restart: Bool, finishedOnly: Bool) throws -> String? {
+        guard !restart, FileManager.default.fileExists(atPath: checkpoint) else { return nil }
+        // (A checkpoint of another poseact version may not even decode: another config too.)
+        var a = try? Trainer.checkpointConfig(path: checkpoint), b = config
+        // Pooled streams must be exactly what this config trains, epochs included: an
+        // ensemble of streams trained for 1 and for 50 epochs is no run of this config.
+        if !finishedOnly { a?.training.epochs = 0; b.training.epochs = 0 }
+        guard a == b else {
+            throw ConfigError("\(folder): holds a run with another config (see \(folder)/config.yaml); "
+                              + "add --restart to train it anew, or choose another --output")
+        }
+        return checkpoint
+    }
+
+    /// Epoch after epoch until the trainer is finished: each one's model kept when it is the
+    /// best so far, the checkpoint and the history written.
+    private func trainToTheEnd(_ trainer: Trainer, epochs: Int, events: (Event) -> Void) throws {
         while !trainer.finished {
             let epoch = trainer.epochsDone + 1
             let record = withoutActuallyEscaping(events) { events in
@@ -168,21 +178,20 @@ public struct TrainingRun {
             if best { try trainer.saveModel(to: model) }
             try trainer.saveCheckpoint(to: checkpoint)
             try writeHistory(trainer)
-            events(.epoch(record, best: best, of: config.training.epochs))
+            events(.epoch(record, best: best, of: epochs))
             if trainer.stoppedEarly { events(.stoppedEarly(epoch: record.epoch, bestEpoch: trainer.bestEpoch)) }
         }
+    }
 
-        // The test split, with the best model, recorded in the model file itself.
-        if !data.test.isEmpty {
-            let best = try ActionClassifier.load(path: model)
-            let report = best.evaluate(data.test, modelPath: model, dataPath: dataPath, split: config.data.testSplit)
-            try report.write(to: folder, title: "\(URL(fileURLWithPath: folder).lastPathComponent): \(config.data.testSplit ?? "test")")
-            best.training = trainer.record()
-            best.training.test = report
-            try best.save(to: model)
-            events(.tested(report))
-        }
-        return trainer
+    /// The test split, with the best model, recorded in the model file itself.
+    private func test(_ trainer: Trainer, on windows: [Window], dataPath: String, split: String?, events: (Event) -> Void) throws {
+        let best = try ActionClassifier.load(path: model)
+        let report = best.evaluate(windows, modelPath: model, dataPath: dataPath, split: split)
+        try report.write(to: folder, title: "\(URL(fileURLWithPath: folder).lastPathComponent): \(split ?? "test")")
+        best.training = trainer.record()
+        best.training.test = report
+        try best.save(to: model)
+        events(.tested(report))
     }
 
     func writeHistory(_ trainer: Trainer) throws {
