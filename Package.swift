@@ -162,7 +162,7 @@ let package = Package(
         // Fuzzing of every reader of files from strangers: the mutations, the readers as the
         // commands run them, and the seeds; `poseact-fuzz` runs them, built with
         // AddressSanitizer by notebooks-free-scripts/fuzz.sh.
-        .target(name: "ReaderFuzzing", dependencies: ["Basics", "Classifier", "Extraction", "Keypoints", "KeypointWindows", "Scenes", "Tensor", "TFLite"], swiftSettings: commonSettings),
+        .target(name: "ReaderFuzzing", dependencies: ["Basics", "Classifier", "Extraction", "Keypoints", "KeypointWindows", "OutputLines", "Scenes", "Tensor", "TFLite"], swiftSettings: commonSettings),
         .executableTarget(name: "poseact-fuzz", dependencies: ["ReaderFuzzing",
                                                                .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: cliSettings),

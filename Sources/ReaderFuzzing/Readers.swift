@@ -4,6 +4,7 @@ import Extraction
 import Foundation
 import Keypoints
 import KeypointWindows
+import OutputLines
 import Scenes
 import TFLite
 
@@ -58,6 +59,9 @@ public enum Readers {
             // `throws score`'s truth files, the studio's pose lines, and `extract --cache`'s
             // entries: a shared folder's files are anyone's.
             (FuzzedReader(name: "throws-truth", input: .text) { path in _ = try ThrowSceneTruth.read(path) }, s("truth.json")),
+            (FuzzedReader(name: "studio-proposals", input: .text) { path in
+                _ = try TimelineFile(text: String(decoding: try InputFile.read(path, limit: 64 << 20), as: UTF8.self), file: path)
+            }, s("proposals.json")),
             (FuzzedReader(name: "studio-poses", input: .text) { path in
                 _ = try JSONSerialization.data(withJSONObject: ["frames": PoseLines.drawingRows(try InputFile.read(path, limit: 128 << 20))])
             }, s("poses.jsonl")),
@@ -140,8 +144,13 @@ public enum Seeds {
         }
         // A scene's truth, as `throws render` writes it.
         let truth = ThrowSceneTruth(scene: ThrowScenes.throwSet(throwCount: 1, seed: 3)[0], clip: "throw001.mp4")
-        let encoder = JSONEncoder(); encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(truth).write(to: URL(fileURLWithPath: s("truth.json")))
+        try JSONLines.document(truth).write(to: URL(fileURLWithPath: s("truth.json")))
+        // A model's proposals for the studio's label view, as `annotate --timeline NAME.json` writes them.
+        let occurrences = [OccurrenceLine(person: 1, label: "correct", start: 0.5, end: 3.25, peakConfidence: 0.97, meanConfidence: 0.9, repetitions: 2),
+                           OccurrenceLine(person: 2, label: "wrong", start: 4, end: 6.5, peakConfidence: 0.8, meanConfidence: 0.7, repetitions: 1)]
+        let throwMade = ThrowLine(person: 1, trajectory: 1, release: 1.25, releaseX: 300, releaseY: 200, throwType: "overhand", typeConfidence: 0.9,
+                                  arm: "right", releaseAngle: 31, launchAngle: 20, speed: 7.5, speedUnit: "m/s", hit: true)
+        try TimelineFile(occurrences: occurrences, throwsMade: [throwMade]).text.write(toFile: s("proposals.json"), atomically: true, encoding: .utf8)
         // The studio's pose lines: frames of `pose --json` from a clip of the store.
         let clip = clips[0]
         var lines: [String] = []

@@ -19,7 +19,7 @@ final class ReaderCampaignTests: XCTestCase {
         let readers = try Readers.all(seeds: seeds)
         XCTAssertEqual(Set(readers.map(\.reader.name)),
                        ["store", "weights", "checkpoint", "windows", "keypoint-csv", "annotations-csv", "annotations-json",
-                        "config-yaml", "coco", "mediapipe", "openpose", "ntu", "throws-truth", "studio-poses", "cache-entry",
+                        "config-yaml", "coco", "mediapipe", "openpose", "ntu", "throws-truth", "studio-proposals", "studio-poses", "cache-entry",
                         "tflite-pose_detection", "tflite-pose_landmark_full"])
         var refused = 0
         for (index, (reader, seed)) in readers.enumerated() {
