@@ -118,9 +118,12 @@ public enum ChildProcess {
     /// `started` is told its pid first (another thread may stop it with `signal`). A carriage
     /// return ends a line too (a progress bar redrawn in place); a line is cut at
     /// `longestLine` bytes, one that starts with "{" (a JSON line) at `longestJSONLine`.
+    /// `bytes` is handed each read's bytes as they are, before the lines are cut (a log
+    /// kept byte for byte).
     public static func run(_ executable: String, _ arguments: [String], output: Int32? = nil,
                            longestLine: Int = 4096, longestJSONLine: Int = 1 << 20,
-                           started: (pid_t) -> Void = { _ in }, line: (String) -> Void) throws -> Int32? {
+                           started: (pid_t) -> Void = { _ in }, bytes: (UnsafeRawBufferPointer) -> Void = { _ in },
+                           line: (String) -> Void) throws -> Int32? {
         var ends: [Int32] = [0, 0]
         // pipe2 is not in Swift's Glibc: close-on-exec is set under the lock `start` spawns
         // under, so no child started on another thread (crossval runs several) inherits the
@@ -138,12 +141,13 @@ public enum ChildProcess {
         close(ends[1])
         guard let pid else { close(ends[0]); return nil }
         started(pid)
-        readLines(ends[0], longestLine: longestLine, longestJSONLine: longestJSONLine, line)
+        readLines(ends[0], longestLine: longestLine, longestJSONLine: longestJSONLine, bytes: bytes, line)
         close(ends[0])
         return wait(pid)
     }
 
-    private static func readLines(_ fd: Int32, longestLine: Int, longestJSONLine: Int, _ line: (String) -> Void) {
+    private static func readLines(_ fd: Int32, longestLine: Int, longestJSONLine: Int, bytes: (UnsafeRawBufferPointer) -> Void,
+                                  _ line: (String) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 16384), pending: [UInt8] = []
         func flush() {
             guard !pending.isEmpty else { return }
@@ -154,6 +158,7 @@ public enum ChildProcess {
             let n = read(fd, &buffer, buffer.count)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
+            buffer.withUnsafeBytes { bytes(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             for byte in buffer[0..<n] {
                 if byte == 10 || byte == 13 { flush() } else if pending.count < longestJSONLine { pending.append(byte) }
             }

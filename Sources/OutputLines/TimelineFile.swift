@@ -17,15 +17,28 @@ public struct TimelineFile: Equatable, Sendable {
 
     /// `file`'s text; what is not this layout is refused in one line that names the line.
     public init(text: String, file: String) throws {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        let lines = Self.lines(text)
         guard let first = lines.first else { throw TimelineError("\(file): empty (the occurrences array is its first line)") }
-        func read<T: Decodable>(_ type: T.Type, _ line: String, number: Int, expected: String) throws -> T {
-            do { return try JSONLines.decode(type, from: line) } catch let error as DecodingError {
-                throw TimelineError(error.oneLine(file: "\(file) line \(number)", expected: expected, data: Data(line.utf8)))
-            }
+        occurrences = try Self.read([OccurrenceLine].self, first, file: file, expected: "the occurrences array")
+        throwsMade = try lines.dropFirst().map { try Self.read(ThrowLine.self, $0, file: file, expected: "a throw") }
+    }
+
+    /// The occurrences alone (the first line), for a reader that has no use for the throws.
+    public static func occurrences(text: String, file: String) throws -> [OccurrenceLine] {
+        guard let first = lines(text).first else { throw TimelineError("\(file): empty (the occurrences array is its first line)") }
+        return try read([OccurrenceLine].self, first, file: file, expected: "the occurrences array")
+    }
+
+    /// The lines that hold something, each with its number in the file.
+    private static func lines(_ text: String) -> [(number: Int, text: String)] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            .filter { !$0.element.allSatisfy(\.isWhitespace) }.map { ($0.offset + 1, String($0.element)) }
+    }
+
+    private static func read<T: Decodable>(_ type: T.Type, _ line: (number: Int, text: String), file: String, expected: String) throws -> T {
+        do { return try JSONLines.decode(type, from: line.text) } catch let error as DecodingError {
+            throw TimelineError(error.oneLine(file: "\(file) line \(line.number)", expected: expected, data: Data(line.text.utf8)))
         }
-        occurrences = try read([OccurrenceLine].self, first, number: 1, expected: "the occurrences array")
-        throwsMade = try lines.enumerated().dropFirst().map { try read(ThrowLine.self, $1, number: $0 + 1, expected: "a throw") }
     }
 }
 

@@ -86,7 +86,7 @@ extension Studio {
                     guard let data = try StudioProject.smallRegularFile(file, limit: 64 << 20) else { return Self.text(.notFound, "none yet") }
                     if route == "/data/proposals" {
                         // Only the occurrences, read as annotate writes them: the page gets no other shape.
-                        return Self.json(try TimelineFile(text: String(decoding: data, as: UTF8.self), file: file).occurrences)
+                        return Self.json(try TimelineFile.occurrences(text: String(decoding: data, as: UTF8.self), file: file))
                     }
                     return ext == "json" ? Self.json(data)
                         : Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: data)))

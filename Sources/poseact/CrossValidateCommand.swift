@@ -150,8 +150,7 @@ struct CrossValidate: ParsableCommand {
                 let outcome = Self.train(executable: executable, config: configPath, data: data, seed: run.seed,
                                          fold: "\(run.fold)/\(folds)", folder: folder)
                 if case .failure = outcome, ChildProcess.stoppedBy != nil { return }   // stopped on purpose: said once, at the end
-                tally.add(outcome, index: index, run: run, folds: folds)
-                progress.update(done: tally.lock.withLock { tally.done })
+                tally.add(outcome, index: index, run: run, folds: folds, progress: progress)
             }
         }
         group.wait()
@@ -192,9 +191,10 @@ struct CrossValidate: ParsableCommand {
         let lock = NSLock()
         var results: [Int: FoldResult] = [:], failures: [String] = [], done = 0
 
-        /// A run's outcome, kept and said.
-        func add(_ outcome: Result<FoldResult, Failure>, index: Int, run: Run, folds: Int) {
+        /// A run's outcome, kept and said, and the progress (one run's lines at a time, in order).
+        func add(_ outcome: Result<FoldResult, Failure>, index: Int, run: Run, folds: Int, progress: ProgressDisplay) {
             lock.lock(); defer { lock.unlock() }
+            defer { progress.update(done: done) }   // (before the unlock: defers run last first)
             done += 1
             switch outcome {
             case .success(let r):
@@ -219,12 +219,20 @@ struct CrossValidate: ParsableCommand {
             guard fd >= 0 else { throw ConfigError("\(log): cannot write (\(String(cString: strerror(errno)))); is it a link?") }
             let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             defer { try? handle.close() }
-            // Its lines go to its train.log as they come; the last error line is its failure.
+            // What it prints goes to its train.log byte for byte (a log that cannot be written,
+            // a full disk, costs the log, not the run); its last error line is its failure.
             var lastError: String?
             guard let status = try ChildProcess.run(executable, ["train", "--config", config, "--data", data, "--seed", String(seed),
-                                                                 "--fold", fold, "--output", folder], line: { line in
+                                                                 "--fold", fold, "--output", folder], bytes: { chunk in
+                var rest = chunk
+                while !rest.isEmpty {
+                    let n = write(handle.fileDescriptor, rest.baseAddress, rest.count)
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { break }
+                    rest = UnsafeRawBufferPointer(rebasing: rest[n...])
+                }
+            }, line: { line in
                 if line.hasPrefix("Error") { lastError = line }
-                handle.write(Data((line + "\n").utf8))
             }) else {
                 return .failure(Failure(message: "not started: crossval is stopping"))
             }

@@ -38,14 +38,17 @@ final class ModelBoundsTests: XCTestCase {
         XCTAssertEqual(big.problems, [])
     }
 
-    /// An architecture read from a file whose frames or input channels would overflow the
-    /// layers' geometry (Ints) is refused by its keys before its size is worked out.
+    /// An architecture read from a file whose frames, input channels or classes would
+    /// overflow the layers' geometry or the head (Ints) is refused by its keys before its
+    /// size is worked out.
     func testAFilesHugeGeometryIsRefusedBeforeItsSize() throws {
-        for (frames, channels) in [(Int.max / 2, 36), (32, Int.max / 2 - (Int.max / 2) % 18), (1 << 40, 1 << 40 - (1 << 40) % 18)] {
-            var arch = Architecture(config: TrainingConfig(), classes: 3)
+        let huge = Int.max / 2 - (Int.max / 2) % 18
+        for (frames, channels, classes) in [(Int.max / 2, 36, 3), (32, huge, 3), (1 << 40, 1 << 40 - (1 << 40) % 18, 3), (32, 36, Int.max / 4)] {
+            var arch = Architecture(config: TrainingConfig(), classes: classes)
             arch.frames = frames; arch.inputChannels = channels
             let problems = arch.problems(joints: 18)
-            XCTAssertTrue(problems.contains { $0.hasPrefix("architecture.frames") || $0.hasPrefix("architecture.input_channels") }, "\(problems)")
+            XCTAssertTrue(problems.contains { ["architecture.frames", "architecture.input_channels", "architecture.classes"].contains(where: $0.hasPrefix) },
+                          "\(problems)")
         }
     }
 

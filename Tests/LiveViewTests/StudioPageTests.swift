@@ -174,6 +174,11 @@ final class StudioPageTests: XCTestCase {
         let served = try call("GET", query)
         XCTAssertEqual(served.status, 200)
         XCTAssertEqual(try JSONLines.decode([OccurrenceLine].self, from: served.body), [occurrence])
+        // The throws are not the label view's: a throw whose speed was not finite (written as
+        // null) does not keep the occurrences from it.
+        try (TimelineFile(occurrences: [occurrence], throwsMade: []).text + #"{"type":"throw","speed":null}"# + "\n")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try JSONLines.decode([OccurrenceLine].self, from: try call("GET", query).body), [occurrence])
         try #"[{"type":"occurrence","label":"correct"}]"#.write(toFile: file, atomically: true, encoding: .utf8)
         let bad = try call("GET", query)
         XCTAssertEqual(bad.status, 400)

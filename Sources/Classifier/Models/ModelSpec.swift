@@ -156,18 +156,23 @@ public struct Architecture: ConfigSection, Equatable, Sendable {
 
     /// Far above any layout's joints times their channels (33 joints × 17 floats).
     static let maxInputChannels = 100_000
+    /// Far above any dataset's labels.
+    static let maxClasses = 100_000
 
     /// What is wrong with it as read from a file, for `joints` joints (empty when nothing).
     func problems(joints: Int) -> [String] {
         var wrong: [String] = []
         if joints == 0 || inputChannels % joints != 0 { wrong.append("architecture.input_channels = \(inputChannels) for \(joints) joints") }
-        // Within these, the layers' geometry (`Conv1D.Buffers`, in Ints) cannot overflow;
+        // Within these, the layers' geometry (`Conv1D.Buffers`) and the head cannot overflow an Int;
         // what a batch of it takes is then `sizeProblem`'s, in Doubles.
         if !(1...PreprocessingSpec.maxWindow).contains(frames) {
             wrong.append("architecture.frames must be in 1…\(PreprocessingSpec.maxWindow) (got \(frames))")
         }
         if !(1...Self.maxInputChannels).contains(inputChannels) {
             wrong.append("architecture.input_channels must be in 1…\(Self.maxInputChannels) (got \(inputChannels))")
+        }
+        if !(1...Self.maxClasses).contains(classes) {
+            wrong.append("architecture.classes must be in 1…\(Self.maxClasses) (got \(classes))")
         }
         wrong += model.problems(prefix: "architecture.", allKeys: false)
         if wrong.isEmpty, let size = sizeProblem(joints: joints, batch: ActionClassifier.inferenceBatch, lower: "nothing: the file asks for more than poseact builds") {
