@@ -153,12 +153,13 @@ public enum ForeignKeypoints {
         var frames: [Pose2D?] = []
         for file in sorted {
             let path = (folder as NSString).appendingPathComponent(file)
-            guard let people = try ForeignJSON.load(path)["people"]?.array else {
+            let people: [OpenPoseFrame.Person]
+            do { people = try ForeignJSON.load(path, as: OpenPoseFrame.self).people } catch is DecodingError {
                 throw DatasetError("\(path): not an OpenPose frame (no \"people\" list)")
             }
             var poses: [Pose2D] = []
             for (k, person) in people.enumerated() {
-                guard let flat = person["pose_keypoints_2d"]?.numbers else {
+                guard let flat = person.poseKeypoints2d?.numbers else {
                     throw DatasetError("\(path): person \(k + 1) has no numeric pose_keypoints_2d")
                 }
                 let layout: [String]
@@ -189,15 +190,15 @@ public enum ForeignKeypoints {
     /// 17 when absent). v = 0 is a missing joint; COCO's 1 (hidden) and 2 (visible) become
     /// 0.5 and 1, a score (0–1) is kept as it is.
     private static func coco(_ path: String) throws -> RawClip {
-        let o = try ForeignJSON.load(path)
-        guard let images = o["images"]?.array, images.allSatisfy(\.isObject),
-              let annotations = o["annotations"]?.array, annotations.allSatisfy(\.isObject) else {
+        let o: COCOKeypointsFile
+        do { o = try ForeignJSON.load(path, as: COCOKeypointsFile.self) } catch is DecodingError {
             throw DatasetError("\(path): not COCO keypoints (needs \"images\" and \"annotations\" lists)")
         }
+        let images = o.images, annotations = o.annotations
         let cocoNames = ["nose", "left_eye", "right_eye", "left_ear", "right_ear", "left_shoulder", "right_shoulder",
                          "left_elbow", "right_elbow", "left_wrist", "right_wrist", "left_hip", "right_hip", "left_knee",
                          "right_knee", "left_ankle", "right_ankle"]
-        let declaredNames = o["categories"]?.array?.first?["keypoints"]?.array
+        let declaredNames = o.categories?.first?.keypoints?.array
         let declared = declaredNames.flatMap { names in names.allSatisfy { $0.string != nil } ? names.compactMap(\.string) : nil }?
             .map(Skeleton.canonicalName)
         let names = declared ?? cocoNames
@@ -208,13 +209,13 @@ public enum ForeignKeypoints {
         var sizes: Set<String> = []
         var frameOf: [String: Int] = [:]
         let ordered = images.enumerated().sorted { a, b in
-            let fa = a.element["file_name"]?.string ?? "", fb = b.element["file_name"]?.string ?? ""
+            let fa = a.element.fileName?.string ?? "", fb = b.element.fileName?.string ?? ""
             return (fa, a.offset) < (fb, b.offset)
         }
         var width = 0, height = 0
         for (i, (n, image)) in ordered.enumerated() {
-            guard let key = image["id"]?.key else { throw DatasetError("\(path): image \(n + 1) lacks a numeric id") }
-            for (name, value) in [("width", image["width"]), ("height", image["height"])]
+            guard let key = image.id?.key else { throw DatasetError("\(path): image \(n + 1) lacks a numeric id") }
+            for (name, value) in [("width", image.width), ("height", image.height)]
                 where value?.number.flatMap(KeypointChecks.pixels) == nil {
                 throw DatasetError("\(path): image \(n + 1): " + KeypointChecks.sizeProblem(name, ForeignJSON.shown(value))
                     + " (a COCO image gives its width and height in pixels)")
@@ -223,8 +224,8 @@ public enum ForeignKeypoints {
                 throw DatasetError("\(path): image \(n + 1) has the id \(OneLine.excerpt(key)) of an image before (ids must be unique)")
             }
             frameOf[key] = i
-            width = KeypointChecks.pixels(image["width"]!.number!)!
-            height = KeypointChecks.pixels(image["height"]!.number!)!
+            width = KeypointChecks.pixels(image.width!.number!)!
+            height = KeypointChecks.pixels(image.height!.number!)!
             sizes.insert("\(width)x\(height)")
         }
         guard sizes.count == 1 else {
@@ -232,10 +233,10 @@ public enum ForeignKeypoints {
         }
         var poses = [[Pose2D]](repeating: [], count: ordered.count)
         for (k, a) in annotations.enumerated() {
-            guard let key = a["image_id"]?.key, let frame = frameOf[key] else {
+            guard let key = a.imageID?.key, let frame = frameOf[key] else {
                 throw DatasetError("\(path): annotation \(k + 1) names an image_id that is not among the images")
             }
-            guard let flat = a["keypoints"]?.numbers, flat.count == 3 * names.count else {
+            guard let flat = a.keypoints?.numbers, flat.count == 3 * names.count else {
                 throw DatasetError("\(path): annotation \(k + 1) needs \(3 * names.count) numbers in keypoints (x, y, v for \(names.count) joints)")
             }
             let visibilityFlags = stride(from: 2, to: flat.count, by: 3).allSatisfy { [0, 1, 2].contains(flat[$0]) }
@@ -440,6 +441,64 @@ public enum ForeignKeypoints {
     }
 }
 
+/// COCO's keypoint file as an import reads it (MMPose's and YOLO-pose's too): its images,
+/// annotations and categories; every other key (segmentation polygons, boxes, licences) is
+/// passed over (the parser still reads it: the peak memory is the tree's, `reader-memory.sh`).
+/// The values a message quotes stay as the file has them (`ForeignJSON`).
+struct COCOKeypointsFile: Decodable {
+    struct Image: Decodable {
+        var id: ForeignJSON?, width: ForeignJSON?, height: ForeignJSON?, fileName: ForeignJSON?
+        enum CodingKeys: String, CodingKey { case id, width, height, fileName = "file_name" }
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            id = try c.raw(.id); width = try c.raw(.width); height = try c.raw(.height); fileName = try c.raw(.fileName)
+        }
+    }
+    struct Annotation: Decodable {
+        var imageID: ForeignJSON?, keypoints: ForeignJSON?
+        enum CodingKeys: String, CodingKey { case imageID = "image_id", keypoints }
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            imageID = try c.raw(.imageID); keypoints = try c.raw(.keypoints)
+        }
+    }
+    struct Category: Decodable {
+        var keypoints: ForeignJSON?
+        enum CodingKeys: String, CodingKey { case keypoints }
+        init(from decoder: Decoder) throws { keypoints = try (try? decoder.container(keyedBy: CodingKeys.self))?.raw(.keypoints) }
+    }
+    var images: [Image]
+    var annotations: [Annotation]
+    /// Anything but a list of objects here is taken as no names (COCO's 17 then).
+    var categories: [Category]?
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        images = try c.decode([Image].self, forKey: .images)
+        annotations = try c.decode([Annotation].self, forKey: .annotations)
+        categories = try? c.decodeIfPresent([Category].self, forKey: .categories)
+    }
+    enum CodingKeys: String, CodingKey { case images, annotations, categories }
+}
+
+/// One OpenPose frame file, `<name>_<frame>_keypoints.json`: its people's body keypoints
+/// (faces and hands passed over).
+struct OpenPoseFrame: Decodable {
+    struct Person: Decodable {
+        var poseKeypoints2d: ForeignJSON?
+        enum CodingKeys: String, CodingKey { case poseKeypoints2d = "pose_keypoints_2d" }
+        /// A person that is not an object has no keypoints (the reader says so, with its number).
+        init(from decoder: Decoder) throws { poseKeypoints2d = try (try? decoder.container(keyedBy: CodingKeys.self))?.raw(.poseKeypoints2d) }
+    }
+    var people: [Person]
+}
+
+extension KeyedDecodingContainer {
+    /// The value under `key` as the file has it (a null is `.null`, so a message can quote
+    /// it); nil when the key is absent.
+    func raw(_ key: Key) throws -> ForeignJSON? { contains(key) ? try decode(ForeignJSON.self, forKey: key) : nil }
+}
+
 /// Another tool's JSON, parsed by Foundation's `JSONDecoder` into a compact tree (numbers
 /// as Double, a list of numbers as one [Double], objects as lists of pairs): about 8 times
 /// the file's size at the peak, where `JSONSerialization`'s objects took 50 and more.
@@ -510,6 +569,20 @@ indirect enum ForeignJSON: Decodable {
                 }
                 if !values.isEmpty { return .array(values) }
             }
+            throw DatasetError("\(path): not valid JSON (\(OneLine.excerpt(Self.reason(error))))")
+        }
+    }
+
+    /// The file at `path` as `T`, a format's schema: its size checked first, bytes that are
+    /// not JSON refused in one line; JSON of another shape is the `DecodingError` the caller
+    /// words for its format.
+    static func load<T: Decodable>(_ path: String, as type: T.Type) throws -> T {
+        try KeypointChecks.checkFileSize(path, what: "a JSON keypoint file")
+        let data: Data
+        do { data = try InputFile.read(path, limit: KeypointChecks.maxFileBytes, what: "JSON keypoint file") } catch let error as InputFileError {
+            throw DatasetError(error.message)
+        }
+        do { return try JSONDecoder().decode(type, from: data) } catch let error as DecodingError where error.isSyntaxError {
             throw DatasetError("\(path): not valid JSON (\(OneLine.excerpt(Self.reason(error))))")
         }
     }
