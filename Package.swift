@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "Tensor", dependencies: ["CBLAS"], swiftSettings: optimisedSettings),
         // The lines the commands print for programs to read (`--json` events and summaries,
         // progress): one type per kind, written by the CLI, read by the studio and the tests.
-        .target(name: "OutputLines", dependencies: ["Basics"], swiftSettings: commonSettings),
+        .target(name: "OutputLines", dependencies: ["Basics", "Evaluation"], swiftSettings: commonSettings),
         // The training config's machinery: a key declared once (name, default, bound, YAML
         // and JSON), a config file read strictly over its bases, each error one line.
         .target(name: "Config", dependencies: ["Basics", .product(name: "Yams", package: "Yams")], swiftSettings: optimisedSettings),
@@ -187,7 +187,7 @@ let package = Package(
                 swiftSettings: commonSettings),
         .target(name: "PoseFixtures", dependencies: ["Pose"], path: "Tests/PoseFixtures", swiftSettings: commonSettings),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: commonSettings),
-        .testTarget(name: "OutputLinesTests", dependencies: ["Basics", "OutputLines"], swiftSettings: commonSettings),
+        .testTarget(name: "OutputLinesTests", dependencies: ["Basics", "Evaluation", "OutputLines"], swiftSettings: commonSettings),
         .testTarget(name: "TensorTests", dependencies: ["Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "MatrixProductTests", dependencies: ["MatrixProduct", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "TFLiteTests", dependencies: ["TestData", "MatrixProduct", "TFLite", "Tensor"], swiftSettings: commonSettings),

@@ -1,3 +1,4 @@
+import Evaluation
 import Foundation
 
 // The lines `live --json` prints as things happen, and the ones `annotate --timeline` keeps:
@@ -185,25 +186,34 @@ public struct ThrowLine: Codable, Equatable, Sendable {
     }
 }
 
-/// An epoch of `train --json`: its figures, and whether it is the model so far.
+/// An epoch of `train --json`: the run's record of it (`EpochRecord`, as metrics.json keeps
+/// it), of how many, and whether it is the model so far, in one flat object.
 public struct EpochLine: Codable, Equatable, Sendable {
     public private(set) var type = "epoch"
-    public var epoch: Int
+    public var record: EpochRecord
     /// Of how many.
     public var epochs: Int
-    public var trainLoss: Double
-    public var trainAccuracy: Double
-    public var validationLoss: Double?
-    public var validationAccuracy: Double?
-    public var learningRate: Double
-    /// Wall-clock seconds the epoch took.
-    public var seconds: Double
     public var best: Bool
 
-    public init(epoch: Int, epochs: Int, trainLoss: Double, trainAccuracy: Double, validationLoss: Double?,
-                validationAccuracy: Double?, learningRate: Double, seconds: Double, best: Bool) {
-        self.epoch = epoch; self.epochs = epochs; self.trainLoss = trainLoss; self.trainAccuracy = trainAccuracy
-        self.validationLoss = validationLoss; self.validationAccuracy = validationAccuracy
-        self.learningRate = learningRate; self.seconds = seconds; self.best = best
+    public init(_ record: EpochRecord, epochs: Int, best: Bool) {
+        self.record = record; self.epochs = epochs; self.best = best
+    }
+
+    private enum CodingKeys: String, CodingKey { case type, epochs, best }
+
+    public init(from decoder: Decoder) throws {
+        record = try EpochRecord(from: decoder)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        type = try c.decode(String.self, forKey: .type)
+        epochs = try c.decode(Int.self, forKey: .epochs)
+        best = try c.decode(Bool.self, forKey: .best)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        try record.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(type, forKey: .type)
+        try c.encode(epochs, forKey: .epochs)
+        try c.encode(best, forKey: .best)
     }
 }

@@ -1,4 +1,3 @@
-import Evaluation
 import Foundation
 import Live
 import OutputLines
@@ -65,12 +64,5 @@ extension ThrowerLine {
         self.init(person: t.person, throwCount: t.count, perType: t.throwsPerType, meanSpeed: t.meanSpeed.map(round3),
                   bestSpeed: t.bestSpeed.map(round3), speedUnit: t.speedUnit, meanAngle: t.meanAngle.map { ($0 * 10).rounded() / 10 },
                   hitRate: hasTarget ? t.hitRate.map(round3) : nil)
-    }
-}
-
-extension EpochLine {
-    init(_ r: EpochRecord, epochs: Int, best: Bool) {
-        self.init(epoch: r.epoch, epochs: epochs, trainLoss: r.trainLoss, trainAccuracy: r.trainAccuracy, validationLoss: r.validationLoss,
-                  validationAccuracy: r.validationAccuracy, learningRate: r.learningRate, seconds: r.seconds, best: best)
     }
 }

@@ -1,4 +1,5 @@
 import Basics
+import Evaluation
 import Foundation
 import OutputLines
 import XCTest
@@ -26,8 +27,7 @@ final class EventLineTests: XCTestCase {
                                  trajectories: 1, trajectoryMsMedian: 2.5, trajectoryMsP95: 4, trajectoryFramesDropped: 0,
                                  throwers: [ThrowerLine(person: 1, throwCount: 1, perType: ["overhand": 1], meanSpeed: 7.9, bestSpeed: 7.9,
                                                         speedUnit: "m/s", meanAngle: 31, hitRate: 1)])),
-        .epoch(EpochLine(epoch: 2, epochs: 20, trainLoss: 0.5, trainAccuracy: 0.8, validationLoss: nil, validationAccuracy: nil,
-                         learningRate: 0.001, seconds: 1.5, best: true)),
+        .epoch(EpochLine(EpochRecord(epoch: 2, trainLoss: 0.5, trainAccuracy: 0.8, learningRate: 0.001, seconds: 1.5), epochs: 20, best: true)),
     ]
 
     func testEveryKindIsReadBackAsWritten() throws {

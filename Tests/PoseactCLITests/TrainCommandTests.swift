@@ -104,8 +104,8 @@ final class TrainCommandTests: PennSliceTestCase {
         let epochLines = try eventLines(trained.stdout).compactMap { line -> EpochLine? in
             if case .epoch(let e) = line { return e } else { return nil }
         }
-        XCTAssertEqual(epochLines.map(\.epoch), [1, 2, 3, 4], trained.stdout)
-        XCTAssertNotNil(epochLines.first?.validationAccuracy, trained.stdout)
+        XCTAssertEqual(epochLines.map(\.record.epoch), [1, 2, 3, 4], trained.stdout)
+        XCTAssertNotNil(epochLines.first?.record.validationAccuracy, trained.stdout)
         for f in ["config.yaml", "checkpoint.h5", "model.poseact.h5", "metrics.csv", "metrics.json", "learning-curves.svg",
                   "evaluation.json", "evaluation.md", "evaluation-confusion.png"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: "\(run)/\(f)"), f)
