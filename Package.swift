@@ -210,7 +210,7 @@ let package = Package(
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "KeypointWindows", "Live", "Media", "Movement", "Pose", "PoseFixtures", "Trajectories"],
                     swiftSettings: commonSettings),
         .testTarget(name: "LiveViewTests", dependencies: ["TestData", "Basics", "Images", "Keypoints", "Live", "LiveView", "Media", "OutputLines", "PageServing", "Studio"], swiftSettings: commonSettings),
-        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "MatrixProduct", "Media", "Movement", "OutputLines", "Scenes", "Tensor", "TFLite"],
+        .testTarget(name: "PoseactCLITests", dependencies: ["TestData", "TrainingFixtures", "poseact", "Images", "Keypoints", "KeypointWindows", "MatrixProduct", "Media", "Movement", "OutputLines", "Scenes", "Tensor", "TFLite"],
                     swiftSettings: commonSettings),
         .testTarget(name: "PackageLayoutTests", dependencies: ["TestData"], swiftSettings: commonSettings),
         .testTarget(name: "SystemLibrariesTests", dependencies: ["CBLAS", "CFFmpeg", "CHDF5", "CLapacke"],

@@ -59,7 +59,8 @@ extension ActionClassifier {
         }
         g.identity(out, as: "probabilities")
         let metadata = ["labels": JSONLines.encode(labels), "preprocessing": spec.json(),
-                        "inputs": "windows: (batch, frames, features) as poseact's Preprocessing.window makes them; mask: (batch, frames), 1 for a real pose",
+                        "preprocessing_steps": JSONLines.encode(Preprocessing.steps),
+                        "inputs": "windows: (batch, frames, features) as poseact's StreamingPreprocessor makes them; mask: (batch, frames), 1 for a real pose",
                         "producer": "poseact"]
         return g.model(inputs: [("windows", ["batch", T, F]), ("mask", ["batch", T])],
                            outputs: [("probabilities", ["batch", labels.count])], metadata: metadata)

@@ -11,7 +11,9 @@ import Tensor
 ///
 /// - root attributes: `format` = "poseact-model", `format_version` = 1, `labels` (class
 ///   names, in output order), `preprocessing` (PreprocessingSpec JSON: joints, fps,
-///   window, stride, normalisation, features, thresholds), `architecture` (JSON),
+///   window, stride, normalisation, features, thresholds), `preprocessing_steps` (the
+///   steps' names in order, `Preprocessing.steps`; a file without them is from before they
+///   were stored and went through the same steps), `architecture` (JSON),
 ///   `training` (JSON: the config, the data and the metrics of the run), `created`.
 /// - `weights/NAME`: one float32 dataset per parameter tensor and batch-norm running
 ///   statistic, e.g. `weights/block0.conv.weight` [out, kernel, in].
@@ -48,6 +50,7 @@ extension ActionClassifier {
             }
             try root.setAttribute("labels", labels)
             try root.setAttribute("preprocessing", spec.json())
+            try root.setAttribute("preprocessing_steps", Preprocessing.steps)
             try root.setAttribute("architecture", JSONLines.encode(architecture))
             try root.setAttribute("training", JSONLines.encode(training))
             try root.setAttribute("created", ISO8601DateFormatter().string(from: Date()))
@@ -117,6 +120,15 @@ extension ActionClassifier {
         do {
             let labels = try root.stringArrayAttribute("labels")
             let spec = try PreprocessingSpec.fromJSON(try root.stringAttribute("preprocessing"))
+            // A file from before the steps were stored went through these very steps.
+            if try root.hasAttribute("preprocessing_steps") {
+                let steps = try root.stringArrayAttribute("preprocessing_steps")
+                guard steps == Preprocessing.steps else {
+                    throw ModelFileError("\(path): its input went through the preprocessing steps "
+                        + "\(OneLine.excerpt(steps.joined(separator: " → "))), this poseact runs \(Preprocessing.steps.joined(separator: " → ")): "
+                        + "use the poseact that made it, or train it again")
+                }
+            }
             let arch = try JSONLines.decode(Architecture.self, from: try root.stringAttribute("architecture"))
             let training = TrainingRecord(json: (try? root.stringAttribute("training")) ?? "{}")
             let count = v >= 2 ? try root.intAttribute("members") : 1

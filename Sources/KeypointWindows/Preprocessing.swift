@@ -196,17 +196,20 @@ public struct Window: Sendable, Equatable {
 }
 
 /// The one module that turns pose sequences into model input, for training (`windows`,
-/// `train`) and for `live`. The steps, in order (MMAction2 style; each is a function below):
+/// `train`) and for `live`. Both feed a `StreamingPreprocessor` frame by frame: steps 0–3
+/// run on each frame as it comes, 5–7 on a window of the frames made; a clip cuts all its
+/// windows (4), live takes its last. The steps, in order (MMAction2 style), are stored in
+/// the weights file (`steps`), so a model says what its input went through:
 ///
 /// 0. `filter` — `spec.keypointFilter` over the whole sequence, causally (`KeypointRowSmoother`;
-///    `live` filters each person's frames as they come, from when they are first seen).
+///    `live` filters each person's frames from when they are first seen).
 /// 1. `mapJoints` — the source's joints to `spec.joints` by name (`Skeleton.index(of:in:)`);
 ///    `neck` (mid-shoulders), `root` (mid-hips) and `head` (mean of nose, eyes, ears) derived
-///    when the source lacks them, and `nose` from a source's lone `head` point (Penn Action); a joint below `minConfidence`, or the source lacks, is
-///    missing. Also the frame's reference points for normalisation (root, torso length,
-///    shoulder width), in pixels.
-/// 2. `resample` — to `spec.fps` by timestamp, nearest earlier frame; a gap of more than 1.5
-///    source frames gives missing frames. (`live` frames are already at `spec.fps`.)
+///    when the source lacks them, and `nose` from a source's lone `head` point (Penn Action);
+///    a joint below `minConfidence`, or the source lacks, is missing. Also the frame's
+///    reference points for normalisation (root, torso length, shoulder width), in pixels.
+/// 2. `resample` — to `spec.fps` by timestamp from the first frame, nearest earlier frame; a
+///    gap of more than 1.5 source frames gives missing frames (live: repeats the last).
 /// 3. `markMissing` — a frame with fewer than `minJointShare` of the joints the source
 ///    provides is not a real pose: zeros, mask 0 (as Apple's sample fills empty poses).
 /// 4. `cut` — windows of `window` frames every `stride` frames (a clip shorter than a window
@@ -215,7 +218,8 @@ public struct Window: Sendable, Equatable {
 /// 6. `normalize` — `spec.normalization`, over the window's real frames.
 /// 7. `format` — the `features` channels per joint, missing joints and frames as 0.
 public enum Preprocessing {
-    /// The steps, in order, as names (for logs and reports).
+    /// The steps, in order, as names (for logs and reports, and in the weights file: a model
+    /// whose steps differ from these was made by another poseact and is refused).
     public static let steps = ["filter", "mapJoints", "resample", "markMissing", "cut", "keep", "normalize", "format"]
 
     /// One frame in the layout: joints × (x, y in 0–1 units, confidence; 0,0,0 when missing)
@@ -265,32 +269,33 @@ public enum Preprocessing {
         return nil
     }
 
-    /// The windows of a clip that are used for training (see the steps above).
+    /// The windows of a clip that are used for training (see the steps above): its frames
+    /// through a `StreamingPreprocessor`, then every window `cut` gives.
     /// `depth`: also give each window its `depth` (for the `turn` augmentation), when the
     /// clip has world landmarks.
     public static func windows(of clip: ClipKeypoints, spec: PreprocessingSpec, depth: Bool = false) -> [Window] {
         guard spec.problems.isEmpty, !clip.jointNames.isEmpty else { return [] }
+        let times = clip.times.count == clip.frameCount && !clip.times.isEmpty ? clip.times : nil
+        if let times, resampledCount(times, fps: spec.fps) == nil { return [] }
         let j = clip.jointNames.count
-        var sourceFrames = (0..<clip.frameCount).map { Array(clip.keypoints[($0 * j * 3)..<(($0 + 1) * j * 3)]) }
-        // 0. filter (live filters each person's frames as they come: `ActionRecognizer`)
-        if spec.keypointFilter == .oneEuro {
-            sourceFrames = KeypointRowSmoother.smooth(sourceFrames, times: clip.times, width: clip.width, height: clip.height)
-        }
         let world = (spec.features.contains(.world) || depth) && clip.world?.count == clip.keypoints.count ? clip.world : nil
-        let worldFrames = (0..<clip.frameCount).map { f in world.map { Array($0[(f * j * 3)..<((f + 1) * j * 3)]) } }
-        let sequence = SequenceSteps(jointNames: clip.jointNames, width: clip.width, height: clip.height, spec: spec, depth: depth)
-        guard let frames = sequence.frames(sourceFrames, world: worldFrames, times: clip.times, sourceFPS: clip.fps) else { return [] }
+        let sequence = StreamingPreprocessor(jointNames: clip.jointNames, width: clip.width, height: clip.height, spec: spec,
+                                             sourceFPS: clip.fps, retention: .all, depth: depth)
+        for f in 0..<clip.frameCount {
+            let rows = (f * j * 3)..<((f + 1) * j * 3)
+            sequence.append(Array(clip.keypoints[rows]), world: world.map { Array($0[rows]) }, time: times?[f])
+        }
         // 4. cut: every window
-        return cut(frames.count, spec: spec).compactMap { start in
-            guard var window = sequence.window(frames, start: start, depth: depth) else { return nil }
+        return cut(sequence.frameCount, spec: spec).compactMap { start in
+            guard var window = sequence.window(start: start) else { return nil }
             window.clipID = clip.id; window.label = clip.label; window.split = clip.split
             return window
         }
     }
 
-    /// The same for a live sequence of poses, so live uses this very code: `frames` are
-    /// [joints × 3] arrays for `jointNames` in the clip's units (x, y 0–1 of a `width` ×
-    /// `height` frame, confidence), at `spec.fps` unless `times` are given (then resampled).
+    /// The last window of a sequence of poses, as `live` makes it: `frames` are [joints × 3]
+    /// arrays for `jointNames` in the clip's units (x, y 0–1 of a `width` × `height` frame,
+    /// confidence), at `spec.fps` unless `times` are given (then resampled, and filtered).
     /// Uses the last `window` frames (fewer: padded at the end, as a short clip); nil when
     /// the window has too few real poses. `world`: the frames' world landmarks, as
     /// `ClipKeypoints.world` rows (for the `world` feature).
@@ -299,52 +304,10 @@ public enum Preprocessing {
         guard spec.problems.isEmpty, !jointNames.isEmpty, frames.allSatisfy({ $0.count == jointNames.count * 3 }) else { return nil }
         let usable = spec.features.contains(.world) && world?.count == frames.count
             && zip(world ?? [], frames).allSatisfy { $0.count == $1.count }
-        let worldRows: [[Float]?] = frames.indices.map { usable ? world?[$0] : nil }
-        let sequence = SequenceSteps(jointNames: jointNames, width: width, height: height, spec: spec, depth: false)
-        // (Resampled only when the frames come with times.)
-        guard let mapped = sequence.frames(frames, world: worldRows, times: times?.count == frames.count ? times : nil, sourceFPS: 0)
-        else { return nil }
-        // 4. cut: the last window
-        return sequence.window(mapped, start: max(0, mapped.count - spec.window), depth: false)
-    }
-
-    /// Steps 1–3 and 5–7, written once for a clip's windows and live's last window alike: a
-    /// source's frames in, the model's frames out; one window of them in, model input out.
-    struct SequenceSteps {
-        let spec: PreprocessingSpec
-        let mapper: JointMapper
-        let width: Int, height: Int
-        let parents: [Int?]
-
-        init(jointNames: [String], width: Int, height: Int, spec: PreprocessingSpec, depth: Bool) {
-            self.spec = spec; self.width = width; self.height = height
-            mapper = JointMapper(source: jointNames, layout: spec.joints, spec: spec, depth: depth)
-            parents = boneParents(spec)
-        }
-
-        /// 1. map joints, 2. resample (with `times`), 3. mark missing; nil when the times
-        /// cannot be resampled.
-        func frames(_ source: [[Float]], world: [[Float]?], times: [Double]?, sourceFPS: Double) -> [Frame]? {
-            var frames = zip(source, world).map { mapper.map($0, world: $1, width: width, height: height) }
-            if let times {
-                guard let resampled = resample(frames, times: times, sourceFPS: sourceFPS, fps: spec.fps, layoutCount: spec.joints.count)
-                else { return nil }
-                frames = resampled
-            }
-            markMissing(&frames, provided: mapper.providedCount, spec: spec)
-            return frames
-        }
-
-        /// The window from `start`: 5. keep, 6. normalise, 7. format; nil when not kept.
-        func window(_ frames: [Frame], start: Int, depth: Bool) -> Window? {
-            let w = slice(frames, start: start, spec: spec)
-            guard keep(w, spec: spec) else { return nil }
-            let normalized = normalize(w, width: width, height: height, spec: spec)
-            var window = Window(clipID: "live", label: "", split: nil, start: start,
-                                values: format(normalized, spec: spec, parents: parents), mask: w.map { $0.real ? 1 : 0 })
-            if depth { window.depth = formatDepth(normalized, spec: spec, parents: parents) }
-            return window
-        }
+        let times = times?.count == frames.count ? times : nil
+        let sequence = StreamingPreprocessor(jointNames: jointNames, width: width, height: height, spec: spec, retention: .lastWindow)
+        for (f, row) in frames.enumerated() { sequence.append(row, world: usable ? world?[f] : nil, time: times?[f]) }
+        return sequence.lastWindow()
     }
 
     // MARK: 1. map joints
@@ -528,7 +491,9 @@ public enum Preprocessing {
 
     // MARK: 2. resample
 
-    /// How many frames `resample` makes of `times` at `fps`; nil when the times do not
+    // (`StreamingPreprocessor.append` resamples, frame by frame.)
+
+    /// How many model frames resampling makes of `times` at `fps`; nil when the times do not
     /// span a finite, non-negative time or would make over `KeypointChecks.maxFrame` frames
     /// (one absurd time would otherwise ask for terabytes).
     static func resampledCount(_ times: [Double], fps: Double) -> Int? {
@@ -538,34 +503,15 @@ public enum Preprocessing {
         return Int(frames)
     }
 
-    /// Frames at `fps` from the first time: each the nearest earlier source frame; missing
-    /// when that is more than 1.5 source frame periods earlier (a gap in the source). Nil
-    /// when `resampledCount` refuses the times (`problem(with:)` says why).
-    static func resample(_ frames: [Frame], times: [Double], sourceFPS: Double, fps: Double, layoutCount: Int) -> [Frame]? {
-        guard !times.isEmpty, frames.count == times.count else { return frames }
-        guard let count = resampledCount(times, fps: fps) else { return nil }
-        let first = times[0]
-        let maxGap = sourceFPS > 0 ? 1.5 / sourceFPS : .infinity
-        var out: [Frame] = []
-        out.reserveCapacity(count)
-        var i = 0
-        for k in 0..<count {
-            let t = first + Double(k) / fps
-            while i + 1 < times.count && times[i + 1] <= t + 1e-6 { i += 1 }
-            out.append(t - times[i] > maxGap + 1e-6 ? .missing(layoutCount) : frames[i])
-        }
-        return out
-    }
-
     // MARK: 3. mark missing
 
-    static func markMissing(_ frames: inout [Frame], provided: Int, spec: PreprocessingSpec) {
+    /// A frame with fewer than `minJointShare` of the `provided` joints becomes missing.
+    static func markMissing(_ frame: inout Frame, provided: Int, spec: PreprocessingSpec) {
+        guard frame.real else { return }
         let need = max(1, Int((spec.minJointShare * Double(provided) - 1e-9).rounded(.up)))
-        for f in frames.indices where frames[f].real {
-            var present = 0
-            for j in 0..<spec.joints.count where frames[f].joints[j * 3 + 2] > 0 { present += 1 }
-            if provided == 0 || present < need { frames[f] = .missing(spec.joints.count) }
-        }
+        var present = 0
+        for j in 0..<spec.joints.count where frame.joints[j * 3 + 2] > 0 { present += 1 }
+        if provided == 0 || present < need { frame = .missing(spec.joints.count) }
     }
 
     // MARK: 4. cut
@@ -576,10 +522,6 @@ public enum Preprocessing {
         guard count > 0 else { return [] }
         if count <= spec.window { return [0] }
         return Array(Swift.stride(from: 0, through: count - spec.window, by: spec.stride))
-    }
-
-    static func slice(_ frames: [Frame], start: Int, spec: PreprocessingSpec) -> [Frame] {
-        (start..<(start + spec.window)).map { $0 < frames.count ? frames[$0] : .missing(spec.joints.count) }
     }
 
     // MARK: 5. keep

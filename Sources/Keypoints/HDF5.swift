@@ -203,6 +203,12 @@ public class HDF5Object {
         return r > 0
     }
 
+    /// Removes attribute `name` if there is one.
+    public func removeAttribute(_ name: String) throws {
+        HDF5.ready()
+        if try hasAttribute(name) { try check(H5Adelete(id, name), "cannot remove attribute \(name)") }
+    }
+
     /// Creates (or replaces) attribute `name` of `type` over `space` and writes `buffer`.
     private func writeAttribute(_ name: String, fileType: hid_t, memoryType: hid_t, space: hid_t,
                                 _ buffer: UnsafeRawPointer?) throws {

@@ -48,9 +48,9 @@ public struct Prediction: Sendable {
 }
 
 /// Turns the poses of a video, frame by frame at the model's frame rate, into action
-/// predictions: the prominent person's keypoints go into a window of the model's length,
-/// and every `stride` frames the window goes through the very preprocessing of training
-/// (`Preprocessing.window`) and the model.
+/// predictions: the prominent person's keypoints go through the very preprocessing of
+/// training (`StreamingPreprocessor`) as they come, and every `stride` frames its last
+/// window goes through the model.
 ///
 /// With `background`, the model runs on a thread of its own (`ClassifierWorker`): `push`
 /// hands the window over and returns at once, and the prediction comes out of a later
@@ -67,19 +67,15 @@ public final class ActionRecognizer {
     /// Frames by which the predictions come later than the earliest they could: people who
     /// appear together get different phases, so that their models do not all run on one frame.
     public var phase = 0
-    /// The last window's frames: BlazePose's 33 joints × (x, y in 0–1, confidence); NaN when
-    /// no person; and their times (seconds). Frames dropped by a live source leave gaps in
-    /// time, which the preprocessing's resampling fills (nearest earlier frame).
-    private var frames: [[Float]] = []
-    /// The same frames' world landmarks (`ClipKeypoints.worldRow`), for the `world` feature.
-    private var world: [[Float]] = []
-    private var times: [Double] = []
+    /// The prominent person's poses through the model's preprocessing, frame by frame, from
+    /// when they are first seen; its last window is the model input. Made at the first frame
+    /// (and again when the frame size changes: the pixel reference points depend on it).
+    private var sequence: StreamingPreprocessor?
     private var recent: [[Float]] = []
-    /// The `keypoint_filter` of the model's preprocessing, over this person's stream.
-    private let keypointSmoother = KeypointRowSmoother()
     private var frameCount = 0
     private var nextPrediction: Double?
-    private var width = 1, height = 1
+    /// The time of the last frame pushed.
+    public private(set) var lastTime: Double?
     /// A window to classify: its values and mask (nil: no person), and whose it is.
     struct Job { var window: (values: [Float], mask: [Float])?; var time: Double; var frame: Int; var personID: Int? }
     private let worker: ClassifierWorker<Job, (Job, [Float])>?
@@ -107,8 +103,7 @@ public final class ActionRecognizer {
 
     public func reset() {
         _ = worker?.finishAll()
-        frames = []; world = []; times = []; recent = []; frameCount = 0; nextPrediction = nil; finished = []
-        keypointSmoother.reset()
+        sequence = nil; recent = []; frameCount = 0; nextPrediction = nil; lastTime = nil; finished = []
     }
 
     /// With `background`: waits for the windows handed over and returns their predictions
@@ -120,9 +115,6 @@ public final class ActionRecognizer {
         return out
     }
 
-    /// The time of the last frame pushed.
-    public var lastTime: Double? { times.last }
-
     /// Adds one frame with the people found in it, `time` in seconds (frames come at the
     /// model's rate, or fewer when a live source drops some); returns a prediction every
     /// `stride` frames' worth of time (with `background`, a later frame returns it).
@@ -133,19 +125,13 @@ public final class ActionRecognizer {
     /// Adds one frame of one person (nil: not in this frame), as `push(persons:…)` does
     /// with the prominent one.
     public func push(person: Person?, width: Int, height: Int, time: Double) -> Prediction? {
-        self.width = width; self.height = height
-        var row = ClipKeypoints.row(person?.landmarks, width: width, height: height)
-        // Step 0 of the preprocessing, over the whole stream as training did over the clip.
-        if spec.keypointFilter == .oneEuro { row = keypointSmoother.smooth(row, width: width, height: height, time: time) }
-        frames.append(row)
-        if spec.features.contains(.world) { world.append(ClipKeypoints.worldRow(person?.worldLandmarks)) }
-        times.append(time)
-        // Keep one window of time (and a frame before it, for the resampling).
-        let span = Double(spec.window) / spec.fps
-        while times.count > 2 && times[1] <= time - span + 1e-6 {
-            frames.removeFirst(); times.removeFirst()
-            if !world.isEmpty { world.removeFirst() }
+        if sequence == nil || sequence?.width != width || sequence?.height != height {
+            sequence = StreamingPreprocessor(jointNames: Skeleton.blazePoseNames, width: width, height: height, spec: spec,
+                                             retention: .lastWindow)
         }
+        let world = spec.features.contains(.world) ? ClipKeypoints.worldRow(person?.worldLandmarks) : nil
+        sequence?.append(ClipKeypoints.row(person?.landmarks, width: width, height: height), world: world, time: time)
+        lastTime = time
         frameCount += 1
         let period = Double(spec.stride) / spec.fps
         // The first prediction on the stride grid once enough frames have come for a window to
@@ -158,8 +144,7 @@ public final class ActionRecognizer {
         }
         if let next = nextPrediction, time >= next {
             nextPrediction = next + period * max(1, ((time - next) / period).rounded(.down) + 1)
-            let w = Preprocessing.window(frames: frames, width: width, height: height, jointNames: Skeleton.blazePoseNames,
-                                         spec: spec, times: times, world: world.isEmpty ? nil : world)
+            let w = sequence?.lastWindow()
             let job = Job(window: w.map { ($0.values, $0.mask) }, time: time, frame: frameCount - 1, personID: person?.id)
             guard let worker else {
                 return prediction(job, Self.classify(job, classifier, modelTimes))

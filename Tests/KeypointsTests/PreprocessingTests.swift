@@ -256,6 +256,59 @@ final class PreprocessingTests: XCTestCase {
         XCTAssertNotEqual(live.values.filter { $0 != 0 }.count, 0)
     }
 
+    /// Live's sequence keeps only a window of frames, however long it runs, and its last
+    /// window after every frame is the clip's window ending there (times from a 25 fps
+    /// source, resampled to 30, with the one-euro filter on: every frame-by-frame step).
+    func testLiveSequenceEqualsClipAtEveryFrame() throws {
+        let names = Skeleton.blazePoseNames
+        var spec = PreprocessingSpec(features: [.position, .confidence, .velocity])
+        spec.keypointFilter = .oneEuro
+        let c = Self.clip(names, frames: 150, fps: 25) { t in t % 9 == 4 ? Self.missingFrame(names.count) : nil }
+        let clip = StreamingPreprocessor(jointNames: names, width: c.width, height: c.height, spec: spec, retention: .all)
+        let live = StreamingPreprocessor(jointNames: names, width: c.width, height: c.height, spec: spec, retention: .lastWindow)
+        let j = names.count * 3
+        var compared = 0
+        for f in 0..<c.frameCount {
+            let row = Array(c.keypoints[(f * j)..<((f + 1) * j)])
+            clip.append(row, time: c.times[f]); live.append(row, time: c.times[f])
+            XCTAssertEqual(live.frameCount, clip.frameCount)
+            let start = max(0, live.frameCount - spec.window)
+            let a = live.lastWindow(), b = clip.window(start: start)
+            XCTAssertEqual(a?.values, b?.values, "frame \(f)"); XCTAssertEqual(a?.mask, b?.mask)
+            if a != nil { compared += 1 }
+        }
+        XCTAssertGreaterThan(compared, 100)
+        // 150 frames at 25 fps are 5.96 s: 179 model frames; live no longer has the first ones.
+        XCTAssertEqual(live.frameCount, 179)
+        XCTAssertNotNil(clip.window(start: 0))
+        XCTAssertNil(live.window(start: 0))
+        // A stream that pauses for an hour makes only the frames a window needs.
+        live.append(Self.pose(names, t: 0), time: 3600)
+        XCTAssertEqual(live.frameCount, Int((3600 - c.times[0]) * 30 + 1e-6) + 1)
+        XCTAssertEqual(live.lastWindow()?.mask.count, spec.window)
+    }
+
+    /// Resampling frame by frame picks what resampling the whole clip would: the nearest
+    /// earlier source frame, missing past 1.5 source frames (a 60 fps source with a gap).
+    func testStreamingResamplingMatchesTheRule() {
+        let names = Skeleton.blazePoseNames
+        let spec = PreprocessingSpec(window: 1, stride: 1, normalization: .none)   // a window per model frame
+        var times = (0..<40).map { Double($0) / 60 }
+        for i in 20..<40 { times[i] += 0.1 }
+        let s = StreamingPreprocessor(jointNames: names, width: 640, height: 480, spec: spec, sourceFPS: 60, retention: .all)
+        for (i, t) in times.enumerated() { var p = Self.pose(names, t: 0); p[0] = Float(i) / 100; s.append(p, time: t) }
+        let count = Int((times.last! * 30 + 1e-6).rounded(.down)) + 1
+        XCTAssertEqual(s.frameCount, count)
+        for k in 0..<count {
+            let t = Double(k) / 30
+            let source = times.lastIndex { $0 <= t + 1e-6 }!
+            let missing = t - times[source] > 1.5 / 60 + 1e-6
+            let w = s.window(start: k)
+            if missing { XCTAssertNil(w, "model frame \(k)"); continue }
+            XCTAssertEqual(w.map { joint($0, "nose", t: 0, spec: spec)[0] }, Float(source) / 100, "model frame \(k)")
+        }
+    }
+
     /// A BlazePose clip with world landmarks: the 2-D pose of `pose(_:t:)` and, in 3-D, the
     /// same points (metres, about the hips) with depth by side, each moved by `transform`.
     static func worldClip(frames: Int, transform: (SIMD3<Float>) -> SIMD3<Float> = { $0 },

@@ -1,5 +1,6 @@
 import Foundation
 import Keypoints
+import KeypointWindows
 import TrainingFixtures
 import XCTest
 
@@ -148,6 +149,28 @@ final class ReliabilityTests: PennSliceTestCase {
         try root.setAttribute("preprocessing", spec.replacingOccurrences(of: "\"window\":32", with: "\"window\":0"))
         root.close(); try file.close()
         try assertOneLineError(["model", "inspect", model], mentions: ["a damaged weights file", "window must be in 1…10000 frames (got 0)"])
+    }
+
+    /// A weights file records the preprocessing steps its input went through: one whose
+    /// steps this poseact does not run is refused in one line; one from before the steps were
+    /// stored (none recorded) went through today's and loads.
+    func testWeightsFileStepsMustBeThisPoseact() throws {
+        let model = Self.dir.appendingPathComponent("steps.poseact.h5").path
+        try? FileManager.default.removeItem(atPath: model)
+        try FileManager.default.copyItem(atPath: try trainedRun() + "/model.poseact.h5", toPath: model)
+        func edit(_ change: (HDF5Group) throws -> Void) throws {
+            let file = try HDF5File.open(model, writable: true)
+            let root = try file.root()
+            try change(root)
+            root.close(); try file.close()
+        }
+        try edit { XCTAssertEqual(try $0.stringArrayAttribute("preprocessing_steps"), Preprocessing.steps) }
+        try edit { try $0.setAttribute("preprocessing_steps", ["mapJoints", "rotate", "format"]) }
+        try assertOneLineError(["model", "inspect", model],
+                               mentions: ["preprocessing steps mapJoints → rotate → format", "this poseact runs filter → mapJoints", "train it again"])
+        try edit { try $0.removeAttribute("preprocessing_steps") }
+        let old = try poseact(["model", "inspect", model])
+        XCTAssertEqual(old.status, 0, old.stderr)
     }
 
     /// Bytes of a weights file and of a store changed at random (seeded), or the file cut
