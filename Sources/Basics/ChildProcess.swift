@@ -112,6 +112,20 @@ public enum ChildProcess {
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
+    /// A pipe, [read end, write end], both closed on exec. pipe2 is not in Swift's Glibc:
+    /// close-on-exec is set under the lock `start` spawns under, so no child started on
+    /// another thread (crossval runs several) inherits the write end, which would keep a
+    /// read of the pipe waiting until that child ends too.
+    public static func pipeClosedOnExec() throws -> [Int32] {
+        var ends: [Int32] = [0, 0]
+        lock.lock()
+        let made = pipe(&ends) == 0, failure = errno
+        if made { for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) } }
+        lock.unlock()
+        guard made else { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO) }
+        return ends
+    }
+
     /// Runs `executable` as `start` does and hands `line` each line it prints, as it comes
     /// (stdout and stderr through one pipe; stdout to `output` instead, when given), then
     /// waits for it: its exit status as `wait` gives it, or nil when poseact is stopping.
@@ -124,15 +138,7 @@ public enum ChildProcess {
                            longestLine: Int = 4096, longestJSONLine: Int = 1 << 20,
                            started: (pid_t) -> Void = { _ in }, bytes: (UnsafeRawBufferPointer) -> Void = { _ in },
                            line: (String) -> Void) throws -> Int32? {
-        var ends: [Int32] = [0, 0]
-        // pipe2 is not in Swift's Glibc: close-on-exec is set under the lock `start` spawns
-        // under, so no child started on another thread (crossval runs several) inherits the
-        // write end, which would keep this read waiting until that child ends too.
-        lock.lock()
-        let made = pipe(&ends) == 0, failure = errno
-        if made { for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) } }
-        lock.unlock()
-        guard made else { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO) }
+        let ends = try pipeClosedOnExec()
         let pid: pid_t?
         do { pid = try start(executable, arguments, output: output ?? ends[1], errors: ends[1]) } catch {
             close(ends[0]); close(ends[1])

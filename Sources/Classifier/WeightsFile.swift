@@ -103,6 +103,18 @@ extension ActionClassifier {
     /// The group of member `m`'s tensors: `weights`, then `weights.1`, `weights.2`, …
     static func weightsGroup(_ m: Int) -> String { m == 0 ? "weights" : "weights.\(m)" }
 
+    /// Refuses a file whose input went through other preprocessing steps than this poseact
+    /// runs. A file from before the steps were stored went through these very steps.
+    private static func checkSteps(_ root: HDF5Group, path: String) throws {
+        guard try root.hasAttribute("preprocessing_steps") else { return }
+        let steps = try root.stringArrayAttribute("preprocessing_steps")
+        guard steps == Preprocessing.steps else {
+            throw ModelFileError("\(path): its input went through the preprocessing steps "
+                + "\(OneLine.excerpt(steps.joined(separator: " → "))), this poseact runs \(Preprocessing.steps.joined(separator: " → ")): "
+                + "use the poseact that made it, or train it again")
+        }
+    }
+
     /// Reads a weights file (or a checkpoint); every tensor is checked against the architecture.
     public static func load(path: String, maxBatch: Int = inferenceBatch) throws -> ActionClassifier {
         guard FileManager.default.fileExists(atPath: path) else { throw ModelFileError("\(path): no such file") }
@@ -120,15 +132,7 @@ extension ActionClassifier {
         do {
             let labels = try root.stringArrayAttribute("labels")
             let spec = try PreprocessingSpec.fromJSON(try root.stringAttribute("preprocessing"))
-            // A file from before the steps were stored went through these very steps.
-            if try root.hasAttribute("preprocessing_steps") {
-                let steps = try root.stringArrayAttribute("preprocessing_steps")
-                guard steps == Preprocessing.steps else {
-                    throw ModelFileError("\(path): its input went through the preprocessing steps "
-                        + "\(OneLine.excerpt(steps.joined(separator: " → "))), this poseact runs \(Preprocessing.steps.joined(separator: " → ")): "
-                        + "use the poseact that made it, or train it again")
-                }
-            }
+            try checkSteps(root, path: path)
             let arch = try JSONLines.decode(Architecture.self, from: try root.stringAttribute("architecture"))
             let training = TrainingRecord(json: (try? root.stringAttribute("training")) ?? "{}")
             let count = v >= 2 ? try root.intAttribute("members") : 1

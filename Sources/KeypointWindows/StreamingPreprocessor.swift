@@ -1,5 +1,3 @@
-import Keypoints
-
 /// The preprocessing of one pose sequence, fed a source frame at a time: the one path both
 /// a clip's windows (`Preprocessing.windows(of:)`) and `live`'s last window go through.
 ///

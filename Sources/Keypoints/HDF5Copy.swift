@@ -116,63 +116,87 @@ enum HDF5Copy {
         }
     }()
 
+    /// One copy in a child process: its budget and deadline, a folder for it, the child,
+    /// its outcome; with `keep`, the copy opened.
     private static func attempt(_ path: String, keep: Bool) throws -> hid_t {
         _ = sweptTemporary
-        // The bytes the file takes on disk: a sparse file's size is no promise of data.
+        let budget = bytesBudget(path)
+        // Generous: about 20 MB/s of declared data, the budget's worst case.
+        let seconds = min(60 + budget / 20_000_000, 86_400)
+        let folder = try copyFolder(for: path)
+        let copy = folder + "/copy.h5"
+        defer { unlink(copy); rmdir(folder) }
+        // Closed on exec from the start: a program another thread starts meanwhile must not
+        // hold the write end, or the read of the child's message would wait on it.
+        let pipeEnds: [Int32]
+        do { pipeEnds = try ChildProcess.pipeClosedOnExec() } catch { throw HDF5Error("\(path): cannot check the file (\(error))") }
+        defer { close(pipeEnds[0]) }
+        let pid: pid_t
+        do { pid = try startCopier(path, to: copy, budget: budget, seconds: seconds, message: pipeEnds[1]) } catch {
+            close(pipeEnds[1]); throw error
+        }
+        close(pipeEnds[1])
+        let status = try waitForCopier(pid, path: path, seconds: seconds)
+        try checkCopierExit(status, path: path, message: pipeEnds[0])
+        return keep ? try HDF5File.openKept(copy, shownAs: path) : -1
+    }
+
+    /// What the copy may declare: `maxExpansion` times the bytes the file takes on disk (a
+    /// sparse file's size is no promise of data), at least `smallFileBudget`.
+    private static func bytesBudget(_ path: String) -> Int {
         var st = stat()
         let allocated = stat(path, &st) == 0 ? min(Int(st.st_size), Int(st.st_blocks) &* 512) : 0
         let (scaled, overflow) = allocated.multipliedReportingOverflow(by: maxExpansion)
-        let budget = overflow ? Int.max : max(smallFileBudget, scaled)
-        // Generous: about 20 MB/s of declared data, the budget's worst case.
-        let seconds = min(60 + budget / 20_000_000, 86_400)
+        return overflow ? Int.max : max(smallFileBudget, scaled)
+    }
+
+    /// A new private folder for the copy in the temporary folder.
+    private static func copyFolder(for path: String) throws -> String {
         let temporary = NSTemporaryDirectory()
         var template = Array(((temporary.hasSuffix("/") ? temporary : temporary + "/") + "poseact-hdf5-\(Leftovers.tag)-XXXXXX").utf8CString)
-        guard let folderPointer = mkdtemp(&template) else {
+        guard let folder = mkdtemp(&template) else {
             throw HDF5Error("\(path): cannot make a folder to copy it into in \(temporary) (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder")
         }
-        let folder = String(cString: folderPointer)
-        let copy = folder + "/copy.h5"
-        defer { unlink(copy); rmdir(folder) }
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw HDF5Error("\(path): cannot check the file (\(String(cString: strerror(errno))))") }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        defer { close(pipeEnds[0]) }
+        return String(cString: folder)
+    }
+
+    /// Forks the child that copies `path` to `copy`; a refusal is written to `message`.
+    private static func startCopier(_ path: String, to copy: String, budget: Int, seconds: Int, message: Int32) throws -> pid_t {
         fflush(stdout); fflush(stderr)
         let parent = getpid()
         let pid = fork()
-        if pid < 0 {
-            close(pipeEnds[1])
-            throw HDF5Error("\(path): cannot check the file (fork failed: \(String(cString: strerror(errno))))")
+        if pid < 0 { throw HDF5Error("\(path): cannot check the file (fork failed: \(String(cString: strerror(errno))))") }
+        guard pid == 0 else { return pid }
+        // The child: it dies with its parent and by its deadline (so the descriptors it
+        // shares, a lock or the studio's socket, go with the parent's), hears signals as a
+        // fresh process, and its output is not the user's. (It keeps the other descriptors:
+        // libhdf5's files open in the parent are open in the child too, and a file the
+        // parent still has open is reached through them.)
+        ChildProcess.dieWithParent(parent)
+        alarm(UInt32(seconds + 5))
+        for signal in [SIGINT, SIGTERM, SIGPIPE] { Glibc.signal(signal, SIG_DFL) }
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        sigprocmask(SIG_SETMASK, &mask, nil)
+        let devNull = Glibc.open("/dev/null", O_RDWR)
+        if devNull >= 0 { dup2(devNull, 0); dup2(devNull, 1); dup2(devNull, 2) }
+        do {
+            try copyWhole(path, to: copy, budget: budget)
+            _exit(0)
+        } catch {
+            let line = Array("\(error)".utf8.prefix(1000))
+            _ = line.withUnsafeBytes { write(message, $0.baseAddress, $0.count) }
+            _exit(3)
         }
-        if pid == 0 {
-            // The child: it dies with its parent and by its deadline (so the descriptors it
-            // shares, a lock or the studio's socket, go with the parent's), hears signals as a
-            // fresh process, and its output is not the user's. (It keeps the other
-            // descriptors: libhdf5's files open in the parent are open in the child too, and
-            // a file the parent still has open is reached through them.)
-            ChildProcess.dieWithParent(parent)
-            alarm(UInt32(seconds + 5))
-            for signal in [SIGINT, SIGTERM, SIGPIPE] { Glibc.signal(signal, SIG_DFL) }
-            var mask = sigset_t()
-            sigemptyset(&mask)
-            sigprocmask(SIG_SETMASK, &mask, nil)
-            let devNull = Glibc.open("/dev/null", O_RDWR)
-            if devNull >= 0 { dup2(devNull, 0); dup2(devNull, 1); dup2(devNull, 2) }
-            do {
-                try copyWhole(path, to: copy, budget: budget)
-                _exit(0)
-            } catch {
-                let line = Array("\(error)".utf8.prefix(1000))
-                _ = line.withUnsafeBytes { write(pipeEnds[1], $0.baseAddress, $0.count) }
-                _exit(3)
-            }
-        }
-        close(pipeEnds[1])
+    }
+
+    /// The child's wait status; past its deadline it is killed (`Outcome.timedOut`).
+    private static func waitForCopier(_ pid: pid_t, path: String, seconds: Int) throws -> Int32 {
         let deadline = Date().addingTimeInterval(TimeInterval(seconds))
         var status: Int32 = 0
         while true {
             let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { break }
+            if r == pid { return status }
             if r < 0 && errno != EINTR {
                 let reason = String(cString: strerror(errno))
                 kill(pid, SIGKILL)
@@ -185,6 +209,11 @@ enum HDF5Copy {
             }
             usleep(2_000)
         }
+    }
+
+    /// A child that crashed, refused the file (its one line, from `message`) or failed, as
+    /// one line.
+    private static func checkCopierExit(_ status: Int32, path: String, message: Int32) throws {
         let signal = status & 0x7f
         if signal != 0 {
             throw HDF5Error("\(path): damaged or hostile HDF5: libhdf5 crashed reading it (\(String(cString: strsignal(signal)))), in a separate process; it was not opened. If another tool wrote it, check it there (h5dump) and save it again")
@@ -192,13 +221,12 @@ enum HDF5Copy {
         let code = (status >> 8) & 0xff
         if code == 3 {
             var bytes = [UInt8](repeating: 0, count: 1000)
-            let n = read(pipeEnds[0], &bytes, bytes.count)
+            let n = read(message, &bytes, bytes.count)
             throw HDF5Error(n > 0 ? String(decoding: bytes[0..<n], as: UTF8.self) : "\(path): cannot read it")
         }
         if code != 0 {
             throw HDF5Error("\(path): damaged or hostile HDF5: libhdf5 failed reading it (exit \(code)), in a separate process; it was not opened")
         }
-        return keep ? try HDF5File.openKept(copy, shownAs: path) : -1
     }
 
     /// The child's work: `path` read whole and written to `copy`, refusing what a file may not do.

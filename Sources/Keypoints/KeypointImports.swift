@@ -257,29 +257,25 @@ public enum ForeignKeypoints {
     /// picture, as MediaPipe gives them; or a list of such frames, a frame's landmarks also
     /// as a list of people, the first kept). `time` is optional (frames `1/fps` apart).
     private static func mediaPipe(_ path: String, fps: Double, size: (width: Int, height: Int)?) throws -> RawClip {
-        let json = try ForeignJSON.load(path)
-        guard let frames = json["frames"]?.array ?? json.array else {
+        let file = try ForeignJSON.load(path, as: MediaPipeLandmarksFile.self, lines: MediaPipeFrame.self) {
+            MediaPipeLandmarksFile(frames: $0)
+        }
+        guard let frames = file.frames else {
             throw DatasetError("\(path): not MediaPipe pose landmarks (a \"frames\" list)")
         }
         // The frames' shape first: a file that is no clip at all is said to be one, not told
         // to give --size.
-        func landmarks(_ entry: ForeignJSON) -> [ForeignJSON]? {
-            var list = entry["landmarks"] ?? entry["pose_landmarks"] ?? entry
-            if let people = list.array, let first = people.first, first.isArray { list = first }
-            guard let items = list.array else { return nil }
-            return items.isEmpty || (items.count == 33 && items.allSatisfy(\.isObject)) ? items : nil
-        }
-        if let n = frames.firstIndex(where: { landmarks($0) == nil }) {
+        if let n = frames.firstIndex(where: { $0.landmarks == nil }) {
             throw DatasetError("\(path): frame \(n + 1) needs 33 landmarks (or none), each with x and y")
         }
         var width = size?.width, height = size?.height
-        if json["width"] != nil || json["height"] != nil {
-            for (name, value) in [("width", json["width"]), ("height", json["height"])]
+        if file.width != nil || file.height != nil {
+            for (name, value) in [("width", file.width), ("height", file.height)]
                 where value?.number.flatMap(KeypointChecks.pixels) == nil {
                 throw DatasetError("\(path): " + KeypointChecks.sizeProblem(name, ForeignJSON.shown(value))
                     + " (give both in pixels, or neither and --size WIDTHxHEIGHT)")
             }
-            width = KeypointChecks.pixels(json["width"]!.number!); height = KeypointChecks.pixels(json["height"]!.number!)
+            width = KeypointChecks.pixels(file.width!.number!); height = KeypointChecks.pixels(file.height!.number!)
         }
         guard let width, let height else {
             throw DatasetError("\(path): MediaPipe's landmarks are normalised and the file does not say the picture's size: give --size WIDTHxHEIGHT")
@@ -288,10 +284,10 @@ public enum ForeignKeypoints {
             throw DatasetError("\(path): \(frames.count) frames, over the \(KeypointChecks.maxFrame) of a clip: split it into clips")
         }
         var poses: [Pose2D?] = [], times: [Double]? = []
-        for (n, entry) in frames.enumerated() {
+        for (n, frame) in frames.enumerated() {
             // Times are the file's only where every frame gives one; a time that is not a
             // number is the file's mistake, not a frame without a time.
-            if let time = entry["time"], !time.isNull {
+            if let time = frame.time, !time.isNull {
                 guard let t = time.number else {
                     throw DatasetError("\(path): frame \(n + 1): time '\(ForeignJSON.shown(time))' is not a number of seconds")
                 }
@@ -299,15 +295,15 @@ public enum ForeignKeypoints {
             } else {
                 times = nil
             }
-            let landmarks = landmarks(entry) ?? []
+            let landmarks = frame.landmarks ?? []
             if landmarks.isEmpty { poses.append(nil); continue }
             var pose: Pose2D = []
             pose.reserveCapacity(33)
             for (j, l) in landmarks.enumerated() {
-                guard let x = l["x"]?.number, let y = l["y"]?.number else {
+                guard let x = l.x?.number, let y = l.y?.number else {
                     throw DatasetError("\(path): frame \(n + 1), landmark \(j + 1) lacks a numeric x or y")
                 }
-                pose.append((x * Double(width), y * Double(height), l["visibility"]?.number ?? 1))
+                pose.append((x * Double(width), y * Double(height), l.visibility?.number ?? 1))
             }
             poses.append(pose)
         }
@@ -493,6 +489,56 @@ struct OpenPoseFrame: Decodable {
     var people: [Person]
 }
 
+/// MediaPipe's pose landmarks as an import reads them, in the layouts tools write: an object
+/// with `width`, `height` and `frames`, or the list of frames itself, or one frame a line
+/// (JSON Lines). What a message quotes stays as the file has it (`ForeignJSON`).
+struct MediaPipeLandmarksFile: Decodable {
+    var width: ForeignJSON?, height: ForeignJSON?
+    /// nil: neither a "frames" list nor a list of frames.
+    var frames: [MediaPipeFrame]?
+    enum CodingKeys: String, CodingKey { case width, height, frames }
+
+    init(frames: [MediaPipeFrame]) { self.frames = frames }
+
+    init(from decoder: Decoder) throws {
+        guard let c = try? decoder.container(keyedBy: CodingKeys.self) else {
+            frames = try? [MediaPipeFrame](from: decoder)
+            return
+        }
+        width = try c.raw(.width); height = try c.raw(.height)
+        frames = try? c.decode([MediaPipeFrame].self, forKey: .frames)
+    }
+}
+
+/// One MediaPipe frame: an object with its `time` and its `landmarks` (or `pose_landmarks`),
+/// or the landmark list itself; a list of people's lists is the first person's.
+struct MediaPipeFrame: Decodable {
+    struct Landmark {
+        var x: ForeignJSON?, y: ForeignJSON?, visibility: ForeignJSON?
+    }
+    var time: ForeignJSON?
+    /// 33 landmarks, or none (no person); nil when the frame holds anything else.
+    var landmarks: [Landmark]?
+    enum CodingKeys: String, CodingKey { case time, landmarks, poseLandmarks = "pose_landmarks" }
+
+    init(from decoder: Decoder) throws {
+        guard let c = try? decoder.container(keyedBy: CodingKeys.self) else {
+            landmarks = Self.landmarks(try? [ForeignJSON](from: decoder))
+            return
+        }
+        time = try c.raw(.time)
+        let key: CodingKeys? = c.contains(.landmarks) ? .landmarks : c.contains(.poseLandmarks) ? .poseLandmarks : nil
+        landmarks = key.flatMap { Self.landmarks(try? c.decode([ForeignJSON].self, forKey: $0)) }
+    }
+
+    private static func landmarks(_ list: [ForeignJSON]?) -> [Landmark]? {
+        guard var items = list else { return nil }
+        if let people = items.first?.array { items = people }
+        guard items.isEmpty || (items.count == 33 && items.allSatisfy(\.isObject)) else { return nil }
+        return items.map { Landmark(x: $0["x"], y: $0["y"], visibility: $0["visibility"]) }
+    }
+}
+
 extension KeyedDecodingContainer {
     /// The value under `key` as the file has it (a null is `.null`, so a message can quote
     /// it); nil when the key is absent.
@@ -549,40 +595,32 @@ indirect enum ForeignJSON: Decodable {
     }
 
     static func load(_ path: String) throws -> ForeignJSON {
-        // Refused before reading: the tree takes about 8 times the file.
-        try KeypointChecks.checkFileSize(path, what: "a JSON keypoint file")
-        let data: Data
-        do { data = try InputFile.read(path, limit: KeypointChecks.maxFileBytes, what: "JSON keypoint file") } catch let error as InputFileError {
-            throw DatasetError(error.message)
-        }
-        do {
-            return try JSONDecoder().decode(ForeignJSON.self, from: data)
-        } catch {
-            // JSON Lines: one value a line.
-            let lines = data.split(separator: UInt8(ascii: "\n")).filter { !$0.allSatisfy { $0 == 32 || $0 == 13 } }
-            if lines.count > 1 {
-                var values: [ForeignJSON] = []
-                values.reserveCapacity(lines.count)
-                for line in lines {
-                    guard let value = try? JSONDecoder().decode(ForeignJSON.self, from: Data(line)) else { values = []; break }
-                    values.append(value)
-                }
-                if !values.isEmpty { return .array(values) }
-            }
-            throw DatasetError("\(path): not valid JSON (\(OneLine.excerpt(Self.reason(error))))")
-        }
+        try load(path, as: ForeignJSON.self, lines: ForeignJSON.self) { .array($0) }
     }
 
     /// The file at `path` as `T`, a format's schema: its size checked first, bytes that are
     /// not JSON refused in one line; JSON of another shape is the `DecodingError` the caller
     /// words for its format.
     static func load<T: Decodable>(_ path: String, as type: T.Type) throws -> T {
+        try load(path, as: type) { _ in nil }
+    }
+
+    /// The same, or a file of one `Line` a line (JSON Lines, more than one line) `joined`.
+    static func load<T: Decodable, Line: Decodable>(_ path: String, as type: T.Type, lines: Line.Type,
+                                                    joined: ([Line]) -> T) throws -> T {
+        try load(path, as: type) { text in (try? text.map { try JSONDecoder().decode(lines, from: Data($0)) }).map(joined) }
+    }
+
+    private static func load<T: Decodable>(_ path: String, as type: T.Type, orLines: ([Data.SubSequence]) -> T?) throws -> T {
+        // Refused before reading: a tree takes about 8 times the file.
         try KeypointChecks.checkFileSize(path, what: "a JSON keypoint file")
         let data: Data
         do { data = try InputFile.read(path, limit: KeypointChecks.maxFileBytes, what: "JSON keypoint file") } catch let error as InputFileError {
             throw DatasetError(error.message)
         }
         do { return try JSONDecoder().decode(type, from: data) } catch let error as DecodingError where error.isSyntaxError {
+            let lines = data.split(separator: UInt8(ascii: "\n")).filter { !$0.allSatisfy { $0 == 32 || $0 == 13 } }
+            if lines.count > 1, let value = orLines(lines) { return value }
             throw DatasetError("\(path): not valid JSON (\(OneLine.excerpt(Self.reason(error))))")
         }
     }

@@ -30,7 +30,15 @@ extension Studio {
         }
     }
 
+    /// Every route of the studio: the page and its actions, the project's data, its files.
     func addRoutes(_ router: Router<BasicRequestContext>, access: PageAccess) {
+        addPageRoutes(router, access: access)
+        addDataRoutes(router)
+        addFileRoutes(router)
+    }
+
+    /// The page, its state, and the actions it posts.
+    private func addPageRoutes(_ router: Router<BasicRequestContext>, access: PageAccess) {
         router.get("/") { [self] _, _ in
             let page = Self.page.filled(["state": .json(state()), "query": .text(access.query)])
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
@@ -51,29 +59,13 @@ extension Studio {
                 return Self.json(try perform(action, body))
             }
         }
-        router.get("/data/clips") { [self] _, _ in
-            Self.answer {
-                let store = try KeypointStore(path: project.path(StudioProject.store))
-                struct Row: Encodable { let id: String, label: String, split: String, frames: Int, source: String, start: Double }
-                let clips = store.entries.map { Row(id: $0.id, label: $0.label, split: $0.split ?? "", frames: $0.frames, source: $0.source, start: $0.start ?? 0) }
-                return Self.json(clips)
-            }
-        }
+    }
+
+    /// The project's clips, poses and per-video files, as JSON (labels as CSV).
+    private func addDataRoutes(_ router: Router<BasicRequestContext>) {
+        router.get("/data/clips") { [self] _, _ in Self.answer { Self.json(try clips()) } }
         router.get("/data/clip") { [self] request, _ in
-            Self.answer {
-                let id = request.uri.queryParameters["id"].map(String.init) ?? ""
-                let store = try KeypointStore(path: project.path(StudioProject.store))
-                guard store.contains(id) else { throw StudioProject.ProjectError("\(id): no such clip in keypoints.h5") }
-                let clip = try store.read(id)
-                let video = URL(fileURLWithPath: clip.source).standardizedFileURL.path
-                struct Body: Encodable {
-                    let id: String, label: String, video: String, start: Double, times: [Double], joints: Int, keypoints: [Double], edges: [[Int]]
-                }
-                return Self.json(Body(id: clip.id, label: clip.label, video: knownVideos().contains(video) ? video : "", start: clip.start ?? 0,
-                                      times: clip.times, joints: clip.jointNames.count,
-                                      keypoints: clip.keypoints.map { $0.isFinite ? (Double($0) * 1000).rounded() / 1000 : -1 },
-                                      edges: Self.edges(clip.jointNames)))
-            }
+            Self.answer { Self.json(try clip(request.uri.queryParameters["id"].map(String.init) ?? "")) }
         }
         router.get("/data/poses") { [self] request, _ in
             Self.answer { Self.json(try poses(request.uri.queryParameters["video"].map(String.init))) }
@@ -93,6 +85,34 @@ extension Studio {
                 }
             }
         }
+    }
+
+    struct ClipRow: Encodable { let id: String, label: String, split: String, frames: Int, source: String, start: Double }
+
+    /// The store's clips, one row each.
+    func clips() throws -> [ClipRow] {
+        let store = try KeypointStore(path: project.path(StudioProject.store))
+        return store.entries.map { ClipRow(id: $0.id, label: $0.label, split: $0.split ?? "", frames: $0.frames, source: $0.source, start: $0.start ?? 0) }
+    }
+
+    struct ClipBody: Encodable {
+        let id: String, label: String, video: String, start: Double, times: [Double], joints: Int, keypoints: [Double], edges: [[Int]]
+    }
+
+    /// One clip's keypoints (missing: -1) and skeleton, and its video when the project has it.
+    func clip(_ id: String) throws -> ClipBody {
+        let store = try KeypointStore(path: project.path(StudioProject.store))
+        guard store.contains(id) else { throw StudioProject.ProjectError("\(id): no such clip in keypoints.h5") }
+        let clip = try store.read(id)
+        let video = URL(fileURLWithPath: clip.source).standardizedFileURL.path
+        return ClipBody(id: clip.id, label: clip.label, video: knownVideos().contains(video) ? video : "", start: clip.start ?? 0,
+                        times: clip.times, joints: clip.jointNames.count,
+                        keypoints: clip.keypoints.map { $0.isFinite ? (Double($0) * 1000).rounded() / 1000 : -1 },
+                        edges: Self.edges(clip.jointNames))
+    }
+
+    /// The videos, the evaluation reports and the exports, as files.
+    private func addFileRoutes(_ router: Router<BasicRequestContext>) {
         router.get("/media") { [self] request, context in
             let path: String
             do { path = try knownVideo(request.uri.queryParameters["path"].map(String.init)) } catch {

@@ -68,6 +68,63 @@ final class ForeignKeypointTests: XCTestCase {
         XCTAssertEqual(clip.framesWithPerson, 2)
     }
 
+    /// Every layout of MediaPipe landmarks poseact reads, and what each wrong shape is told:
+    /// the frames under "frames" or as the list itself, or one JSON value a line; a frame's
+    /// landmarks under "landmarks" or "pose_landmarks", or the frame itself, or a list of
+    /// people (the first kept).
+    func testMediaPipeLayouts() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-mediapipe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Landmark j of person p at x = (j + 100 p) / 1000.
+        func landmarks(_ p: Int = 0, y: String = "0.5") -> String {
+            "[" + (0..<33).map { #"{"x":\#(Double($0 + 100 * p) / 1000),"y":\#(y),"z":0,"visibility":0.75}"# }.joined(separator: ",") + "]"
+        }
+        func read(_ text: String, size: (width: Int, height: Int)? = (1000, 500)) throws -> ClipKeypoints {
+            let p = dir.appendingPathComponent("m\(text.hashValue).json").path
+            try text.write(toFile: p, atomically: true, encoding: .utf8)
+            return try ForeignKeypoints.read(p, format: .mediapipe, id: "c", label: "l", split: nil, fps: 25, size: size)
+        }
+        let good: [(String, String, [Double], [Float?])] = [
+            ("frames, times", #"{"width":1000,"height":500,"frames":[{"time":0,"landmarks":\#(landmarks())},{"time":0.1,"pose_landmarks":\#(landmarks(1))}]}"#,
+             [0, 0.1], [0, 100]),
+            ("a list of frames, people", #"[{"landmarks":[\#(landmarks(2)),\#(landmarks(1))]},{"landmarks":[]},{"landmarks":[[]]}]"#,
+             [0, 0.04, 0.08], [200, nil, nil]),
+            ("a list of landmark lists", "[\(landmarks(3)),\(landmarks())]", [0, 0.04], [300, 0]),
+            ("JSON Lines", #"{"time":1,"landmarks":\#(landmarks())}"# + "\n" + #"{"time":1.5,"landmarks":\#(landmarks(1))}"# + "\n",
+             [0, 0.5], [0, 100]),
+            ("a time missing: frame/fps", #"[{"time":null,"landmarks":\#(landmarks())},{"time":0.3,"landmarks":\#(landmarks())}]"#,
+             [0, 0.04], [0, 0]),
+        ]
+        for (what, text, times, noseX) in good {
+            let clip = try read(text)
+            XCTAssertEqual(clip.times, times, accuracy: 1e-9, what)
+            for (f, x) in noseX.enumerated() {
+                if let x { XCTAssertEqual(value(clip, "nose", frame: f)?.x ?? -1, x, accuracy: 1e-3, "\(what), frame \(f + 1)") }
+                else { XCTAssertTrue(value(clip, "nose", frame: f)?.x.isNaN ?? false, "\(what), frame \(f + 1): no person") }
+            }
+            XCTAssertEqual(value(clip, "nose", frame: 0)?.c ?? 0, 0.75, accuracy: 1e-6, what)
+        }
+        let bad: [(String, String, String)] = [
+            ("frames not a list", #"{"width":1000,"height":500,"frames":3}"#, #"not MediaPipe pose landmarks (a "frames" list)"#),
+            ("an object of no frames", #"{"landmarks":\#(landmarks())}"#, #"not MediaPipe pose landmarks (a "frames" list)"#),
+            ("numbers for landmarks", #"{"frames":[{"landmarks":\#(landmarks())},{"landmarks":[1,2]}]}"#, "frame 2 needs 33 landmarks (or none), each with x and y"),
+            ("null landmarks", #"{"frames":[{"landmarks":null}]}"#, "frame 1 needs 33 landmarks"),
+            ("a frame of no landmarks", #"{"frames":[{"time":0}]}"#, "frame 1 needs 33 landmarks"),
+            ("32 landmarks", #"[[\#((0..<32).map { _ in #"{"x":0,"y":0}"# }.joined(separator: ","))]]"#, "frame 1 needs 33 landmarks"),
+            ("a y that is text", #"[{"landmarks":\#(landmarks(y: #""a""#))}]"#, "frame 1, landmark 1 lacks a numeric x or y"),
+            ("a width that is text", #"{"width":"wide","height":500,"frames":[]}"#, "width"),
+            ("a time that is text", #"[{"time":0,"landmarks":[]},{"time":"soon","landmarks":[]}]"#, "frame 2: time 'soon' is not a number of seconds"),
+            ("no frames", "[]", "no frames"),
+        ]
+        for (what, text, words) in bad {
+            XCTAssertThrowsError(try read(text), what) { error in
+                XCTAssertTrue("\(error)".contains(words), "\(what): \(error)")
+                XCTAssertFalse("\(error)".contains("\n"), what)
+            }
+        }
+    }
+
     func testNTUSkeletonTakesItsActionAsLabel() throws {
         let sources = try ForeignDataset.scan(samples.appendingPathComponent("ntu").path, label: nil)
         XCTAssertEqual(sources.map(\.label), ["A010"])
