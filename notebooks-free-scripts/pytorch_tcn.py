@@ -31,8 +31,9 @@ of the weights and batch-norm statistics, WeightAverage.swift's rule).
 The preprocessing section is accepted but not applied: the spec stored in the windows file
 is what counts, as in poseact. Refused at anything but the default: model.pooling other
 than mean, training.window_weighting clip, augmentation.turn_degrees (a windows file
-has no depth; poseact refuses it on one too), and model.streams (poseact trains one net
-per stream; here run once per stream, on a windows file with that stream's features).
+has no depth; poseact refuses it on one too), model.pretrained and training.freeze_epochs
+(the mirror is the from-random-weights yardstick), and model.streams (poseact trains one
+net per stream; here run once per stream, on a windows file with that stream's features).
 
 What mirrors poseact bit for bit (same SplitMix64 streams): the TCN's initial weights, the
 validation clips, the cross-validation folds, each epoch's shuffle and every augmentation
@@ -65,11 +66,11 @@ DEFAULTS = {
                       "keypoint_filter": "none", "features": ["position", "confidence", "velocity"]},
     "model": {"type": "tcn", "channels": 128, "dilations": [1, 2, 4, 8], "kernel": 5, "blocks": [64, 64, 128, 128],
               "streams": [], "stream_weights": [], "dropout": 0.1, "pooling": "mean", "flip_average": True,
-              "input_norm": False},
+              "input_norm": False, "pretrained": "none"},
     "optimizer": {"name": "adamw", "learning_rate": 0.001, "min_learning_rate": 0.00001, "warmup_epochs": 1,
                   "weight_decay": 0.01, "gradient_clip": 5, "batch_size": 32},
     "training": {"epochs": 40, "patience": 0, "keep": "last", "class_weighting": "none", "window_weighting": "window",
-                 "label_smoothing": 0, "ema_epochs": 5, "seed": 1, "threads": 0},
+                 "label_smoothing": 0, "ema_epochs": 5, "freeze_epochs": 0, "seed": 1, "threads": 0},
     "augmentation": {"flip": True, "rotation_degrees": 0, "scale": [1, 1], "translation": 0, "jitter": 0,
                      "time_stretch": [1, 1], "drop_frames": 0, "occlude": 0, "turn_degrees": 0, "mixup": 0},
 }
@@ -272,6 +273,9 @@ def load_config(path):
     occlude = float(cfg["augmentation"]["occlude"] or 0)
     if not 0 <= occlude <= 1:
         sys.exit(f"{path}: augmentation.occlude must be in [0, 1], not {occlude}")
+    if cfg["model"]["pretrained"] != "none" or int(cfg["training"]["freeze_epochs"] or 0) != 0:
+        sys.exit("model.pretrained / training.freeze_epochs: the mirror trains from random weights only (the yardstick "
+                 "beside a pretrained run); set model.pretrained: none and training.freeze_epochs: 0")
     if float(cfg["augmentation"]["turn_degrees"] or 0) != 0:
         sys.exit(f"augmentation.turn_degrees {cfg['augmentation']['turn_degrees']}: a windows file has no depth, which "
                  "the turn needs (poseact refuses it on a windows file too); set it to 0")

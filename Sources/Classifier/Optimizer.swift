@@ -35,10 +35,22 @@ public final class AdamOptimizer {
         self.weightDecay = weightDecay
         m = parameters.map { FloatBuffer(count: $0.count) }
         v = parameters.map { FloatBuffer(count: $0.count) }
+        held = [Bool](repeating: false, count: parameters.count)
     }
 
     /// Sets every parameter's gradient to zero (backward passes accumulate).
     public func zeroGrad() { for p in parameters { p.zeroGrad() } }
+
+    /// Keeps the next `step` from moving every parameter but those `moving` names: their
+    /// gradients are zeroed and they skip it (no decay, moments unchanged).
+    public func holdAll(but moving: (String) -> Bool) {
+        for (j, p) in parameters.enumerated() {
+            held[j] = !moving(p.name)
+            if held[j] { p.zeroGrad() }
+        }
+    }
+    /// Parameters the next step leaves as they are (`holdAll(but:)`).
+    private var held: [Bool]
 
     /// Scales all gradients so that their global L2 norm is at most `maxNorm`; returns the
     /// norm before scaling.
@@ -66,7 +78,8 @@ public final class AdamOptimizer {
         let b1 = beta1, b2 = beta2, eps = eps
         let correction1 = Float(1 - pow(Double(beta1), Double(step)))
         let correction2 = Float(1 - pow(Double(beta2), Double(step)))
-        for (j, p) in parameters.enumerated() {
+        defer { for j in held.indices { held[j] = false } }
+        for (j, p) in parameters.enumerated() where !held[j] {
             let w = p.value.pointer, g = p.grad.pointer, mj = m[j].pointer, vj = v[j].pointer
             var l2: Float = 0, decoupled: Float = 0
             if p.decays {

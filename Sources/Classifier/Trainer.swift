@@ -56,7 +56,9 @@ public final class Trainer {
     let augment: Bool
     var augmenter: WindowAugmenter
 
-    public init(config: TrainingConfig, data: TrainingData, classifier: ActionClassifier? = nil) {
+    /// `classifier`: the net of a checkpoint, resumed; else a new one, from `backbone`'s
+    /// weights (all but the head) when there is one.
+    public init(config: TrainingConfig, data: TrainingData, classifier: ActionClassifier? = nil, backbone: Backbone? = nil) {
         self.config = config
         self.data = data
         batchSize = Self.batchSize(config: config, data: data)
@@ -67,6 +69,7 @@ public final class Trainer {
         } else {
             self.classifier = ActionClassifier(labels: data.labels, spec: data.spec, architecture: arch,
                                                model: arch.net(joints: data.spec.joints, maxBatch: batchSize, seed: config.training.seed))
+            backbone?.copy(into: self.classifier.model)
         }
         let decay: AdamOptimizer.WeightDecay = config.optimizer.weightDecay == 0 ? .none
             : config.optimizer.name == .adamw ? .decoupled(Float(config.optimizer.weightDecay)) : .l2(Float(config.optimizer.weightDecay))
@@ -163,6 +166,8 @@ public final class Trainer {
             for i in 0..<n where argmax(UnsafeBufferPointer(start: logits + i * loss.classes, count: loss.classes)) == targets[i] { correct += 1 }
             optimizer.zeroGrad()
             model.backward(loss.dLogits.pointer)
+            // training.freeze_epochs: the backbone's weights held, the head learns alone.
+            if epoch <= config.training.freezeEpochs { optimizer.holdAll(but: Backbone.isHead) }
             if config.optimizer.gradientClip > 0 { optimizer.clipGradientNorm(Float(config.optimizer.gradientClip)) }
             lr = schedule.learningRate(step: optimizer.step)
             optimizer.step(learningRate: lr)

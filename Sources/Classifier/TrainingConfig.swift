@@ -94,6 +94,9 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
         /// The model is a moving average of the weights over about this many epochs
         /// (`WeightAverage`); 0: the last step's weights.
         public var emaEpochs = 5.0
+        /// With model.pretrained: the first epochs train the head alone (the backbone's
+        /// weights held), then everything.
+        public var freezeEpochs = 0
         public var seed: UInt64 = 1
         /// BLAS threads; 0: the machine's cores.
         public var threads = 0
@@ -108,6 +111,7 @@ public struct TrainingConfig: ConfigSection, Equatable, Sendable {
             .value("label_smoothing", \.labelSmoothing, .within(0..<1)),
             // A record from before the key was trained without an average: 0, not today's default.
             .value("ema_epochs", \.emaEpochs, Bound("be in 0…1000 (0 turns it off)") { (0...1000).contains($0) }, before: 0),
+            .value("freeze_epochs", \.freezeEpochs, Bound("not be negative (0: the whole net learns from the start)") { $0 >= 0 }),
             .value("seed", \.seed), .value("threads", \.threads, Bound("not be negative (0: all cores)") { $0 >= 0 }),
         ]
     }

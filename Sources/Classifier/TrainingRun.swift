@@ -117,6 +117,9 @@ public struct TrainingRun {
         defer { BLAS.useSingleThread() }
         let data = try TrainingData.load(path: dataPath, config: config)
         events(.data(data))
+        // Checked with the data, before the run folder is touched.
+        let backbone = resumeFrom != nil || config.model.pretrained == "none" ? nil
+            : try Backbone(path: config.model.pretrained, spec: data.spec, architecture: Architecture(config: config, classes: data.labels.count))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // Taken once the data is known to be good, so that a refused run leaves no folder.
         let lock = try FileLock(folder + "/.lock", what: "the run folder \(folder)")
@@ -138,7 +141,7 @@ public struct TrainingRun {
                       "evaluation.json", "evaluation.md", "evaluation-confusion.png"] {
                 unlink(folder + "/" + f)
             }
-            trainer = Trainer(config: config, data: data)
+            trainer = Trainer(config: config, data: data, backbone: backbone)
         }
         try trainToTheEnd(trainer, epochs: config.training.epochs, events: events)
         if !data.test.isEmpty { try test(trainer, on: data.test, dataPath: dataPath, split: config.data.testSplit, events: events) }

@@ -50,7 +50,7 @@ final class ConfigTests: XCTestCase {
         }
         let file = try String(contentsOfFile: Self.repository.appendingPathComponent("configs/penn-action.yaml").path, encoding: .utf8)
         XCTAssertEqual(keys(file), keys(TrainingConfig().yaml()))
-        XCTAssertEqual(keys(file).count, 59, "9 data, 13 preprocessing, 11 model, 7 optimizer, 9 training, 10 augmentation")
+        XCTAssertEqual(keys(file).count, 61, "9 data, 13 preprocessing, 12 model, 7 optimizer, 10 training, 10 augmentation")
     }
 
     /// A weights file or checkpoint from before a key keeps the behaviour it was trained with:
@@ -145,7 +145,7 @@ final class ConfigTests: XCTestCase {
 
     func testClearErrors() {
         assertError("model:\n  chanels: 64\n",
-                    "c.yaml:2: unknown key 'model.chanels' (did you mean 'channels'?); known keys here: type, channels, dilations, kernel, dropout, pooling, flip_average, input_norm, blocks, streams, stream_weights")
+                    "c.yaml:2: unknown key 'model.chanels' (did you mean 'channels'?); known keys here: type, channels, dilations, kernel, dropout, pooling, flip_average, input_norm, blocks, streams, stream_weights, pretrained")
         assertError("modle:\n  channels: 64\n",
                     "c.yaml:1: unknown key 'modle' (did you mean 'model'?); known keys here: data, preprocessing, model, optimizer, training, augmentation")
         assertError("preprocessing:\n  window: abc\n", "c.yaml:2: preprocessing.window must be a whole number, not 'abc'")
@@ -157,7 +157,7 @@ final class ConfigTests: XCTestCase {
         assertError("preprocessing:\n  joints: [nose, tail]\n", "c.yaml:2: preprocessing.joints: unknown joint 'tail' (known: "
                     + Skeleton.allNames.joined(separator: ", ") + ")")
         assertError("augmentation:\n  scale: [1.2, 0.8]\n", "c.yaml:2: augmentation.scale must be [low, high] with low ≤ high")
-        assertError("model: 3\n", "c.yaml:1: model must be a mapping of keys (type, channels, dilations, kernel, dropout, pooling, flip_average, input_norm, blocks, streams, stream_weights), not '3'")
+        assertError("model: 3\n", "c.yaml:1: model must be a mapping of keys (type, channels, dilations, kernel, dropout, pooling, flip_average, input_norm, blocks, streams, stream_weights, pretrained), not '3'")
         assertError("model:\n  channels: 64\nmodel:\n  kernel: 3\n",
                     "c.yaml: not valid YAML (Parser: expected all keys to be unique but found the following duplicated key(s): 'model'.)")
         assertError("preprocessing:\n  window: \"32\"\n", "c.yaml:2: preprocessing.window must be a whole number, not '32'")

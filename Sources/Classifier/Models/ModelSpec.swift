@@ -40,6 +40,9 @@ public struct ModelSpec: ConfigSection, Equatable, Sendable {
     public var streams: [Stream] = []
     /// Each stream's weight in the average of probabilities; empty: equal weights.
     public var streamWeights: [Double] = []
+    /// The weights a run starts from: `none` (random), or a weights file whose net is this
+    /// one less its head (`Backbone`); the head always starts anew for the run's labels.
+    public var pretrained = "none"
 
     public init() {}
 
@@ -58,6 +61,7 @@ public struct ModelSpec: ConfigSection, Equatable, Sendable {
         .key("blocks", \.blocks, .list(count: 1...64, each: 1...4096), nets: ModelType.graphs, before: []),
         .key("streams", \.streams, inArchitecture: false),
         .key("stream_weights", \.streamWeights, .positive, inArchitecture: false),
+        .key("pretrained", \.pretrained, Bound("be none or the path of a weights file") { !$0.isEmpty }, inArchitecture: false),
     ]
 
     public static let keys = table.map(\.key)

@@ -1,0 +1,61 @@
+import Basics
+import KeypointWindows
+import Tensor
+
+/// A trained net a run starts from (`model.pretrained`): every weight and batch-norm
+/// statistic of its net but the head, which a run always makes anew for its own labels.
+///
+/// A backbone fits a run when its net is the run's less the head (the same model keys,
+/// input channels and frames) and its input is made the same way (joints, features, frame
+/// rate, window and normalisation): the weights learned what those numbers mean.
+public struct Backbone {
+    public let path: String
+    let classifier: ActionClassifier
+
+    /// The weights file at `path`, checked against the run's preprocessing and architecture.
+    public init(path: String, spec: PreprocessingSpec, architecture: Architecture) throws {
+        let source = try ActionClassifier.load(path: path, maxBatch: 1)
+        guard source.members.count == 1 else {
+            throw ConfigError("model.pretrained \(path): an ensemble of \(source.members.count) nets; a backbone is one net")
+        }
+        let theirs = source.spec, input: [(String, Bool)] = [
+            ("preprocessing.joints", theirs.joints == spec.joints), ("preprocessing.features", theirs.features == spec.features),
+            ("preprocessing.fps", theirs.fps == spec.fps), ("preprocessing.window", theirs.window == spec.window),
+            ("preprocessing.normalization", theirs.normalization == spec.normalization && theirs.centre == spec.centre),
+            ("preprocessing.velocity_unit", theirs.velocityUnit == spec.velocityUnit),
+        ]
+        if let key = input.first(where: { !$0.1 })?.0 {
+            throw ConfigError("model.pretrained \(path): its \(key) differs from this run's: take the backbone's "
+                              + "preprocessing (poseact model inspect \(path)), or train with model.pretrained: none")
+        }
+        var net = source.architecture
+        net.classes = architecture.classes
+        net.model.streams = architecture.model.streams; net.model.streamWeights = architecture.model.streamWeights
+        net.model.pretrained = architecture.model.pretrained
+        guard net == architecture else {
+            throw ConfigError("model.pretrained \(path): its net (\(Self.describe(source.architecture))) is not this run's "
+                              + "(\(Self.describe(architecture))): give the model section the backbone's keys")
+        }
+        self.path = path
+        classifier = source
+    }
+
+    static func describe(_ a: Architecture) -> String {
+        a.model.isGraph ? "\(a.model.type.rawValue), blocks \(a.model.blocks)"
+            : "tcn, channels \(a.model.channels), dilations \(a.model.dilations), kernel \(a.model.kernel)"
+    }
+
+    /// Whether a state tensor is the head's (made anew by every run).
+    static func isHead(_ name: String) -> Bool { name.hasPrefix("head.") }
+
+    /// Copies the backbone's tensors into `net`, all but its head.
+    func copy(into net: any ClassifierNet) {
+        let source = Dictionary(uniqueKeysWithValues: classifier.model.state.map { ($0.name, $0.buffer) })
+        for (name, buffer) in net.state where !Self.isHead(name) {
+            // `init` compared the architectures: the same names and sizes.
+            let from = source[name]!
+            precondition(from.count == buffer.count, "backbone tensor \(name)")
+            buffer.pointer.update(from: from.pointer, count: buffer.count)
+        }
+    }
+}
