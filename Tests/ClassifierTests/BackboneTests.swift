@@ -1,6 +1,7 @@
 import Foundation
 import Keypoints
 import KeypointWindows
+import TestData
 import TrainingFixtures
 import XCTest
 @testable import Classifier
@@ -9,12 +10,7 @@ import XCTest
 /// nets and their inputs are the same kind; `training.freeze_epochs` holds the backbone while
 /// the head learns.
 final class BackboneTests: XCTestCase {
-    func temp(_ name: String) -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-backbone-\(UUID().uuidString)")
-        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        return dir.appendingPathComponent(name).path
-    }
+    func temp(_ name: String) -> String { temporaryPath(name, prefix: "poseact-backbone") }
 
     func tensors(_ net: any ClassifierNet, head: Bool) -> [String: [Float]] {
         Dictionary(uniqueKeysWithValues: net.state.filter { Backbone.isHead($0.name) == head }.map { ($0.name, $0.buffer.array) })

@@ -3,17 +3,13 @@ import Classifier
 import Evaluation
 import Foundation
 import Keypoints
+import TestData
 import XCTest
 
 /// The run's record in a weights file: typed, written with the keys it always had, and read
 /// from files older poseacts wrote.
 final class TrainingRecordTests: XCTestCase {
-    func temp(_ name: String) -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-record-\(UUID().uuidString)")
-        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        return dir.appendingPathComponent(name).path
-    }
+    func temp(_ name: String) -> String { temporaryPath(name, prefix: "poseact-record") }
 
     /// A record as the first weights files had it (issue 5): no kept_epoch, a test report
     /// without misclassified clips, no validation (null).

@@ -8,12 +8,7 @@ import XCTest
 @testable import Classifier
 
 final class TrainingTests: XCTestCase {
-    func temp(_ name: String) -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("poseact-train-\(UUID().uuidString)")
-        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        return dir.appendingPathComponent(name).path
-    }
+    func temp(_ name: String) -> String { temporaryPath(name, prefix: "poseact-train") }
 
     func state(_ t: Trainer) -> [[Float]] { t.model.state.map(\.buffer.array) }
 

@@ -59,3 +59,13 @@ public enum TestData {
 
     struct Missing: Error, CustomStringConvertible { let description: String }
 }
+
+extension XCTestCase {
+    /// A path `name` in a folder of its own that is removed when the test ends.
+    public func temporaryPath(_ name: String, prefix: String = "poseact-test") -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        return dir.appendingPathComponent(name).path
+    }
+}
