@@ -116,10 +116,10 @@ public struct TrainingRun {
         LayerThreads.set(config.threads)
         defer { BLAS.useSingleThread() }
         let data = try TrainingData.load(path: dataPath, config: config)
-        events(.data(data))
-        // Checked with the data, before the run folder is touched.
+        // Checked with the data, before anything is said or the run folder is touched.
         let backbone = resumeFrom != nil || config.model.pretrained == "none" ? nil
             : try Backbone(path: config.model.pretrained, spec: data.spec, architecture: Architecture(config: config, classes: data.labels.count))
+        events(.data(data))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // Taken once the data is known to be good, so that a refused run leaves no folder.
         let lock = try FileLock(folder + "/.lock", what: "the run folder \(folder)")

@@ -9,9 +9,10 @@ struct Train: ParsableCommand {
     /// "tcn, 128 channels, dilations [1, 2, 4, 8], kernel 5" or "stgcn, blocks [64, 64, 128, 128]", with the streams.
     static func describe(_ m: ModelSpec) -> String {
         let net = m.isGraph ? "\(m.type.rawValue), blocks \(m.blocks)" : "\(m.type.rawValue), \(m.channels) channels, dilations \(m.dilations), kernel \(m.kernel)"
-        guard !m.streams.isEmpty else { return net }
+        let start = m.pretrained == "none" ? "" : "; from \(m.pretrained) (its net less the head)"
+        guard !m.streams.isEmpty else { return net + start }
         let weights = m.streamWeights.isEmpty ? "" : " weighted \(m.streamWeights.map { String(format: "%g", $0) }.joined(separator: ":"))"
-        return net + "; streams \(m.streams.map(\.rawValue).joined(separator: ", "))" + weights
+        return net + "; streams \(m.streams.map(\.rawValue).joined(separator: ", "))" + weights + start
     }
 
     static let configuration = CommandConfiguration(

@@ -316,6 +316,20 @@ final class TrainCommandTests: PennSliceTestCase {
     }
 
     /// Bad configs and data: one clear line, exit 1, and no run folder.
+    /// A run from a backbone says so, trains with the backbone held (`freeze_epochs`), and
+    /// its config names the backbone.
+    func testARunStartsFromABackbone() throws {
+        let backbone = try trainedRun() + "/model.poseact.h5"
+        let run = Self.dir.appendingPathComponent("run-backbone").path
+        let yaml = Self.small.replacingOccurrences(of: "epochs: 4", with: "epochs: 1\n  freeze_epochs: 1")
+            .replacingOccurrences(of: "channels: 16", with: "channels: 16\n  pretrained: \(backbone)")
+        let tuned = try poseact(["train", "--config", try config(yaml, name: "tuned"), "--data", try store(), "--output", run, "--restart"])
+        XCTAssertEqual(tuned.status, 0, tuned.stderr)
+        XCTAssertTrue(tuned.stderr.contains("from \(backbone) (its net less the head)"), tuned.stderr)
+        let record = try String(contentsOfFile: run + "/config.yaml", encoding: .utf8)
+        XCTAssertTrue(record.contains("pretrained: \(backbone)"), record)
+    }
+
     func testBadConfigsFailBeforeAnyWork() throws {
         let data = try store()
         let run = Self.dir.appendingPathComponent("bad-run").path
@@ -327,6 +341,11 @@ final class TrainCommandTests: PennSliceTestCase {
         try check("preprocessing:\n  window: long\n", ["preprocessing.window must be a whole number, not 'long'"])
         try check("preprocessing:\n  window: 5000\n", ["preprocessing.window: 5000 frames", "lower the window"])
         try check("training:\n  epochs: 0\n", ["training.epochs must be in 1…100000 (got 0)"])
+        // A backbone of another net, or a file that is none: refused before the run folder.
+        let backbone = try trainedRun() + "/model.poseact.h5"
+        try check(Self.small.replacingOccurrences(of: "channels: 16", with: "channels: 32\n  pretrained: \(backbone)"),
+                  ["model.pretrained \(backbone)", "is not this run's"])
+        try check("model:\n  pretrained: \(data)\n", ["not a poseact weights file"])
         // One label only: a store of squats alone.
         let one = Self.dir.appendingPathComponent("one.h5").path
         let csv = Self.dir.appendingPathComponent("slice.csv").path
