@@ -56,6 +56,8 @@ public final class StreamingPreprocessor {
     /// (`ClipKeypoints.world` rows) when there are any, at `time` seconds, later than the
     /// frame before's. A nil `time`: the frames are already at `spec.fps`, one model frame each.
     public func append(_ row: [Float], world: [Float]? = nil, time: Double?) {
+        // A frame whose time is not a number has no place in the sequence (nor in the filter's state).
+        if let time, !time.isFinite { return }
         // 0. filter, over the whole sequence from its first frame.
         var row = row
         if let smoother, let time { row = smoother.smooth(row, width: width, height: height, time: time) }
@@ -63,10 +65,21 @@ public final class StreamingPreprocessor {
         var frame = mapper.map(row, world: world, width: width, height: height)
         Preprocessing.markMissing(&frame, provided: mapper.providedCount, spec: spec)
         guard let time else { store(frame); return }
-        // 2. resample: the model frames up to this one's time.
-        let first = firstTime ?? time
-        firstTime = first
-        let due = Int(((time - first) * spec.fps + 1e-6).rounded(.down)) + 1
+        // 2. resample: the model frames up to this one's time (one before the first frame's
+        // has no place).
+        if firstTime == nil { firstTime = time }
+        let due: Int
+        if let count = Preprocessing.resampledCount([firstTime!, time], fps: spec.fps) {
+            due = count
+        } else {
+            // Absurdly far on (a broken stream's clock): live takes it as a long pause and
+            // goes on from this frame.
+            guard time > firstTime!, retention == .lastWindow else { return }
+            skip(spec.window)
+            firstTime = time - Double(frameCount) / spec.fps
+            due = frameCount + 1
+        }
+        let first = firstTime!
         var next = frameCount
         // Live after a long pause: frames that would leave the window at once are not made.
         if retention == .lastWindow, due - next > spec.window { skip(due - spec.window - next); next = frameCount }

@@ -286,6 +286,14 @@ final class PreprocessingTests: XCTestCase {
         live.append(Self.pose(names, t: 0), time: 3600)
         XCTAssertEqual(live.frameCount, Int((3600 - c.times[0]) * 30 + 1e-6) + 1)
         XCTAssertEqual(live.lastWindow()?.mask.count, spec.window)
+        // A broken clock: a time that is not a number is passed over; one absurdly far on is
+        // a long pause; neither traps.
+        let before = live.frameCount
+        live.append(Self.pose(names, t: 1), time: .nan)
+        XCTAssertEqual(live.frameCount, before)
+        live.append(Self.pose(names, t: 2), time: 1e300)
+        XCTAssertEqual(live.frameCount, before + spec.window + 1)
+        XCTAssertNil(live.lastWindow(), "one pose after the pause: too few for a window")
     }
 
     /// Resampling frame by frame picks what resampling the whole clip would: the nearest
