@@ -1,6 +1,5 @@
 import Basics
 import KeypointWindows
-import Tensor
 
 /// A trained net a run starts from (`model.pretrained`): every weight and batch-norm
 /// statistic of its net but the head, which a run always makes anew for its own labels.
