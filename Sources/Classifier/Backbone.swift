@@ -32,16 +32,11 @@ public struct Backbone {
         net.model.streams = architecture.model.streams; net.model.streamWeights = architecture.model.streamWeights
         net.model.pretrained = architecture.model.pretrained
         guard net == architecture else {
-            throw ConfigError("model.pretrained \(path): its net (\(Self.describe(source.architecture))) is not this run's "
-                              + "(\(Self.describe(architecture))): give the model section the backbone's keys")
+            throw ConfigError("model.pretrained \(path): its net (\(source.architecture.model.netSummary)) is not this run's "
+                              + "(\(architecture.model.netSummary)): give the model section the backbone's keys")
         }
         self.path = path
         classifier = source
-    }
-
-    static func describe(_ a: Architecture) -> String {
-        a.model.isGraph ? "\(a.model.type.rawValue), blocks \(a.model.blocks)"
-            : "tcn, channels \(a.model.channels), dilations \(a.model.dilations), kernel \(a.model.kernel)"
     }
 
     /// Whether a state tensor is the head's (made anew by every run).

@@ -293,23 +293,6 @@ public enum Preprocessing {
         }
     }
 
-    /// The last window of a sequence of poses, as `live` makes it: `frames` are [joints × 3]
-    /// arrays for `jointNames` in the clip's units (x, y 0–1 of a `width` × `height` frame,
-    /// confidence), at `spec.fps` unless `times` are given (then resampled, and filtered).
-    /// Uses the last `window` frames (fewer: padded at the end, as a short clip); nil when
-    /// the window has too few real poses. `world`: the frames' world landmarks, as
-    /// `ClipKeypoints.world` rows (for the `world` feature).
-    public static func window(frames: [[Float]], width: Int, height: Int, jointNames: [String], spec: PreprocessingSpec,
-                              times: [Double]? = nil, world: [[Float]]? = nil) -> Window? {
-        guard spec.problems.isEmpty, !jointNames.isEmpty, frames.allSatisfy({ $0.count == jointNames.count * 3 }) else { return nil }
-        let usable = spec.features.contains(.world) && world?.count == frames.count
-            && zip(world ?? [], frames).allSatisfy { $0.count == $1.count }
-        let times = times?.count == frames.count ? times : nil
-        let sequence = StreamingPreprocessor(jointNames: jointNames, width: width, height: height, spec: spec, retention: .lastWindow)
-        for (f, row) in frames.enumerated() { sequence.append(row, world: usable ? world?[f] : nil, time: times?[f]) }
-        return sequence.lastWindow()
-    }
-
     // MARK: 1. map joints
 
     /// Maps frames of one source layout to the model layout by name.

@@ -29,11 +29,12 @@ public final class StreamingPreprocessor {
     private let depth: Bool
     private let smoother: KeypointRowSmoother?
 
-    /// Model frames kept; `frames[0]` is model frame `dropped`.
+    /// Model frames kept: the last of the `frameCount` made.
     private var frames: [Preprocessing.Frame] = []
-    private var dropped = 0
     /// Model frames made so far (also those no longer kept).
     public private(set) var frameCount = 0
+    /// Model frames no longer kept: `frames[0]` is model frame `dropped`.
+    private var dropped: Int { frameCount - frames.count }
     /// The first source frame's time: model frame k is at first + k / spec.fps.
     private var firstTime: Double?
     /// The newest source frame, mapped and marked, and its time.
@@ -97,8 +98,9 @@ public final class StreamingPreprocessor {
     /// last are missing, as at the end of a short clip): 5. keep, 6. normalise, 7. format;
     /// nil when it has too few real poses, or its frames are no longer kept.
     public func window(start: Int) -> Window? {
-        guard start >= dropped else { return nil }
-        let w = (start..<(start + spec.window)).map { $0 < frameCount ? frames[$0 - dropped] : .missing(spec.joints.count) }
+        let first = dropped
+        guard start >= first else { return nil }
+        let w = (start..<(start + spec.window)).map { $0 < frameCount ? frames[$0 - first] : .missing(spec.joints.count) }
         guard Preprocessing.keep(w, spec: spec) else { return nil }
         let normalized = Preprocessing.normalize(w, width: width, height: height, spec: spec)
         var window = Window(clipID: "live", label: "", split: nil, start: start,
@@ -119,17 +121,12 @@ public final class StreamingPreprocessor {
         frames.append(frame)
         frameCount += 1
         // Live drops what has left the window, a window's worth at a time.
-        if retention == .lastWindow, frames.count >= 2 * spec.window { forget(frames.count - spec.window) }
+        if retention == .lastWindow, frames.count >= 2 * spec.window { frames.removeFirst(frames.count - spec.window) }
     }
 
-    /// Counts `n` model frames as made and gone at once.
+    /// Counts `n` model frames as made and gone at once (with every frame kept so far).
     private func skip(_ n: Int) {
-        forget(frames.count)
-        dropped += n; frameCount += n
-    }
-
-    private func forget(_ n: Int) {
-        frames.removeFirst(n)
-        dropped += n
+        frames.removeAll(keepingCapacity: true)
+        frameCount += n
     }
 }

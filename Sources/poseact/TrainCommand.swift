@@ -8,7 +8,7 @@ import OutputLines
 struct Train: ParsableCommand {
     /// "tcn, 128 channels, dilations [1, 2, 4, 8], kernel 5" or "stgcn, blocks [64, 64, 128, 128]", with the streams.
     static func describe(_ m: ModelSpec) -> String {
-        let net = m.isGraph ? "\(m.type.rawValue), blocks \(m.blocks)" : "\(m.type.rawValue), \(m.channels) channels, dilations \(m.dilations), kernel \(m.kernel)"
+        let net = m.netSummary
         let start = m.pretrained == "none" ? "" : "; from \(m.pretrained) (its net less the head)"
         guard !m.streams.isEmpty else { return net + start }
         let weights = m.streamWeights.isEmpty ? "" : " weighted \(m.streamWeights.map { String(format: "%g", $0) }.joined(separator: ":"))"

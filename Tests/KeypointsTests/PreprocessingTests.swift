@@ -239,21 +239,30 @@ final class PreprocessingTests: XCTestCase {
             let c = Self.clip(names, frames: frames) { t in t % 7 == 3 ? Self.missingFrame(names.count) : nil }
             let training = try XCTUnwrap(Preprocessing.windows(of: c, spec: spec).last)
             let perFrame = (0..<frames).map { Array(c.keypoints[($0 * names.count * 3)..<(($0 + 1) * names.count * 3)]) }
-            let live = try XCTUnwrap(Preprocessing.window(frames: perFrame, width: c.width, height: c.height,
-                                                          jointNames: names, spec: spec))
+            let live = try XCTUnwrap(Self.lastWindow(perFrame, names: names, width: c.width, height: c.height, spec: spec))
             XCTAssertEqual(live.values, training.values, "\(frames) frames")
             XCTAssertEqual(live.mask, training.mask)
             XCTAssertEqual(live.start, training.start)
-        }        // With world landmarks (`world` feature), as ActionRecognizer passes them.
+        }
+        // With world landmarks (`world` feature), as ActionRecognizer passes them.
         let worldSpec = PreprocessingSpec(features: [.position, .world])
         let c = Self.worldClip(frames: 40)
         let rows = (0..<40).map { Array(c.keypoints[($0 * names.count * 3)..<(($0 + 1) * names.count * 3)]) }
         let worldRows = (0..<40).map { Array(c.world![($0 * names.count * 3)..<(($0 + 1) * names.count * 3)]) }
         let training = try XCTUnwrap(Preprocessing.windows(of: c, spec: worldSpec).last)
-        let live = try XCTUnwrap(Preprocessing.window(frames: Array(rows.suffix(32)), width: c.width, height: c.height,
-                                                      jointNames: names, spec: worldSpec, world: Array(worldRows.suffix(32))))
+        let live = try XCTUnwrap(Self.lastWindow(Array(rows.suffix(32)), world: Array(worldRows.suffix(32)), names: names,
+                                                 width: c.width, height: c.height, spec: worldSpec))
         XCTAssertEqual(live.values, training.values)
         XCTAssertNotEqual(live.values.filter { $0 != 0 }.count, 0)
+    }
+
+    /// Live's last window of `rows`, frames already at the model's rate (as live's frame loop
+    /// gives them), with their world landmarks when given.
+    static func lastWindow(_ rows: [[Float]], world: [[Float]]? = nil, names: [String], width: Int, height: Int,
+                           spec: PreprocessingSpec) -> Window? {
+        let live = StreamingPreprocessor(jointNames: names, width: width, height: height, spec: spec, retention: .lastWindow)
+        for (f, row) in rows.enumerated() { live.append(row, world: world?[f], time: nil) }
+        return live.lastWindow()
     }
 
     /// Live's sequence keeps only a window of frames, however long it runs, and its last

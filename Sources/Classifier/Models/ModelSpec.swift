@@ -69,6 +69,12 @@ public struct ModelSpec: ConfigSection, Equatable, Sendable {
     /// Whether the model is a graph net (ST-GCN or ST-GCN++).
     public var isGraph: Bool { type.isGraph }
 
+    /// The net in a few words, as `train` and its refusals say it: "tcn, 128 channels,
+    /// dilations [1, 2, 4, 8], kernel 5" or "stgcn, blocks [64, 64, 128, 128]".
+    public var netSummary: String {
+        isGraph ? "\(type.rawValue), blocks \(blocks)" : "\(type.rawValue), \(channels) channels, dilations \(dilations), kernel \(kernel)"
+    }
+
     /// What is wrong with the spec, each naming its key after `prefix` ("model.",
     /// "architecture."); `allKeys` false: only the keys its type's net reads.
     public func problems(prefix: String, allKeys: Bool = true) -> [String] {
