@@ -44,6 +44,9 @@ public final class ActionClassifier {
     public var model: any ClassifierNet { members[0].net }
     /// The layout's left-right mirror, for flip averaging.
     let mirror: WindowMirror
+    /// Its labels as directions on the net's embedding (`LabelPrototypes`): what `enroll`
+    /// adds labels to. `train` records them; an ensemble has none.
+    public var prototypes: LabelPrototypes?
 
     /// Windows per forward pass at inference.
     public static let inferenceBatch = 64
@@ -155,12 +158,23 @@ public final class ActionClassifier {
     }
 
     private func rawProbabilities(of model: any ClassifierNet, values: [[Float]], masks: [[Float]]) -> [[Float]] {
-        precondition(values.count == masks.count)
-        let w = spec.window, c = values.first?.count ?? 0, k = labels.count
-        let batch = model.maxBatch
-        var x = [Float](repeating: 0, count: batch * c), m = [Float](repeating: 0, count: batch * w)
+        let k = labels.count
         var out: [[Float]] = []
         out.reserveCapacity(values.count)
+        forwardInBatches(model, values: values, masks: masks) { _, n, logits in
+            for i in 0..<n { out.append(softmax(logits + i * k, count: k)) }
+        }
+        return out
+    }
+
+    /// Runs `model` on the windows, a batch of its size at a time; after each forward,
+    /// `take(first window, windows, logits)` while the net's buffers hold that batch.
+    func forwardInBatches(_ model: any ClassifierNet, values: [[Float]], masks: [[Float]],
+                          take: (Int, Int, UnsafeMutablePointer<Float>) -> Void) {
+        precondition(values.count == masks.count)
+        let w = spec.window, c = values.first?.count ?? 0
+        let batch = model.maxBatch
+        var x = [Float](repeating: 0, count: batch * c), m = [Float](repeating: 0, count: batch * w)
         var start = 0
         while start < values.count {
             let n = min(batch, values.count - start)
@@ -174,10 +188,9 @@ public final class ActionClassifier {
                     model.forward(xp.baseAddress!, mask: mp.baseAddress!, batch: n, training: false)
                 }
             }
-            for i in 0..<n { out.append(softmax(logits + i * k, count: k)) }
+            take(start, n, logits)
             start += n
         }
-        return out
     }
 
     public func probabilities(_ windows: [Window]) -> [[Float]] {

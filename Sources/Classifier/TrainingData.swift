@@ -39,11 +39,7 @@ public struct TrainingData: Sendable {
             test = train.filter { held.contains(source.group(of: $0)) }
             train.removeAll { held.contains(source.group(of: $0)) }
         }
-        if config.data.clipsPerLabel > 0 {
-            let kept = drawGroups(labelOf: Dictionary(train.map { ($0.clipID, $0.label) }, uniquingKeysWith: { a, _ in a }),
-                                  groupOf: source.groupOf, perLabel: config.data.clipsPerLabel, draw: config.data.draw)
-            train.removeAll { !kept.contains(source.group(of: $0)) }
-        }
+        if config.data.clipsPerLabel > 0 { train = source.drawn(train, config: config) }
         // Test windows of labels the model never saw cannot be scored: say so, drop them.
         let unseen = Set(test.map(\.label)).subtracting(labels)
         test.removeAll { unseen.contains($0.label) }
@@ -60,6 +56,22 @@ public struct TrainingData: Sendable {
                                   unseenTestLabels: unseen.sorted(), estimator: source.estimators.count == 1 ? source.estimators.first : nil,
                                   pose: source.estimators.count == 1 ? source.estimators.first.map(PoseSettings.init(estimator:)) : nil)
         return TrainingData(spec: spec, labels: labels, train: train, validation: validation, test: test, summary: summary)
+    }
+
+    /// The windows `enroll` learns labels from, cut with `config.preprocessing` (a windows
+    /// file must have been cut so): the train split's (everything when the data has no
+    /// splits), only the learning curve's draw when `data.clips_per_label` is set (the very
+    /// clips `train` would draw), no validation share. One label is enough.
+    public static func enrolmentWindows(path: String, config: TrainingConfig) throws -> [Window] {
+        try checkInput(path)
+        let source = WindowsFile.isWindowsFile(path) ? try Source(windowsFile: path, config: config)
+                                                      : try Source(store: path, config: config)
+        guard source.spec == config.preprocessing else {
+            throw ConfigError("\(path): these windows were cut with other preprocessing than the model's; give the keypoint store instead")
+        }
+        var (train, _, _) = try source.trainAndTest(path: path, config: config)
+        if config.data.clipsPerLabel > 0 { train = source.drawn(train, config: config) }
+        return train
     }
 
     /// A path that is no readable HDF5 file is said as what it is.
@@ -148,6 +160,13 @@ public struct TrainingData: Sendable {
                 throw ConfigError("\(path): no training windows: no clip of split '\(trainSplit)' has \(Int(spec.minPoseShare * 100)) % real poses in a window of \(spec.window) frames; check the data (poseact dataset inspect) or lower preprocessing.window")
             }
             return (train, test, hasSplits)
+        }
+
+        /// The windows of the learning curve's draw (`drawGroups`) of `data.clips_per_label`.
+        func drawn(_ train: [Window], config: TrainingConfig) -> [Window] {
+            let kept = drawGroups(labelOf: Dictionary(train.map { ($0.clipID, $0.label) }, uniquingKeysWith: { a, _ in a }),
+                                  groupOf: groupOf, perLabel: config.data.clipsPerLabel, draw: config.data.draw)
+            return train.filter { kept.contains(group(of: $0)) }
         }
 
         /// Validation: whole groups, chosen per label (in a seeded order) until each label has

@@ -27,6 +27,8 @@ public struct TrainingRecord: Codable, Equatable, Sendable {
     /// The test split, evaluated with the model at the end of the run.
     public var test: EvaluationReport?
     public var members: [TrainingRecord]?
+    /// The labels `poseact enroll` added, one record a call.
+    public var enrolled: [EnrolmentRecord]?
 
     public init(config: TrainingConfig? = nil, data: DataSummary? = nil, epochs: Int? = nil, bestEpoch: Int? = nil,
                 keptEpoch: Int? = nil, history: [EpochRecord]? = nil, parameters: Int? = nil, validationAccuracy: Double? = nil,
@@ -42,7 +44,7 @@ public struct TrainingRecord: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case config, data, epochs, history, parameters, test, members
+        case config, data, epochs, history, parameters, test, members, enrolled
         case bestEpoch, keptEpoch
         case validationAccuracy, validationLoss
     }
@@ -61,6 +63,7 @@ public struct TrainingRecord: Codable, Equatable, Sendable {
         validationLoss = field(.validationLoss)
         test = field(.test)
         members = field(.members)
+        enrolled = field(.enrolled)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -74,7 +77,7 @@ public struct TrainingRecord: Codable, Equatable, Sendable {
     }
 
     /// The run in brief: data, epochs, best and kept epoch, the kept epoch's validation
-    /// figures. `model inspect --json` writes these keys beside its own, as the record has them.
+    /// figures, the labels enrolled since. `model inspect --json` writes these keys beside its own, as the record has them.
     public func encodeRun(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(data, forKey: .data)
@@ -86,5 +89,6 @@ public struct TrainingRecord: Codable, Equatable, Sendable {
             try c.encode(validationAccuracy, forKey: .validationAccuracy)
             try c.encode(validationLoss, forKey: .validationLoss)
         }
+        try c.encodeIfPresent(enrolled, forKey: .enrolled)
     }
 }

@@ -144,7 +144,7 @@ public struct TrainingRun {
             trainer = Trainer(config: config, data: data, backbone: backbone)
         }
         try trainToTheEnd(trainer, epochs: config.training.epochs, events: events)
-        if !data.test.isEmpty { try test(trainer, on: data.test, dataPath: dataPath, split: config.data.testSplit, events: events) }
+        try finish(trainer, data: data, dataPath: dataPath, split: config.data.testSplit, events: events)
         return trainer
     }
 
@@ -186,15 +186,22 @@ public struct TrainingRun {
         }
     }
 
-    /// The test split, with the best model, recorded in the model file itself.
-    private func test(_ trainer: Trainer, on windows: [Window], dataPath: String, split: String?, events: (Event) -> Void) throws {
+    /// The kept model's labels as prototypes of its training windows (for `enroll`), and the
+    /// test split evaluated with it, both recorded in the model file itself.
+    private func finish(_ trainer: Trainer, data: TrainingData, dataPath: String, split: String?, events: (Event) -> Void) throws {
         let best = try ActionClassifier.load(path: model)
-        let report = best.evaluate(windows, modelPath: model, dataPath: dataPath, split: split)
-        try report.write(to: folder, title: "\(URL(fileURLWithPath: folder).lastPathComponent): \(split ?? "test")")
+        let (embeddings, labels) = best.embeddings(data.train + data.validation)
+        best.prototypes = LabelPrototypes(embeddings: embeddings, labels: labels)
         best.training = trainer.record()
-        best.training.test = report
+        var report: EvaluationReport?
+        if !data.test.isEmpty {
+            let r = best.evaluate(data.test, modelPath: model, dataPath: dataPath, split: split)
+            try r.write(to: folder, title: "\(URL(fileURLWithPath: folder).lastPathComponent): \(split ?? "test")")
+            best.training.test = r
+            report = r
+        }
         try best.save(to: model)
-        events(.tested(report))
+        if let report { events(.tested(report)) }
     }
 
     func writeHistory(_ trainer: Trainer) throws {

@@ -15,6 +15,8 @@ import Tensor
 ///   steps' names in order, `Preprocessing.steps`; a file without them is from before they
 ///   were stored and went through the same steps), `architecture` (JSON),
 ///   `training` (JSON: the config, the data and the metrics of the run), `created`.
+/// - `prototypes/`: the labels as directions on the net's embedding, for `enroll`
+///   (`LabelPrototypes`; a single net only, absent from files made before poseact 0.44).
 /// - `weights/NAME`: one float32 dataset per parameter tensor and batch-norm running
 ///   statistic, e.g. `weights/block0.conv.weight` [out, kernel, in].
 /// - An ensemble (`poseact export RUN1 RUN2 …`: nets of one architecture trained with
@@ -61,6 +63,7 @@ extension ActionClassifier {
                     try weights.write(name, buffer.array, shape: shape).close()
                 }
             }
+            try prototypes?.write(to: root)
             try extra?(root)
         }
     }
@@ -185,7 +188,15 @@ extension ActionClassifier {
                 }
                 members.append(Member(net: net, architecture: r.architecture, features: r.features, weight: r.weight, stream: r.stream))
             }
-            return try ActionClassifier(labels: labels, spec: spec, members: members, training: training)
+            let classifier = try ActionClassifier(labels: labels, spec: spec, members: members, training: training)
+            if count == 1 {
+                classifier.prototypes = try LabelPrototypes.read(from: root, path: path, width: members[0].net.head.inFeatures)
+                if let p = classifier.prototypes, p.labels != labels {
+                    throw ModelFileError("\(path): prototypes/ of the labels \(OneLine.excerpt(p.labels.joined(separator: ", "))), "
+                        + "not the model's: a damaged weights file")
+                }
+            }
+            return classifier
         } catch let e as ModelFileError {
             throw e
         } catch {

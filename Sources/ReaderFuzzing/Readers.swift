@@ -127,6 +127,9 @@ public enum Seeds {
         let data = try TrainingData.load(path: s("store.h5"), config: config)
         let trainer = Trainer(config: config, data: data)
         trainer.runEpoch()
+        // With its labels' prototypes, as train writes it, so that they are fuzzed too.
+        let (embeddings, of) = trainer.classifier.embeddings(data.train)
+        trainer.classifier.prototypes = LabelPrototypes(embeddings: embeddings, labels: of)
         try trainer.saveModel(to: s("weights.poseact.h5"))
         try trainer.saveCheckpoint(to: s("checkpoint.h5"))
         let rows = [("montage_01.mp4", "correct", "0", "2.5"), ("montage_01.mp4", "wrong", "2.5", "4.0"),

@@ -207,6 +207,9 @@ extension ModelCommand {
                 print(line)
             }
             if let data = record.data { print("  data: \(data.path)") }
+            for e in record.enrolled ?? [] {
+                print("  enrolled from \(e.data): " + e.clips.keys.sorted().map { "\($0) (\(e.clips[$0]!) clips)" }.joined(separator: ", "))
+            }
             print("  weights sha256: \(c.weightsSHA256) (the same weights give the same digest, whenever written)")
             if let test = record.test {
                 print(String(format: "  test (%@): clip accuracy %.2f%%, window accuracy %.2f%%", test.split ?? "",

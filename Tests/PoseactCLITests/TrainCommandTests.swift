@@ -330,6 +330,50 @@ final class TrainCommandTests: PennSliceTestCase {
         XCTAssertTrue(record.contains("pretrained: \(backbone)"), record)
     }
 
+    /// A label the model never saw, from five clips: the result knows it beside its own, runs
+    /// in `evaluate` and exports to ONNX; what cannot be done is said in one line.
+    func testEnrollAddsALabel() throws {
+        let run = try trainedRun()
+        let lines = try String(contentsOf: try TestData.shared("data/penn-action/keypoints.csv"), encoding: .utf8).split(separator: "\n")
+        var kept = [String(lines[0])], clips: [String: Set<String>] = [:]
+        for line in lines.dropFirst() {
+            let f = line.split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false)
+            guard f[1] == "bench_press" else { continue }
+            let split = String(f[2]), clip = String(f[0])
+            if !clips[split, default: []].contains(clip) {
+                guard clips[split, default: []].count < (split == "train" ? 5 : 4) else { continue }
+                clips[split, default: []].insert(clip)
+            }
+            kept.append(String(line))
+        }
+        let csv = Self.dir.appendingPathComponent("bench.csv").path, store = Self.dir.appendingPathComponent("bench.h5").path
+        try Data((kept.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: csv))
+        XCTAssertEqual(try poseact(["import", csv, "--output", store]).status, 0)
+
+        let enrolled = Self.dir.appendingPathComponent("enrolled.poseact.h5").path
+        let r = try poseact(["enroll", run, "--data", store, "--output", enrolled, "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let summary = try json(r.stdout)
+        XCTAssertEqual(summary["labels"] as? [String], Self.labels + ["bench_press"])
+        XCTAssertEqual((summary["clips"] as? [String: Int])?["bench_press"], 5)
+        let evaluated = try poseact(["evaluate", enrolled, "--data", store, "--json"])
+        XCTAssertEqual(evaluated.status, 0, evaluated.stderr)
+        XCTAssertEqual((try json(evaluated.stdout)["labels"] as? [String])?.count, 4)
+        let onnx = Self.dir.appendingPathComponent("enrolled.onnx").path
+        XCTAssertEqual(try poseact(["export", enrolled, "--output", onnx]).status, 0)
+        // Enrolled again, the label gains windows; the record keeps both calls.
+        let again = Self.dir.appendingPathComponent("again.poseact.h5").path
+        XCTAssertEqual(try poseact(["enroll", enrolled, "--data", store, "--output", again]).status, 0)
+        let inspected = try poseact(["model", "inspect", again, "--json"])
+        XCTAssertEqual(inspected.status, 0, inspected.stderr)
+        XCTAssertEqual(inspected.stdout.components(separatedBy: "bench.h5").count - 1, 2, "two enrolments in the record")
+
+        let out = Self.dir.appendingPathComponent("refused.poseact.h5").path
+        try assertOneLineError(["enroll", run, "--data", store, "--output", out, "--only"], mentions: ["one label ('bench_press')", "needs two"])
+        try assertOneLineError(["enroll", run, "--data", store, "--output", out, "--labels", "curl"], mentions: ["no windows of the label 'curl'"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
     func testBadConfigsFailBeforeAnyWork() throws {
         let data = try store()
         let run = Self.dir.appendingPathComponent("bad-run").path

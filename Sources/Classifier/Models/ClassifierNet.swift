@@ -22,6 +22,11 @@ public protocol ClassifierNet: AnyObject {
     var inputGrad: FloatBuffer { get }
     /// Its dropout layers, whose generators the trainer reseeds every epoch.
     var dropouts: [Dropout] { get }
+    /// The last layer, pooled features (B,P) → logits (B,K): what a run makes anew
+    /// (`Backbone`) and what `LabelPrototypes` replaces.
+    var head: Linear { get }
+    /// The head's input in the last forward, (B,P): the net's embedding of each window.
+    var headInput: UnsafePointer<Float> { get }
 }
 
 extension ClassifierNet {

@@ -205,6 +205,7 @@ public final class STGCN: ClassifierNet {
 
     public var maxBatch: Int { config.maxBatch }
     public var dropouts: [Dropout] { [dropout] }
+    public var headInput: UnsafePointer<Float> { UnsafePointer(dropout.output.pointer) }
 
     public init(_ config: Config) {
         precondition(!config.blocks.isEmpty && config.features > 0)

@@ -149,6 +149,7 @@ public final class TCN: ClassifierNet {
 
     public var maxBatch: Int { config.maxBatch }
     public var dropouts: [Dropout] { blocks.map(\.dropout) }
+    public var headInput: UnsafePointer<Float> { UnsafePointer(pooled.pointer) }
     public var parameters: [Parameter] { (inputNorm?.parameters ?? []) + blocks.flatMap(\.parameters) + head.parameters }
 
     /// Everything that defines the model's function: parameters and batch-norm running
@@ -165,18 +166,7 @@ public final class TCN: ClassifierNet {
     @discardableResult
     public func forward(_ x: UnsafePointer<Float>, mask: UnsafePointer<Float>?, batch B: Int,
                         training: Bool) -> UnsafeMutablePointer<Float> {
-        precondition(B > 0 && B <= config.maxBatch)
-        lastBatch = B
-        input.pointer.update(from: x, count: B * config.frames * config.inputChannels)
-        var h = UnsafePointer(input.pointer)
-        if let inputNorm {
-            inputNorm.forward(h, batch: B, training: training)
-            h = UnsafePointer(inputNorm.output.pointer)
-        }
-        for block in blocks {
-            block.forward(h, batch: B, training: training)
-            h = UnsafePointer(block.output.pointer)
-        }
+        let h = forwardFrames(x, batch: B, training: training)
         let C = config.channels
         switch config.pooling {
         case .mean:
@@ -199,6 +189,41 @@ public final class TCN: ClassifierNet {
         }
         head.forward(pooled.pointer, batch: B, training: training)
         return head.output.pointer
+    }
+
+    /// input (B,T,C) → [input bn] → blocks → the last block's output (B,T,C′), one vector a
+    /// frame, valid until the next forward: what the pooling reads, and what masked-joint
+    /// pretraining decodes.
+    public func forwardFrames(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) -> UnsafePointer<Float> {
+        precondition(B > 0 && B <= config.maxBatch)
+        lastBatch = B
+        input.pointer.update(from: x, count: B * config.frames * config.inputChannels)
+        var h = UnsafePointer(input.pointer)
+        if let inputNorm {
+            inputNorm.forward(h, batch: B, training: training)
+            h = UnsafePointer(inputNorm.output.pointer)
+        }
+        for block in blocks {
+            block.forward(h, batch: B, training: training)
+            h = UnsafePointer(block.output.pointer)
+        }
+        return h
+    }
+
+    /// Backward from dL/d(the last block's output) (B,T,C′) of the last `forwardFrames`:
+    /// accumulates into the blocks' and the input bn's gradients, leaves dL/d(input) in
+    /// `inputGrad`.
+    public func backwardFrames(_ dFrames: UnsafePointer<Float>) {
+        let B = lastBatch
+        var dOut = dFrames
+        let first = inputNorm.map { UnsafePointer($0.output.pointer) } ?? UnsafePointer(input.pointer)
+        for i in stride(from: blocks.count - 1, through: 0, by: -1) {
+            let x = i == 0 ? first : UnsafePointer(blocks[i - 1].output.pointer)
+            blocks[i].backward(dOut, input: x, batch: B)
+            dOut = UnsafePointer(blocks[i].inputGrad.pointer)
+        }
+        // (B,T,C) dL/d(normalised input) → dL/d(input)
+        inputNorm?.backward(dOut, input: input.pointer, batch: B)
     }
 
     /// Backward from dL/dlogits (B,K) of the last forward: accumulates into every
@@ -225,15 +250,7 @@ public final class TCN: ClassifierNet {
             maxPool.backward(dMax.pointer, input: last.output.pointer, batch: B)
             for i in 0..<n { dPool.pointer[i] = pool.inputGrad.pointer[i] + maxPool.inputGrad.pointer[i] }
         }
-        var dOut = UnsafePointer(dPool.pointer)
-        let first = inputNorm.map { UnsafePointer($0.output.pointer) } ?? UnsafePointer(input.pointer)
-        for i in stride(from: blocks.count - 1, through: 0, by: -1) {
-            let x = i == 0 ? first : UnsafePointer(blocks[i - 1].output.pointer)
-            blocks[i].backward(dOut, input: x, batch: B)
-            dOut = UnsafePointer(blocks[i].inputGrad.pointer)
-        }
-        // (B,T,C) dL/d(normalised input) → dL/d(input)
-        inputNorm?.backward(dOut, input: input.pointer, batch: B)
+        backwardFrames(dPool.pointer)
     }
 
     /// dL/d(input) (B,T,C) of the last backward.
