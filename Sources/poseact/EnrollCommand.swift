@@ -68,7 +68,7 @@ struct Enroll: ParsableCommand {
         config.data.trainSplit = split
         config.data.clipsPerLabel = clipsPerLabel
         config.data.draw = draw
-        var windows = try TrainingData.enrolmentWindows(path: data, config: config)
+        var windows = try TrainingData.trainingWindows(path: data, config: config)
         let found = Array(Set(windows.map(\.label))).sorted()
         if let chosen = chosenLabels {
             if let missing = chosen.first(where: { !found.contains($0) }) {
