@@ -58,19 +58,18 @@ public struct TrainingData: Sendable {
         return TrainingData(spec: spec, labels: labels, train: train, validation: validation, test: test, summary: summary)
     }
 
-    /// The windows `enroll` and `pretrain` learn from, cut with `config.preprocessing` (a
-    /// windows file must have been cut so): the train split's (everything when the data has
-    /// no splits, or with `everySplit`), only the learning curve's draw when
-    /// `data.clips_per_label` is set (the very clips `train` would draw), no validation
-    /// share. One label is enough.
-    public static func trainingWindows(path: String, config: TrainingConfig, everySplit: Bool = false) throws -> [Window] {
+    /// The windows `enroll` learns labels from, cut with `config.preprocessing` (a windows
+    /// file must have been cut so): the train split's (everything when the data has no
+    /// splits), only the learning curve's draw when `data.clips_per_label` is set (the very
+    /// clips `train` would draw), no validation share. One label is enough.
+    public static func trainingWindows(path: String, config: TrainingConfig) throws -> [Window] {
         try checkInput(path)
         let source = WindowsFile.isWindowsFile(path) ? try Source(windowsFile: path, config: config)
                                                       : try Source(store: path, config: config)
         guard source.spec == config.preprocessing else {
             throw ConfigError("\(path): these windows were cut with other preprocessing than the model's; give the keypoint store instead")
         }
-        var train = everySplit ? source.all : try source.trainAndTest(path: path, config: config).train
+        var train = try source.trainAndTest(path: path, config: config).train
         if config.data.clipsPerLabel > 0 { train = source.drawn(train, config: config) }
         return train
     }

@@ -29,16 +29,13 @@ public struct TrainingRecord: Codable, Equatable, Sendable {
     public var members: [TrainingRecord]?
     /// The labels `poseact enroll` added, one record a call.
     public var enrolled: [EnrolmentRecord]?
-    /// A net `poseact pretrain` made without labels: how.
-    public var pretraining: PretrainingRecord?
 
     public init(config: TrainingConfig? = nil, data: DataSummary? = nil, epochs: Int? = nil, bestEpoch: Int? = nil,
                 keptEpoch: Int? = nil, history: [EpochRecord]? = nil, parameters: Int? = nil, validationAccuracy: Double? = nil,
-                validationLoss: Double? = nil, test: EvaluationReport? = nil, members: [TrainingRecord]? = nil,
-                pretraining: PretrainingRecord? = nil) {
+                validationLoss: Double? = nil, test: EvaluationReport? = nil, members: [TrainingRecord]? = nil) {
         self.config = config; self.data = data; self.epochs = epochs; self.bestEpoch = bestEpoch; self.keptEpoch = keptEpoch
         self.history = history; self.parameters = parameters; self.validationAccuracy = validationAccuracy
-        self.validationLoss = validationLoss; self.test = test; self.members = members; self.pretraining = pretraining
+        self.validationLoss = validationLoss; self.test = test; self.members = members
     }
 
     /// The record in a weights file's text; a text that is no JSON object reads as an empty record.
@@ -47,7 +44,7 @@ public struct TrainingRecord: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case config, data, epochs, history, parameters, test, members, enrolled, pretraining
+        case config, data, epochs, history, parameters, test, members, enrolled
         case bestEpoch, keptEpoch
         case validationAccuracy, validationLoss
     }
@@ -67,7 +64,6 @@ public struct TrainingRecord: Codable, Equatable, Sendable {
         test = field(.test)
         members = field(.members)
         enrolled = field(.enrolled)
-        pretraining = field(.pretraining)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -94,20 +90,5 @@ public struct TrainingRecord: Codable, Equatable, Sendable {
             try c.encode(validationLoss, forKey: .validationLoss)
         }
         try c.encodeIfPresent(enrolled, forKey: .enrolled)
-        try c.encodeIfPresent(pretraining, forKey: .pretraining)
-    }
-}
-
-/// How `poseact pretrain` made a net: the objective, its mask ratio, the stores and windows
-/// it learnt from, and the loss of each epoch.
-public struct PretrainingRecord: Codable, Equatable, Sendable {
-    public var objective: String
-    public var maskRatio: Double
-    public var data: [String]
-    public var windows: Int
-    public var loss: [Double]
-
-    public init(objective: String, maskRatio: Double, data: [String], windows: Int, loss: [Double]) {
-        self.objective = objective; self.maskRatio = maskRatio; self.data = data; self.windows = windows; self.loss = loss
     }
 }

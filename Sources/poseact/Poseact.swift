@@ -15,7 +15,7 @@ struct Poseact: ParsableCommand {
             fetches them into a checkout.
             """,
         version: poseactVersion,
-        subcommands: [Demo.self, PoseCommand.self, Extract.self, Import.self, Merge.self, DatasetCommand.self, WindowsCommand.self, Train.self, CrossValidate.self, Pretrain.self, Enroll.self, Evaluate.self, Export.self, Annotate.self, LiveCommand.self, StudioCommandLine.self, Throws.self, ModelCommand.self, Bench.self]
+        subcommands: [Demo.self, PoseCommand.self, Extract.self, Import.self, Merge.self, DatasetCommand.self, WindowsCommand.self, Train.self, CrossValidate.self, Enroll.self, Evaluate.self, Export.self, Annotate.self, LiveCommand.self, StudioCommandLine.self, Throws.self, ModelCommand.self, Bench.self]
     )
 
     static func main() {

@@ -192,8 +192,7 @@ public final class TCN: ClassifierNet {
     }
 
     /// input (B,T,C) → [input bn] → blocks → the last block's output (B,T,C′), one vector a
-    /// frame, valid until the next forward: what the pooling reads, and what masked-joint
-    /// pretraining decodes.
+    /// frame, valid until the next forward: what the pooling reads.
     public func forwardFrames(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) -> UnsafePointer<Float> {
         precondition(B > 0 && B <= config.maxBatch)
         lastBatch = B
