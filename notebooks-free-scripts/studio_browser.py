@@ -195,6 +195,13 @@ try:
         result["labelled_store"] = {"clips": inspected["clips"], "labels": list(inspected["labels"])}
         if inspected["clips"] != 1 or list(inspected["labels"]) != ["correct"]:
             raise SystemExit("extract --annotations on the label view's file: " + json.dumps(inspected))
+        # The saved segment added to the run's labels without training (enroll), into exports/.
+        page.click("#label-enroll")
+        wait_job(page, "enroll")
+        enrolled = os.path.join(PROJECT, "exports", "pushups-" + os.path.splitext(name)[0] + ".poseact.h5")
+        record = json.loads(poseact("model", "inspect", enrolled, "--json"))
+        result["enrolled"] = {"labels": record["labels"], "clips": record["enrolled"][0]["clips"]}
+        expect(page.locator("#exports")).to_contain_text("pushups-" + os.path.splitext(name)[0] + ".poseact.h5")
 
         # ---- Preview: a dropped video, the label over time, repetitions and angles; export.
         page.click(".tab[data-view=preview]")

@@ -170,7 +170,7 @@ public final class Studio: @unchecked Sendable {
     /// What the page can ask for (POST /api/NAME), each one method below.
     enum ActionName: String {
         case sources, extract, inspect, train, resume, crossval, stop, evaluate, export
-        case labelVideo = "label-video", poses, propose, labels, preview, camera
+        case labelVideo = "label-video", poses, propose, labels, enroll, preview, camera
     }
 
     /// Does what the page asked; the answer's JSON (`{}` unless the action has one).
@@ -192,6 +192,7 @@ public final class Studio: @unchecked Sendable {
         case .poses: try findPoses(body)
         case .propose: try propose(body)
         case .labels: return try saveLabels(body)
+        case .enroll: try enroll(body)
         case .preview: try preview(body)
         case .camera: try camera(body)
         }
@@ -283,6 +284,22 @@ public final class Studio: @unchecked Sendable {
         signal.changed()
         struct Saved: Encodable { let file: String, folder: String }
         return Data(JSONLines.encode(Saved(file: file, folder: URL(fileURLWithPath: video).deletingLastPathComponent().path)).utf8)
+    }
+
+    /// The Label view's saved segments of a video added to a run's labels without training:
+    /// `extract --annotations` of its labels file, then `enroll` of those clips into
+    /// exports/RUN-VIDEO.poseact.h5 (the run itself unchanged).
+    func enroll(_ body: Action) throws {
+        let video = try knownVideo(body.video), run = try existingRun(body.run)
+        let name = StudioProject.safeName(video), labels = "labels/\(name).csv", store = "parts/enroll-\(name).h5"
+        guard FileManager.default.fileExists(atPath: project.path(labels)) else {
+            throw StudioProject.ProjectError("\(labels): no saved segments of this video yet; label some and save them first")
+        }
+        let folder = commandPath(URL(fileURLWithPath: video).deletingLastPathComponent().path)
+        try start("enroll", run, [
+            StudioCommand(["extract", folder, "--annotations", labels, "--output", store, "--cache", "cache"]),
+            StudioCommand(["enroll", "runs/\(run)", "--data", store, "--output", "exports/\(run)-\(name).poseact.h5"]),
+        ])
     }
 
     /// `annotate --json` with a run's model and the push-up angles, for the Preview view.

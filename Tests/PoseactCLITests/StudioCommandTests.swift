@@ -6,7 +6,8 @@ import XCTest
 /// (notebooks-free-scripts/studio-browser.sh: Playwright from PyPI driving the system's
 /// chromium) on 14 push-up clips and a montage: add the folder, extract, train (stopped in
 /// the middle and resumed from the page), evaluate, label a segment of the montage by
-/// keyboard and save it, preview a dropped clip, export ONNX.
+/// keyboard and save it, add it to the run's labels (enroll), preview a dropped clip, export
+/// ONNX.
 final class StudioCommandTests: PoseactCLITestCase {
     func testTheWholePathInARealBrowser() throws {
         _ = try tool(["chromium", "chromium-browser", "google-chrome"], install: "chromium")
@@ -44,5 +45,9 @@ final class StudioCommandTests: PoseactCLITestCase {
         XCTAssertEqual(result["annotation_file"] as? String, "video,label,start,end\nmontage_01.mp4,correct,1.00,4.00\n")
         XCTAssertEqual((result["labelled_store"] as? [String: Any])?["clips"] as? Int, 1)
         XCTAssertTrue((result["extract_command"] as? String ?? "").hasPrefix("poseact extract "))
+        // Enrolled from the page: the run's labels, "correct" with the one labelled clip more.
+        let enrolled = result["enrolled"] as? [String: Any]
+        XCTAssertEqual(enrolled?["labels"] as? [String], ["correct", "wrong"])
+        XCTAssertEqual(enrolled?["clips"] as? [String: Int], ["correct": 1])
     }
 }

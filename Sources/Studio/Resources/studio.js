@@ -342,6 +342,10 @@ $("label-save").addEventListener("click", async () => {
   label.saved = saved;
   $("label-saved").textContent = "saved " + saved.file + " (" + label.segments.length + " segments): extract reads it with --annotations";
 });
+$("label-enroll").addEventListener("click", () => {
+  if (!label.saved) { $("error").textContent = "save the annotations first"; return; }
+  api("enroll", { video: label.video, run: $("label-run").value });
+});
 $("label-use").addEventListener("click", () => {
   if (!label.saved) { $("error").textContent = "save the annotations first"; return; }
   api("sources", { folder: label.saved.folder, annotations: label.saved.file });
