@@ -20,7 +20,7 @@ final class ONNXExportTests: PennSliceTestCase {
     /// Exports `sources` (runs or weights files) to ONNX and to a weights file, cuts the
     /// store's windows as the model does, and checks onnxruntime's probabilities against
     /// poseact's on all of them.
-    func checkParity(_ name: String, _ sources: [String], in dir: URL) throws {
+    func checkParity(_ name: String, _ sources: [String], in dir: URL, labels: [String] = PennSliceTestCase.labels) throws {
         let py = try python()
         let onnx = dir.appendingPathComponent("\(name).onnx").path, model = dir.appendingPathComponent("\(name).poseact.h5").path
         let exported = try poseact(["export"] + sources + ["--output", onnx])
@@ -42,7 +42,7 @@ final class ONNXExportTests: PennSliceTestCase {
         // ST-GCN); 1e-4 is what an app can rely on.
         XCTAssertLessThanOrEqual(result["max_abs_difference"] as? Double ?? 1, 1e-4, name)
         XCTAssertEqual(result["same_labels"] as? Bool, true, name)
-        XCTAssertEqual(result["labels"] as? [String], Self.labels, "the labels in the model's metadata")
+        XCTAssertEqual(result["labels"] as? [String], labels, "the labels in the model's metadata")
 
         // An app with the .onnx file alone: the numpy reference reads the spec from its
         // metadata and makes the windows from the keypoint CSV, those poseact cut.
@@ -62,6 +62,11 @@ final class ONNXExportTests: PennSliceTestCase {
         let run = try trainedRun(), dir = try folder()
         try checkParity("tcn", [run], in: dir)
         try checkParity("ensemble", [run, run + "/model.poseact.h5"], in: dir)
+        // With a label enrolled: its last layer the prototypes', exported as any other.
+        let enrolled = dir.appendingPathComponent("with-bench-press.poseact.h5").path
+        let made = try poseact(["enroll", run, "--data", try oneLabelStore("bench_press", train: 5, test: 4), "--output", enrolled])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        try checkParity("enrolled", [enrolled], in: dir, labels: Self.labels + ["bench_press"])
     }
 
     func testGraphNetsAndStreams() throws {

@@ -40,6 +40,31 @@ class PennSliceTestCase: PoseactCLITestCase {
         return path
     }
 
+    /// A store of the first `train` training and `test` test clips of one of Penn Action's
+    /// labels (one the slice has not), made once; its path.
+    func oneLabelStore(_ label: String, train: Int, test: Int) throws -> String {
+        let store = Self.dir.appendingPathComponent("\(label).h5").path
+        if FileManager.default.fileExists(atPath: store) { return store }
+        let lines = try String(contentsOf: try TestData.shared("data/penn-action/keypoints.csv"), encoding: .utf8).split(separator: "\n")
+        var kept = [String(lines[0])], clips: [String: Set<String>] = [:]
+        for line in lines.dropFirst() {
+            let f = line.split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false)
+            guard f[1] == label else { continue }
+            let split = String(f[2]), clip = String(f[0])
+            if !clips[split, default: []].contains(clip) {
+                guard clips[split, default: []].count < (split == "train" ? train : test) else { continue }
+                clips[split, default: []].insert(clip)
+            }
+            kept.append(String(line))
+        }
+        let csv = Self.dir.appendingPathComponent("\(label).csv").path
+        try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true)
+        try Data((kept.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: csv))
+        let r = try poseact(["import", csv, "--output", store])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return store
+    }
+
     /// A python with onnxruntime, h5py and numpy: the venv `.ci/run` makes
     /// (`POSEACT_ONNX_PYTHON`), for the ONNX export's parity and the preprocessing reference.
     func python() throws -> String {
@@ -334,22 +359,7 @@ final class TrainCommandTests: PennSliceTestCase {
     /// in `evaluate` and exports to ONNX; what cannot be done is said in one line.
     func testEnrollAddsALabel() throws {
         let run = try trainedRun()
-        let lines = try String(contentsOf: try TestData.shared("data/penn-action/keypoints.csv"), encoding: .utf8).split(separator: "\n")
-        var kept = [String(lines[0])], clips: [String: Set<String>] = [:]
-        for line in lines.dropFirst() {
-            let f = line.split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false)
-            guard f[1] == "bench_press" else { continue }
-            let split = String(f[2]), clip = String(f[0])
-            if !clips[split, default: []].contains(clip) {
-                guard clips[split, default: []].count < (split == "train" ? 5 : 4) else { continue }
-                clips[split, default: []].insert(clip)
-            }
-            kept.append(String(line))
-        }
-        let csv = Self.dir.appendingPathComponent("bench.csv").path, store = Self.dir.appendingPathComponent("bench.h5").path
-        try Data((kept.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: csv))
-        XCTAssertEqual(try poseact(["import", csv, "--output", store]).status, 0)
-
+        let store = try oneLabelStore("bench_press", train: 5, test: 4)
         let enrolled = Self.dir.appendingPathComponent("enrolled.poseact.h5").path
         let r = try poseact(["enroll", run, "--data", store, "--output", enrolled, "--json"])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -366,7 +376,7 @@ final class TrainCommandTests: PennSliceTestCase {
         XCTAssertEqual(try poseact(["enroll", enrolled, "--data", store, "--output", again]).status, 0)
         let inspected = try poseact(["model", "inspect", again, "--json"])
         XCTAssertEqual(inspected.status, 0, inspected.stderr)
-        XCTAssertEqual(inspected.stdout.components(separatedBy: "bench.h5").count - 1, 2, "two enrolments in the record")
+        XCTAssertEqual(inspected.stdout.components(separatedBy: "bench_press.h5").count - 1, 2, "two enrolments in the record")
 
         let out = Self.dir.appendingPathComponent("refused.poseact.h5").path
         try assertOneLineError(["enroll", run, "--data", store, "--output", out, "--only"], mentions: ["one label ('bench_press')", "needs two"])
