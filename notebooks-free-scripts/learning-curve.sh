@@ -13,7 +13,9 @@
 # Penn Action: STORE out/penn/penn.h5 (penn-action.sh), CONFIG configs/penn-action.yaml.
 # The mirror cannot turn the body (a windows file has no depth), so both run the config
 # with augmentation.turn_degrees 0. Env: SIZES (default "5 10 20 40 0", 0 = all), DRAWS
-# ("1 2 3"), TOOLS ("poseact pytorch"), POSEACT_TORCH_VENV (as compare-pytorch.sh).
+# ("1 2 3"), TOOLS ("poseact pytorch"), POSEACT_TORCH_VENV (as compare-pytorch.sh),
+# PRETRAINED (model.pretrained of poseact's runs: none, the default, for random weights as
+# the mirror's; auto, or a backbone's path, with TOOLS=poseact).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STORE=${1:?STORE}; CONFIG=${2:?CONFIG}; WORK=${3:?WORK}
@@ -30,7 +32,7 @@ fi
 CSV=$WORK/learning-curve.csv
 [[ -f $CSV ]] || echo "tool,clips_per_label,draw,clip_accuracy,window_accuracy" > "$CSV"
 # One windows file for every run: the draw is made when training, the same way by both.
-printf 'base: %s\naugmentation:\n  turn_degrees: 0\n' "$CONFIG" > "$WORK/curve.yaml"
+printf 'base: %s\naugmentation:\n  turn_degrees: 0\nmodel:\n  pretrained: %s\n' "$CONFIG" "${PRETRAINED:-none}" > "$WORK/curve.yaml"
 [[ -f $WORK/windows.h5 ]] || "$BIN" windows "$STORE" --config "$WORK/curve.yaml" --output "$WORK/windows.h5" >&2
 field() { grep -o "\"$1\" *: *[0-9.e-]*" | head -1 | sed 's/.*: *//'; }
 for n in $SIZES; do

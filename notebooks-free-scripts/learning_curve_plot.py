@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The learning curves as one SVG (standard library only): test clip accuracy against
-training clips per label, one panel per dataset, poseact and the PyTorch mirror, the mean
-of the draws with their range.
+training clips per label, one panel per dataset, poseact and the PyTorch mirror (and, where
+a CSV has them, runs from a backbone and `enroll`), the mean of the draws with their range.
 
     learning_curve_plot.py OUT.svg NAME=WORK/learning-curve.csv [NAME=CSV ...]
 
 Each CSV is what learning-curve.sh writes (tool,clips_per_label,draw,clip_accuracy,
 window_accuracy; clips_per_label 0 = all, drawn at the right end with its real count given
-as NAME=CSV:ALL, e.g. push-ups=out/lc-pushups/learning-curve.csv:88)."""
+as NAME=CSV:ALL, e.g. push-ups=out/lc-pushups/learning-curve.csv:88). Its tools: poseact,
+pytorch, backbone (poseact from a pretrained net), enroll (`poseact enroll`, no training)."""
 import csv
 import math
 import sys
@@ -31,7 +32,8 @@ def main():
     w, h, pad = 360, 260, 48
     svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w * len(panels)}" height="{h}" font-family="sans-serif" font-size="11">',
            f'<rect width="{w * len(panels)}" height="{h}" fill="white"/>']
-    colours = {"poseact": "#1f6fb2", "pytorch": "#d9541e"}
+    colours = {"poseact": "#1f6fb2", "pytorch": "#d9541e", "backbone": "#2a9d4b", "enroll": "#8e44ad"}
+    labels = {"poseact": "poseact", "pytorch": "PyTorch mirror", "backbone": "poseact from a backbone", "enroll": "enroll (no training)"}
     for p, (name, runs) in enumerate(panels):
         x0 = p * w
         ns = sorted({n for _, n in runs})
@@ -46,7 +48,7 @@ def main():
         for n in ns:
             svg.append(f'<text x="{lx(n):.1f}" y="{h - pad + 26}" text-anchor="middle">{n}</text>')
         svg.append(f'<text x="{x0 + w / 2}" y="{h - 6}" text-anchor="middle">training clips per label (test clip accuracy)</text>')
-        for k, tool in enumerate(("poseact", "pytorch")):
+        for k, tool in enumerate(t for t in colours if any(key[0] == t for key in runs)):
             pts = [(n, runs[(tool, n)]) for n in ns if runs.get((tool, n))]
             if not pts:
                 continue
@@ -56,8 +58,7 @@ def main():
             for n, v in pts:
                 svg.append(f'<line x1="{lx(n):.1f}" x2="{lx(n):.1f}" y1="{ly(min(v)):.1f}" y2="{ly(max(v)):.1f}" stroke="{c}"/>')
                 svg.append(f'<circle cx="{lx(n):.1f}" cy="{ly(sum(v) / len(v)):.1f}" r="3" fill="{c}"/>')
-            label = "poseact" if tool == "poseact" else "PyTorch mirror"
-            svg.append(f'<text x="{x0 + w - pad}" y="{h - pad - 10 - 14 * k}" text-anchor="end" fill="{c}">{label}</text>')
+            svg.append(f'<text x="{x0 + w - pad}" y="{h - pad - 10 - 14 * k}" text-anchor="end" fill="{c}">{labels[tool]}</text>')
     svg.append("</svg>")
     with open(out, "w") as f:
         f.write("\n".join(svg) + "\n")

@@ -69,7 +69,8 @@ grep -qi "not found" "$WORKDIR/ldd.txt" && { grep -i "not found" "$WORKDIR/ldd.t
 grep -qi swift "$WORKDIR/ldd.txt" && { grep -i swift "$WORKDIR/ldd.txt" >&2; die "poseact loads a Swift library"; }
 say "ldd /usr/bin/poseact: $(wc -l <"$WORKDIR/ldd.txt") libraries, none of them Swift; it needs: $(readelf -d /usr/bin/poseact | sed -n "s/.*Shared library: \[\(.*\)\]/\1/p" | tr "\n" " ")"
 for f in /usr/share/man/man1/poseact.1.gz /usr/share/man/man1/poseact.extract.1.gz /usr/share/bash-completion/completions/poseact \
-         /usr/share/zsh/vendor-completions/_poseact /usr/share/fish/vendor_completions.d/poseact.fish /usr/share/poseact/configs/pushups.yaml; do
+         /usr/share/zsh/vendor-completions/_poseact /usr/share/fish/vendor_completions.d/poseact.fish /usr/share/poseact/configs/pushups.yaml \
+         /usr/share/poseact/backbones/penn-action.poseact.h5; do
     [[ -s "$f" ]] || die "$f is missing"
 done
 page="$(zcat /usr/share/man/man1/poseact.extract.1.gz)"; [[ "$page" == *shard* ]] || die "the extract man page does not describe --shard"

@@ -131,7 +131,7 @@ SHARE="$ROOTFS/usr/share"
 DOC="$SHARE/doc/poseact"
 install -D -m 0755 "$BIN" "$ROOTFS/usr/bin/poseact"
 "${BINUTILS}strip" --strip-unneeded "$ROOTFS/usr/bin/poseact"
-install -d "$SHARE/poseact/models" "$SHARE/poseact/configs" "$SHARE/man/man1" "$DOC/licenses"
+install -d "$SHARE/poseact/models" "$SHARE/poseact/configs" "$SHARE/poseact/backbones" "$SHARE/man/man1" "$DOC/licenses"
 for m in "${MODELS[@]}"; do
     IFS='|' read -r name _ sum <<<"$m"
     install -m 0644 "$MODELS_DIR/$name" "$SHARE/poseact/models/$name"
@@ -139,6 +139,8 @@ for m in "${MODELS[@]}"; do
 done
 (cd "$SHARE/poseact/models" && sha256sum --quiet -c SHA256SUMS) || die "a model changed while being copied"
 install -m 0644 configs/*.yaml configs/README.md "$SHARE/poseact/configs/"
+install -m 0644 backbones/*.poseact.h5 backbones/SHA256SUMS backbones/README.md "$SHARE/poseact/backbones/"
+(cd "$SHARE/poseact/backbones" && sha256sum --quiet -c SHA256SUMS) || die "a shipped backbone is not the one backbones/SHA256SUMS names"
 "${RUN_TARGET[@]}" "$ROOTFS/usr/bin/poseact" --generate-completion-script bash | install -D -m 0644 /dev/stdin "$SHARE/bash-completion/completions/poseact"
 "${RUN_TARGET[@]}" "$ROOTFS/usr/bin/poseact" --generate-completion-script zsh | install -D -m 0644 /dev/stdin "$SHARE/zsh/vendor-completions/_poseact"
 "${RUN_TARGET[@]}" "$ROOTFS/usr/bin/poseact" --generate-completion-script fish | install -D -m 0644 /dev/stdin "$SHARE/fish/vendor_completions.d/poseact.fish"

@@ -66,7 +66,7 @@ DEFAULTS = {
                       "keypoint_filter": "none", "features": ["position", "confidence", "velocity"]},
     "model": {"type": "tcn", "channels": 128, "dilations": [1, 2, 4, 8], "kernel": 5, "blocks": [64, 64, 128, 128],
               "streams": [], "stream_weights": [], "dropout": 0.1, "pooling": "mean", "flip_average": True,
-              "input_norm": False, "pretrained": "none"},
+              "input_norm": False, "pretrained": "auto"},
     "optimizer": {"name": "adamw", "learning_rate": 0.001, "min_learning_rate": 0.00001, "warmup_epochs": 1,
                   "weight_decay": 0.01, "gradient_clip": 5, "batch_size": 32},
     "training": {"epochs": 40, "patience": 0, "keep": "last", "class_weighting": "none", "window_weighting": "window",
@@ -273,7 +273,7 @@ def load_config(path):
     occlude = float(cfg["augmentation"]["occlude"] or 0)
     if not 0 <= occlude <= 1:
         sys.exit(f"{path}: augmentation.occlude must be in [0, 1], not {occlude}")
-    if cfg["model"]["pretrained"] != "none" or int(cfg["training"]["freeze_epochs"] or 0) != 0:
+    if cfg["model"]["pretrained"] not in ("none", "auto") or int(cfg["training"]["freeze_epochs"] or 0) != 0:
         sys.exit("model.pretrained / training.freeze_epochs: the mirror trains from random weights only (the yardstick "
                  "beside a pretrained run); set model.pretrained: none and training.freeze_epochs: 0")
     if float(cfg["augmentation"]["turn_degrees"] or 0) != 0:
@@ -458,6 +458,15 @@ def load_windows(path, cfg, seed):
             kept |= set(shuffled(sorted(by_label[label]), rng)[:per_label])
         train_idx = [i for i in train_idx if clip_of[i] in kept]
     test_idx = [i for i in test_idx if label_of[i] in set(classes)]
+    # model.pretrained auto: poseact starts from a shipped backbone when the smallest label has
+    # fewer than 10 training clips (Backbone.autoBelowClips); the mirror has none to load.
+    clips_of_label = {}
+    for i in train_idx:
+        clips_of_label.setdefault(label_of[i], set()).add(clip_of[i])
+    if cfg["model"]["pretrained"] == "auto" and min(len(c) for c in clips_of_label.values()) < 10:
+        sys.exit(f"{path}: model.pretrained auto with {min(len(c) for c in clips_of_label.values())} training clips for the "
+                 "smallest label: poseact may start from a shipped backbone, which the mirror cannot; set "
+                 "model.pretrained: none for both")
 
     val_clips = set()
     share = float(d["validation_share"])

@@ -33,13 +33,18 @@ public struct TrainingRun {
         case tested(EvaluationReport)
         /// The events that follow are the run of stream `number` (1-based) of `of`.
         case stream(Stream, number: Int, of: Int)
+        /// `model.pretrained: auto` chose this backbone (nil: random weights), for this reason.
+        case pretrained(String?, reason: String)
     }
 
     public let folder: String
     public var checkpoint: String { folder + "/checkpoint.h5" }
     public var model: String { folder + "/model.poseact.h5" }
 
-    public init(folder: String) { self.folder = folder }
+    /// The backbones `model.pretrained: auto` may choose from (`Backbone.shipped`).
+    public var shippedBackbones: [String] = []
+
+    public init(folder: String, shippedBackbones: [String] = []) { self.folder = folder; self.shippedBackbones = shippedBackbones }
 
     /// Trains (or goes on training) per `config` on the data at `dataPath`. `restart`
     /// ignores an existing checkpoint. With streams, `share` trains only that task's streams
@@ -64,7 +69,7 @@ public struct TrainingRun {
         let streams = config.model.streams
         for (i, stream) in streams.enumerated() where poolOnly || share.owns(i) {
             events(.stream(stream, number: i + 1, of: streams.count))
-            trainers.append(try TrainingRun(folder: Self.streamFolder(folder, stream))
+            trainers.append(try TrainingRun(folder: Self.streamFolder(folder, stream), shippedBackbones: shippedBackbones)
                 .trainNet(config: Self.streamConfig(config, stream), dataPath: dataPath, restart: restart && !poolOnly,
                           finishedOnly: poolOnly, events: events))
         }
@@ -102,20 +107,29 @@ public struct TrainingRun {
     }
 
     /// One net's run in `folder`; with `finishedOnly`, a run that is not finished is an error.
-    func trainNet(config: TrainingConfig, dataPath: String, restart: Bool, finishedOnly: Bool = false,
+    func trainNet(config given: TrainingConfig, dataPath: String, restart: Bool, finishedOnly: Bool = false,
                   events: (Event) -> Void) throws -> Trainer {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), !isDir.boolValue {
             throw ConfigError("\(folder): exists and is not a folder; choose another --output")
         }
+        // The GEMMs and the layers' loops on `training.threads` cores for the run; then back to
+        // one thread (the pose engine's setting), so idle OpenBLAS workers do not spin beside it.
+        LayerThreads.set(given.threads)
+        defer { BLAS.useSingleThread() }
+        let data = try TrainingData.load(path: dataPath, config: given)
+        // auto becomes what it chose before anything compares or records the config: the
+        // run folder's config.yaml says which backbone, and a resumed run chooses the same.
+        var config = given
+        if config.model.pretrained == "auto" {
+            let clips = Dictionary(grouping: data.train + data.validation, by: \.label).mapValues { Set($0.map(\.clipID)).count }
+            let (path, reason) = Backbone.auto(shipped: shippedBackbones, config: config, spec: data.spec, labelClips: clips)
+            config.model.pretrained = path ?? "none"
+            events(.pretrained(path, reason: reason))
+        }
         let resumeFrom = try resumableCheckpoint(config: config, restart: restart, finishedOnly: finishedOnly)
         let unfinished = "\(folder): not trained to the end; run its task (the same train command with --task) before pooling"
         if finishedOnly && resumeFrom == nil { throw ConfigError(unfinished) }
-        // The GEMMs and the layers' loops on `training.threads` cores for the run; then back to
-        // one thread (the pose engine's setting), so idle OpenBLAS workers do not spin beside it.
-        LayerThreads.set(config.threads)
-        defer { BLAS.useSingleThread() }
-        let data = try TrainingData.load(path: dataPath, config: config)
         // Checked with the data, before anything is said or the run folder is touched.
         let backbone = resumeFrom != nil || config.model.pretrained == "none" ? nil
             : try Backbone(path: config.model.pretrained, spec: data.spec, architecture: Architecture(config: config, classes: data.labels.count))

@@ -52,6 +52,9 @@ public struct DatasetReport: Encodable, Sendable {
     /// label with the fewest, and where that stands on the measured learning curves.
     public var fewestTrainingClips: Int
     public var learningCurve: String
+    /// Where `train` would start (`model.pretrained: auto`), and why: the command fills it
+    /// (it knows the config and the shipped backbones).
+    public var pretrained: String?
 
     /// A label with fewer clips than the largest by this factor gets a warning.
     public static let imbalanceWarning = 1.5
@@ -227,6 +230,7 @@ public struct DatasetReport: Encodable, Sendable {
             }
             if labels.count > 1 { lines.append(String(format: "imbalance (largest / smallest label): %.2f", imbalance)) }
             lines.append(learningCurve)
+            if let pretrained { lines.append(pretrained) }
         }
         lines.append("")
         if warnings.isEmpty {
@@ -255,11 +259,13 @@ public struct DatasetReport: Encodable, Sendable {
         var warnings: [String]
         var fewest_training_clips: Int
         var learning_curve: String
+        var pretrained: String?
     }
 
     /// Its JSON: clips, frames, frames_with_person, labels {label: {clips, frames,
     /// frames_with_person, splits}}, splits, short_clips, empty_clips, imbalance, duplicates,
-    /// warnings, fewest_training_clips, learning_curve, store, window.
+    /// warnings, fewest_training_clips, learning_curve, pretrained (when the command knows),
+    /// store, window.
     public func encode(to encoder: Encoder) throws {
         try JSONReport(
             store: store, window: window, clips: clips, frames: frames, frames_with_person: framesWithPerson,
@@ -270,7 +276,7 @@ public struct DatasetReport: Encodable, Sendable {
             splits: splits, short_clips: shortClips.map { JSONShort(id: $0.id, frames: $0.frames) },
             empty_clips: emptyClips, imbalance: imbalance.isFinite ? (imbalance * 1000).rounded() / 1000 : 0,
             duplicates: duplicates, warnings: warnings, fewest_training_clips: fewestTrainingClips,
-            learning_curve: learningCurve).encode(to: encoder)
+            learning_curve: learningCurve, pretrained: pretrained).encode(to: encoder)
     }
 
     /// 12345 → "12,345".

@@ -9,7 +9,7 @@ struct Train: ParsableCommand {
     /// "tcn, 128 channels, dilations [1, 2, 4, 8], kernel 5" or "stgcn, blocks [64, 64, 128, 128]", with the streams.
     static func describe(_ m: ModelSpec) -> String {
         let net = m.netSummary
-        let start = m.pretrained == "none" ? "" : "; from \(m.pretrained) (its net less the head)"
+        let start = m.pretrained == "none" || m.pretrained == "auto" ? "" : "; from \(m.pretrained) (its net less the head)"
         guard !m.streams.isEmpty else { return net + start }
         let weights = m.streamWeights.isEmpty ? "" : " weighted \(m.streamWeights.map { String(format: "%g", $0) }.joined(separator: ":"))"
         return net + "; streams \(m.streams.map(\.rawValue).joined(separator: ", "))" + weights + start
@@ -56,6 +56,9 @@ struct Train: ParsableCommand {
     static let runFiles = ["config.yaml", "checkpoint.h5", "model.poseact.h5", "metrics.csv", "metrics.json", "learning-curves.svg",
                            "evaluation.json", "evaluation.md", "evaluation-confusion.png"]
 
+    /// The backbones poseact ships (backbones/*.poseact.h5 where it finds its shipped folders).
+    static var shippedBackbones: [String] { Backbone.shipped(in: ShippedFolders.candidates("backbones").map(\.path)) }
+
     func validate() throws {
         guard !(pool && task != nil) else { throw ValidationError("--pool gathers what the tasks trained: give it without --task") }
         guard !(pool && restart) else { throw ValidationError("--pool trains nothing: give it without --restart") }
@@ -74,9 +77,11 @@ struct Train: ParsableCommand {
         let started = Date()
         let share = try task?.resolved(flag: "--task") ?? .whole
         if share.count > 1 { note("train: task \(share)") }
-        let trainers = try TrainingRun(folder: folder).train(config: config, dataPath: config.data.store!, restart: restart,
+        let trainers = try TrainingRun(folder: folder, shippedBackbones: Self.shippedBackbones).train(config: config, dataPath: config.data.store!, restart: restart,
                                                              share: share, poolOnly: pool) { event in
             switch event {
+            case .pretrained(let path, let reason):
+                note("model.pretrained auto: " + (path.map { "from \($0)" } ?? "random weights") + " (\(reason))")
             case .stream(let stream, let number, let of):
                 note("stream \(number)/\(of): \(stream.rawValue) (features \(stream.features.map(\.rawValue).joined(separator: ", "))) → \(TrainingRun.streamFolder(folder, stream))")
             case .data(let d):

@@ -384,6 +384,24 @@ final class TrainCommandTests: PennSliceTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
 
+    /// `dataset inspect` says where train would start: the slice's 12 clips a label are
+    /// enough for random weights; 5 a label (a store of its first 5) are few, and the
+    /// built-in config has a shipped backbone; a config of another net has none.
+    func testInspectSaysWhereTrainWouldStart() throws {
+        let enough = try poseact(["dataset", "inspect", try store(), "--json"])
+        XCTAssertEqual(enough.status, 0, enough.stderr)
+        let line = try XCTUnwrap(try json(enough.stdout)["pretrained"] as? String)
+        XCTAssertTrue(line.hasPrefix("train (the built-in config): from random weights") && line.contains("12 training clips, 10 or more"), line)
+        let few = try oneLabelStore("pullup", train: 5, test: 0), five = Self.dir.appendingPathComponent("five.h5").path
+        XCTAssertEqual(try poseact(["merge", few, try oneLabelStore("squat", train: 5, test: 0), "--output", five]).status, 0)
+        let builtIn = try poseact(["dataset", "inspect", five])
+        XCTAssertTrue(builtIn.stdout.contains("train (the built-in config): from the shipped backbone ")
+                      && builtIn.stdout.contains("penn-action.poseact.h5") && builtIn.stdout.contains("has 5 training clips, fewer than 10"), builtIn.stdout)
+        let small = try poseact(["dataset", "inspect", five, "--config", try config(Self.small)])
+        XCTAssertEqual(small.status, 0, small.stderr)
+        XCTAssertTrue(small.stdout.contains("from random weights") && small.stdout.contains("no shipped backbone has this net and input"), small.stdout)
+    }
+
     func testBadConfigsFailBeforeAnyWork() throws {
         let data = try store()
         let run = Self.dir.appendingPathComponent("bad-run").path

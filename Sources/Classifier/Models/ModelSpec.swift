@@ -40,9 +40,10 @@ public struct ModelSpec: ConfigSection, Equatable, Sendable {
     public var streams: [Stream] = []
     /// Each stream's weight in the average of probabilities; empty: equal weights.
     public var streamWeights: [Double] = []
-    /// The weights a run starts from: `none` (random), or a weights file whose net is this
-    /// one less its head (`Backbone`); the head always starts anew for the run's labels.
-    public var pretrained = "none"
+    /// The weights a run starts from: `auto` (a shipped backbone that fits, when the data is
+    /// small: `Backbone.auto`), `none` (random), or a weights file whose net is this one less
+    /// its head (`Backbone`); the head always starts anew for the run's labels.
+    public var pretrained = "auto"
 
     public init() {}
 
@@ -61,7 +62,7 @@ public struct ModelSpec: ConfigSection, Equatable, Sendable {
         .key("blocks", \.blocks, .list(count: 1...64, each: 1...4096), nets: ModelType.graphs, before: []),
         .key("streams", \.streams, inArchitecture: false),
         .key("stream_weights", \.streamWeights, .positive, inArchitecture: false),
-        .key("pretrained", \.pretrained, Bound("be none or the path of a weights file") { !$0.isEmpty }, inArchitecture: false),
+        .key("pretrained", \.pretrained, Bound("be auto, none or the path of a weights file") { !$0.isEmpty }, inArchitecture: false),
     ]
 
     public static let keys = table.map(\.key)
@@ -143,7 +144,8 @@ public struct Architecture: ConfigSection, Equatable, Sendable {
 
     public init(config: TrainingConfig, classes: Int) {
         model = config.model
-        model.streams = []; model.streamWeights = []
+        // The keys outside the architecture at their defaults, as a weights file's read back.
+        model.streams = []; model.streamWeights = []; model.pretrained = ModelSpec().pretrained
         // A TCN's file has always held no blocks.
         if !model.isGraph { model.blocks = [] }
         inputChannels = config.preprocessing.channels
