@@ -125,8 +125,8 @@ public struct TrainingData: Sendable {
             }
             let turn = config.augmentation.turnDegrees > 0
             for entry in store.entries {
-                // Ranges of one video (an annotation file's rows) stay together; an imported
-                // CSV is the source of all its clips, so whole-file sources do not group.
+                // Ranges of one video (an annotation file's rows) stay together; imported clips
+                // are each their own group (`TrainingData.group`).
                 groupOf[entry.id] = TrainingData.group(of: entry, config: config)
                 clipsOfSplit[entry.split ?? "", default: 0] += 1
                 labelOf[entry.id] = entry.label; splitOfClip[entry.id] = entry.split ?? ""
@@ -203,9 +203,11 @@ public struct TrainingData: Sendable {
 
 extension TrainingData {
     /// The group a store's clip is kept with, in validation and in the folds: its own id, or
-    /// its source video for a range of one (`data.validation_group: source`).
+    /// its source video for a range of one (`data.validation_group: source`). Imported clips
+    /// are their own group: their span is in a keypoint file's times, and the file is no
+    /// video they were cut from (one CSV with a time column would be one group).
     static func group(of entry: KeypointStore.Entry, config: TrainingConfig) -> String {
-        let ranged = entry.start != nil || entry.end != nil
+        let ranged = (entry.start != nil || entry.end != nil) && !entry.isImported
         return config.data.validationGroup == .source && ranged && !entry.source.isEmpty ? entry.source : entry.id
     }
 

@@ -185,12 +185,17 @@ public final class KeypointStore: @unchecked Sendable {
     public struct Entry: Sendable, Equatable {
         public let id: String, label: String, split: String?, frames: Int, source: String, start: Double?, end: Double?,
                    fps: Double, width: Int, height: Int, framesWithPerson: Int
+        /// What made its keypoints: a pose model, or `import:FILE` for keypoints imported.
+        public let estimator: String
         public init(id: String, label: String, split: String?, frames: Int, source: String, start: Double?, end: Double?,
-                    fps: Double, width: Int, height: Int, framesWithPerson: Int) {
+                    fps: Double, width: Int, height: Int, framesWithPerson: Int, estimator: String = "") {
             self.id = id; self.label = label; self.split = split; self.frames = frames; self.source = source
             self.start = start; self.end = end; self.fps = fps; self.width = width; self.height = height
-            self.framesWithPerson = framesWithPerson
+            self.framesWithPerson = framesWithPerson; self.estimator = estimator
         }
+
+        /// Imported keypoints: their `source` is the keypoint file, not a video they were cut from.
+        public var isImported: Bool { estimator.hasPrefix("import:") }
     }
 
     /// Metadata of every clip, sorted by id.
@@ -246,7 +251,7 @@ public final class KeypointStore: @unchecked Sendable {
                     id: id, label: label, split: split.isEmpty ? nil : split, frames: shape[0],
                     source: try g.stringAttribute("source"), start: start.isNaN ? nil : start, end: end.isNaN ? nil : end,
                     fps: try g.doubleAttribute("fps"), width: try g.intAttribute("width"), height: try g.intAttribute("height"),
-                    framesWithPerson: try g.intAttribute("frames_with_person")))
+                    framesWithPerson: try g.intAttribute("frames_with_person"), estimator: try g.stringAttribute("estimator")))
                 groupNames[id] = name
             }
         }
