@@ -10,18 +10,12 @@
 #   notebooks-free-scripts/backbones.sh [WORK]     (default WORK: out/backbones)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SHARED=${POSEACT_SHARED:-../shared}
 WORK=${1:-out/backbones}
-CSV=$SHARED/data/penn-action/keypoints.csv
-[ -f "$CSV" ] || { echo "backbones.sh: $CSV not found: set POSEACT_SHARED to the shared folder" >&2; exit 1; }
-swift build -c release --product poseact >&2
-BIN=.build/release/poseact
-mkdir -p "$WORK"
-[ -f "$WORK/penn.h5" ] || "$BIN" import "$CSV" --output "$WORK/penn.h5" >&2
+source notebooks-free-scripts/lib/penn-store.sh
 digest() { "$BIN" model inspect "$1" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["weights_sha256"])'; }
 for name in ${BACKBONES:-penn-action}; do
     printf 'base: %s\naugmentation:\n  turn_degrees: 0\nmodel:\n  pretrained: none\n' "$PWD/configs/$name.yaml" > "$WORK/$name.yaml"
-    "$BIN" train --config "$WORK/$name.yaml" --data "$WORK/penn.h5" --output "$WORK/run-$name" >&2
+    "$BIN" train --config "$WORK/$name.yaml" --data "$STORE" --output "$WORK/run-$name" >&2
     shipped="none shipped"; [ -f "backbones/$name.poseact.h5" ] && shipped="shipped $(digest "backbones/$name.poseact.h5")"
     echo "$name: made $(digest "$WORK/run-$name/model.poseact.h5"), $shipped"
 done

@@ -12,14 +12,7 @@
 # Figures of a run on the reference machine are in docs/train.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SHARED=${POSEACT_SHARED:-../shared}
 WORK=${1:-out/penn-action}
-CSV=$SHARED/data/penn-action/keypoints.csv
-[ -f "$CSV" ] || { echo "penn-action.sh: $CSV not found: set POSEACT_SHARED to the shared folder" >&2; exit 1; }
-
-swift build -c release --product poseact >&2
-BIN=.build/release/poseact
-mkdir -p "$WORK"
-[ -f "$WORK/penn.h5" ] || "$BIN" import "$CSV" --output "$WORK/penn.h5" >&2
-CONFIG=configs/penn-action.yaml WORK=$WORK BIN=$BIN STORE=$WORK/penn.h5 NAME=penn-action \
+source notebooks-free-scripts/lib/penn-store.sh
+CONFIG=configs/penn-action.yaml WORK=$WORK BIN=$BIN STORE=$STORE NAME=penn-action \
     SEEDS=${SEEDS:-1 2 3} notebooks-free-scripts/lib/seeds.sh

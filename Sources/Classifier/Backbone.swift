@@ -14,7 +14,7 @@ public struct Backbone {
 
     /// The weights file at `path`, checked against the run's preprocessing and architecture.
     public init(path: String, spec: PreprocessingSpec, architecture: Architecture) throws {
-        let source = try ActionClassifier.load(path: path)
+        let source = try ActionClassifier.load(path: path, maxBatch: 1)
         guard source.members.count == 1 else {
             throw ConfigError("model.pretrained \(path): an ensemble of \(source.members.count) nets; a backbone is one net")
         }

@@ -193,7 +193,7 @@ public final class TCN: ClassifierNet {
 
     /// input (B,T,C) → [input bn] → blocks → the last block's output (B,T,C′), one vector a
     /// frame, valid until the next forward: what the pooling reads.
-    public func forwardFrames(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) -> UnsafePointer<Float> {
+    func forwardFrames(_ x: UnsafePointer<Float>, batch B: Int, training: Bool) -> UnsafePointer<Float> {
         precondition(B > 0 && B <= config.maxBatch)
         lastBatch = B
         input.pointer.update(from: x, count: B * config.frames * config.inputChannels)
@@ -212,7 +212,7 @@ public final class TCN: ClassifierNet {
     /// Backward from dL/d(the last block's output) (B,T,C′) of the last `forwardFrames`:
     /// accumulates into the blocks' and the input bn's gradients, leaves dL/d(input) in
     /// `inputGrad`.
-    public func backwardFrames(_ dFrames: UnsafePointer<Float>) {
+    func backwardFrames(_ dFrames: UnsafePointer<Float>) {
         let B = lastBatch
         var dOut = dFrames
         let first = inputNorm.map { UnsafePointer($0.output.pointer) } ?? UnsafePointer(input.pointer)
