@@ -88,7 +88,7 @@ let package = Package(
         // Video and image input/output on FFmpeg: files, cameras, streams, JPEG, shot changes.
         .target(name: "Media", dependencies: ["Basics", "CFFmpeg", "Images"], swiftSettings: optimisedSettings),
         // The BlazePose pipeline: detection, ROI, landmarks, tracking, smoothing.
-        .target(name: "Pose", dependencies: ["Basics", "Images", "Media", "Tensor", "TFLite"], swiftSettings: optimisedSettings),
+        .target(name: "Pose", dependencies: ["Basics", "Images", "Media", "MatrixProduct", "Tensor", "TFLite"], swiftSettings: optimisedSettings),
         // Trajectories of thrown objects, with no model: moving blobs against a learnt
         // background, linked over frames, fitted with ballistic paths; the camera's own motion.
         .target(name: "Trajectories", dependencies: ["Images"], swiftSettings: optimisedSettings),
@@ -193,7 +193,7 @@ let package = Package(
         .testTarget(name: "TFLiteTests", dependencies: ["TestData", "MatrixProduct", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "ImagesTests", dependencies: ["CZlib", "Images"], swiftSettings: commonSettings),
         .testTarget(name: "MediaTests", dependencies: ["TestData", "Basics", "Images", "Media"], swiftSettings: commonSettings),
-        .testTarget(name: "PoseTests", dependencies: ["TestData", "Basics", "Images", "Media", "Pose", "PoseFixtures", "TFLite", "Tensor"], swiftSettings: commonSettings),
+        .testTarget(name: "PoseTests", dependencies: ["TestData", "Basics", "Images", "MatrixProduct", "Media", "Pose", "PoseFixtures", "TFLite", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "KeypointsTests", dependencies: ["TestData", "Basics", "CHDF5", "Keypoints", "KeypointWindows", "Tensor",
                                                            .product(name: "Crypto", package: "swift-crypto")],
                     exclude: ["Samples"], swiftSettings: commonSettings),

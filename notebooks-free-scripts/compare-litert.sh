@@ -3,8 +3,10 @@
 # BlazePose models, at 1 and 2 threads, measured side by side on this machine.
 # LiteRT lives in a throw-away venv: it is a yardstick only, never a dependency of poseact.
 #
-#   notebooks-free-scripts/compare-litert.sh [--runs N] [--rounds R] [--litert-only]
+#   notebooks-free-scripts/compare-litert.sh [--runs N] [--rounds R] [--kernels A,B] [--litert-only]
 #
+# --kernels: poseact's kernel paths to time, each in every round (POSEACT_KERNELS; default:
+# the one poseact picks), e.g. avx512,avx512bf16 for the FP32 and bfloat16 paths side by side.
 # Shared machines drift by ±20% over a minute, so the two runtimes alternate: each round
 # times LiteRT then poseact (N runs each, after warm-up), and the table gives the median
 # over rounds of each round's median. Raw JSON lines go to stdout as they come.
@@ -21,13 +23,15 @@ ROUNDS=3
 POSEACT=1
 THREADS=(1 2)
 MODELS=(pose_detection pose_landmark_full)
+KERNELS=("")
 
 while (($#)); do
     case "$1" in
         --runs) RUNS="${2:?--runs needs a number}"; shift 2 ;;
         --rounds) ROUNDS="${2:?--rounds needs a number}"; shift 2 ;;
+        --kernels) IFS=, read -r -a KERNELS <<<"${2:?--kernels needs a list}"; shift 2 ;;
         --litert-only) POSEACT=0; shift ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) echo "unknown option: $1" >&2; exit 2 ;;
     esac
 done
@@ -62,13 +66,14 @@ for ((round = 1; round <= ROUNDS; round++)); do
         for m in "${MODELS[@]}"; do
             "$PY" "$HERE/litert_bench.py" --model "$MODELS_DIR/$m.tflite" --runs "$RUNS" --threads "$t" | tee -a "$results"
         done
-        if ((POSEACT)); then
+        for k in "${KERNELS[@]}"; do
+            ((POSEACT)) || break
             # Only the JSON lines of stdout are results; anything else is chatter.
-            if ! out="$(cd "$ROOT" && POSEACT_MODELS_DIR="$MODELS_DIR" "$BIN" bench pose --runs "$RUNS" --threads "$t")"; then
-                POSEACT=0; note="'poseact bench pose' failed: LiteRT figures only"; continue
+            if ! out="$(cd "$ROOT" && POSEACT_MODELS_DIR="$MODELS_DIR" POSEACT_KERNELS="$k" "$BIN" bench pose --runs "$RUNS" --threads "$t")"; then
+                POSEACT=0; note="'poseact bench pose' failed${k:+ with POSEACT_KERNELS=$k}: LiteRT figures only"; continue
             fi
             grep '^{' <<<"$out" | tee -a "$results" || true
-        fi
+        done
     done
 done
 
@@ -83,11 +88,16 @@ def medians(pick):
         if pick(r): out.setdefault((r["model"], r["threads"]), []).append(r["median_ms"])
     return {k: statistics.median(v) for k, v in out.items()}
 lite = medians(lambda r: r.get("runtime") == "litert")
-ours = medians(lambda r: r.get("runtime", "poseact") != "litert")
-print(f"{'model':<20} {'threads':>7} {'litert ms':>10} {'poseact ms':>11} {'poseact/litert':>15}")
+paths = sorted({r.get("kernels", "") for r in rows if r.get("runtime", "poseact") != "litert"})
+ours = {k: medians(lambda r, k=k: r.get("runtime", "poseact") != "litert" and r.get("kernels", "") == k) for k in paths}
+cpu = next((r["cpu"] for r in rows if "cpu" in r), None)
+if cpu: print(f"CPU: {cpu}")
+print(f"{'model':<20} {'threads':>7} {'litert ms':>10}" + "".join(f" {k + ' ms':>16} {'/ litert':>9}" for k in paths))
 for (model, t), ms in sorted(lite.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-    p = ours.get((model, t))
-    ps, ratio = (f"{p:.2f}", f"{p / ms:.2f}") if p is not None else ("-", "-")
-    print(f"{model:<20} {t:>7} {ms:>10.2f} {ps:>11} {ratio:>15}")
+    line = f"{model:<20} {t:>7} {ms:>10.2f}"
+    for k in paths:
+        p = ours[k].get((model, t))
+        line += f" {p:>16.2f} {p / ms:>9.2f}" if p is not None else f" {'-':>16} {'-':>9}"
+    print(line)
 PYEOF
 if [[ -n "$note" ]]; then echo "note: $note"; fi

@@ -14,6 +14,7 @@
 #define GEMM_NP 2
 #define PA_STORE_FIRST(p, v, count) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (count)) - 1), (__m512)(v))
 #define PA_LOAD_FIRST(p, count) ((vf_avx512)_mm512_maskz_loadu_ps((__mmask16)((1u << (count)) - 1), p))
+#define PEAK_ACC 24
 #include "KernelTemplate.h"
 #undef VW
 #undef SUF
@@ -37,6 +38,7 @@ const pa_kernel_table pa_kernels_avx512 = {
     .gemm_tile_rows = GEMM_MR, .gemm_tile_panels = GEMM_NP,
     .packed_gemm = packed_gemm_avx512, .conv_rows = conv_rows_avx512,
     .narrow_conv_rows = narrow_rows_avx512_8, .depthwise_rows = depthwise_rows_avx512,
+    .peak_fp32 = peak_fp32_avx512,
     .gemm_atb = gemm_atb_avx512,
 };
 

@@ -1,5 +1,6 @@
 // Which paths this CPU runs, and the one switch from a path to its table of functions.
 #include "Internal.h"
+#include <string.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -24,8 +25,11 @@ int pa_path_supported(pa_path path) {
     int avx2 = (b >> 5) & 1;
     if (path == PA_PATH_AVX2) return avx2;
     int f = (b >> 16) & 1, dq = (b >> 17) & 1, bw = (b >> 30) & 1, vl = (b >> 31) & 1;
-    return path == PA_PATH_AVX512 && avx2 && f && dq && bw && vl
-        && (xcr & 0xE0) == 0xE0;                            // opmask and the upper ZMM state
+    int avx512 = avx2 && f && dq && bw && vl && (xcr & 0xE0) == 0xE0;   // opmask and the upper ZMM state
+    if (path == PA_PATH_AVX512) return avx512;
+    if (path != PA_PATH_AVX512_BF16 || !avx512) return 0;
+    if (!__get_cpuid_count(7, 1, &a, &b, &c, &d)) return 0;
+    return (a >> 5) & 1;                                    // AVX512_BF16
 }
 #else
 int pa_path_supported(pa_path path) { return path == PA_PATH_PORTABLE; }
@@ -35,6 +39,7 @@ static const pa_kernel_table *table(pa_path path) {
     switch (path) {
 #if defined(__x86_64__)
     case PA_PATH_AVX512: return &pa_kernels_avx512;
+    case PA_PATH_AVX512_BF16: return &pa_kernels_avx512_bf16;
     case PA_PATH_AVX2: return &pa_kernels_avx2;
 #endif
     default: return &pa_kernels_portable;
@@ -67,4 +72,36 @@ void pa_gemm_atb(pa_path path, const float *a, long lda, const float *b, long ld
 
 void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end) {
     table(path)->depthwise_rows(d, row_begin, row_end, c_begin, c_end);
+}
+
+double pa_peak_flops(pa_path path, pa_peak_kind kind, long iterations) {
+    if (kind == PA_PEAK_FP32) return table(path)->peak_fp32(iterations);
+#if defined(__x86_64__)
+    if (kind == PA_PEAK_BF16 && path == PA_PATH_AVX512_BF16) return pa_peak_bf16(iterations);
+#endif
+    return 0;
+}
+
+long pa_bf16_count(const pa_packed_weights *w) { return w->panels * ((w->k + 1) / 2) * 32; }
+
+/// x rounded to bfloat16, to nearest with ties to even (a NaN stays a NaN), as VCVTNE2PS2BF16.
+static unsigned short bf16_of(float x) {
+    unsigned u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (unsigned short)((u >> 16) | 0x40);
+    u += 0x7FFFu + ((u >> 16) & 1);
+    return (unsigned short)(u >> 16);
+}
+
+void pa_pack_bf16(const pa_packed_weights *w, unsigned short *out) {
+    const long kp = (w->k + 1) / 2;
+    for (long p = 0; p < w->panels; p++) {
+        const float *panel = w->data + p * w->k * 16;
+        unsigned short *dst = out + p * kp * 32;
+        for (long q = 0; q < kp; q++)
+            for (long lane = 0; lane < 16; lane++) {
+                dst[q * 32 + 2 * lane] = bf16_of(panel[2 * q * 16 + lane]);
+                dst[q * 32 + 2 * lane + 1] = 2 * q + 1 < w->k ? bf16_of(panel[(2 * q + 1) * 16 + lane]) : 0;
+            }
+    }
 }

@@ -107,21 +107,108 @@ DEFINE_TILE(GEMM_MR2, 1)
 DEFINE_TILE(1, 1)
 #endif
 
-/// Rows start..<end against NP panels from `panel`, in MR-, MR2- and 1-row tiles.
-#define GEMM_ROWS(NP, MR, MR2)                                                                         \
+#if VW == 16
+// A last panel of at most 8 channels (layers of 8, 24, 40, 88 channels) would compute lanes
+// 8–15 for nothing: it takes 8-wide vectors instead, after FULL (0 or 1) whole panels. On a
+// core that splits 512-bit instructions in two (Zen 4) an 8-wide FMA costs half a 16-wide one.
+typedef float SUF(vh) __attribute__((vector_size(32)));
+#define VH SUF(vh)
+PA_INLINE VH SUF(hload)(const float *p) { VH v; __builtin_memcpy(&v, p, sizeof v); return v; }
+PA_INLINE VH SUF(hsplat)(float x) {
+    VH v;
+    for (int i = 0; i < 8; i++) v[i] = x;
+    return v;
+}
+/// Stores the first `count` (≤ 8) floats of clamp(v + residual).
+PA_INLINE void SUF(hstore_part)(float *p, VH v, long count, VH lo, VH hi, const float *residual) {
+    const __mmask8 m = (__mmask8)((1u << count) - 1);
+    if (residual) v += (VH)_mm256_maskz_loadu_ps(m, residual);
+    _mm256_mask_storeu_ps(p, m, (__m256)__builtin_elementwise_min(__builtin_elementwise_max(v, lo), hi));
+}
+
+#define HALF_TILE_FUNCTION(NAME, MR, FULL, AT)                                                         \
+PA_INLINE void SUF(NAME)(const float *a, long lda, const long *koff, long k, const float *w, long wstride, \
+                         const float *bias, float *out, const float *res, long ldo, long width, V lo, V hi) { \
+    (void)koff;                                                                                        \
+    V acc[MR];                                                                                         \
+    VH half[MR];                                                                                       \
+    const V b = SUF(load)(bias);                                                                       \
+    const VH hb = SUF(hload)(bias + 16 * FULL);                                                        \
+    PA_UNROLL for (int r = 0; r < MR; r++) { acc[r] = b; half[r] = hb; }                               \
+    for (long kk = 0; kk < k; kk++) {                                                                  \
+        const V wv = FULL ? SUF(load)(w + kk * 16) : b;                                                \
+        const VH wh = SUF(hload)(w + FULL * wstride + kk * 16);                                        \
+        const float *ak = a + AT;                                                                      \
+        PA_UNROLL for (int r = 0; r < MR; r++) {                                                       \
+            const float x = ak[r * lda];                                                               \
+            if (FULL) acc[r] += SUF(splat)(x) * wv;                                                    \
+            half[r] += SUF(hsplat)(x) * wh;                                                            \
+        }                                                                                              \
+    }                                                                                                  \
+    const VH hlo = __builtin_shufflevector(lo, lo, 0, 1, 2, 3, 4, 5, 6, 7);                            \
+    const VH hhi = __builtin_shufflevector(hi, hi, 0, 1, 2, 3, 4, 5, 6, 7);                            \
+    PA_UNROLL for (int r = 0; r < MR; r++) {                                                           \
+        if (FULL) SUF(store_part)(out + r * ldo, acc[r], 16, lo, hi, res ? res + r * ldo : NULL);      \
+        SUF(hstore_part)(out + r * ldo + 16 * FULL, half[r], width - 16 * FULL, hlo, hhi,              \
+                         res ? res + r * ldo + 16 * FULL : NULL);                                      \
+    }                                                                                                  \
+}
+#define DEFINE_HALF_TILE(MR, FULL) DEFINE_HALF_TILE_(MR, FULL)
+#define DEFINE_HALF_TILE_(MR, FULL)                                                                    \
+    HALF_TILE_FUNCTION(htile_##MR##x##FULL, MR, FULL, kk)                                              \
+    HALF_TILE_FUNCTION(hctile_##MR##x##FULL, MR, FULL, koff[kk])
+DEFINE_HALF_TILE(GEMM_MR, 1)
+DEFINE_HALF_TILE(GEMM_MR2, 1)
+DEFINE_HALF_TILE(1, 1)
+DEFINE_HALF_TILE(GEMM_MR, 0)
+DEFINE_HALF_TILE(GEMM_MR2, 0)
+DEFINE_HALF_TILE(1, 0)
+
+/// Panels [begin, end) of `total` (n channels): TWO(2) for pairs of whole panels, ONE(1) for
+/// one, and where the last panel is at most 8 channels wide, HALF(1) for it with the whole
+/// panel before it or HALF(0) alone. `panel` is the loop variable the statements read.
+#define FOR_PANELS(begin, end, total, n, TWO, ONE, HALF1, HALF0)                                       \
+    do {                                                                                               \
+        const int halfLast_ = (end) == (total) && (n) - ((total) - 1) * 16 <= 8;                       \
+        const long whole_ = halfLast_ ? (end) - 1 : (end);                                             \
+        panel = (begin);                                                                               \
+        for (; panel + 2 <= whole_ - (halfLast_ && (whole_ - panel) % 2 == 1); panel += 2) TWO;        \
+        if (halfLast_ && panel + 1 == whole_) { HALF1; }                                               \
+        else {                                                                                         \
+            for (; panel < whole_; panel++) ONE;                                                       \
+            if (halfLast_) HALF0;                                                                      \
+        }                                                                                              \
+    } while (0)
+#else
+#if GEMM_NP > 1
+#define FOR_PANELS(begin, end, total, n, TWO, ONE, HALF1, HALF0)                                       \
+    do {                                                                                               \
+        panel = (begin);                                                                               \
+        for (; panel + 2 <= (end); panel += 2) TWO;                                                    \
+        for (; panel < (end); panel++) ONE;                                                            \
+    } while (0)
+#else
+#define FOR_PANELS(begin, end, total, n, TWO, ONE, HALF1, HALF0)                                       \
+    do { for (panel = (begin); panel < (end); panel++) ONE; } while (0)
+#endif
+#endif
+
+/// Rows start..<end from `panel` on, in MR-, MR2- and 1-row tiles of KIND: tile (NP whole
+/// panels) or htile (NP whole panels, then a half one).
+#define GEMM_ROWS(KIND, NP, MR, MR2)                                                                   \
     do {                                                                                               \
         const float *wp = w->data + panel * w->k * 16, *bp = w->bias + panel * 16;                     \
         long col0 = panel * 16, width = w->n - col0;                                                   \
         long r = start;                                                                                \
         for (; r + MR <= end; r += MR)                                                                 \
-            SUF(tile_##MR##x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, res ? res + r * ldo + col0 : NULL, ldo, width, lo, hi); \
+            SUF(KIND##_##MR##x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, res ? res + r * ldo + col0 : NULL, ldo, width, lo, hi); \
         for (; r + MR2 <= end; r += MR2)                                                               \
-            SUF(tile_##MR2##x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, res ? res + r * ldo + col0 : NULL, ldo, width, lo, hi); \
+            SUF(KIND##_##MR2##x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, res ? res + r * ldo + col0 : NULL, ldo, width, lo, hi); \
         for (; r < end; r++)                                                                           \
-            SUF(tile_1x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, res ? res + r * ldo + col0 : NULL, ldo, width, lo, hi); \
+            SUF(KIND##_1x##NP)(a + r * lda, lda, NULL, w->k, wp, w->k * 16, bp, out + r * ldo + col0, res ? res + r * ldo + col0 : NULL, ldo, width, lo, hi); \
     } while (0)
 
-#define GEMM_ROWS_EXPAND(NP, MR, MR2) GEMM_ROWS(NP, MR, MR2)
+#define GEMM_ROWS_EXPAND(KIND, NP, MR, MR2) GEMM_ROWS(KIND, NP, MR, MR2)
 
 static inline void SUF(packed_gemm)(const float *a, long lda, long rows, const pa_packed_weights *w,
                              long panel_begin, long panel_end, float *out, const float *res, long ldo,
@@ -133,11 +220,10 @@ static inline void SUF(packed_gemm)(const float *a, long lda, long rows, const p
     if (chunk > 8 * GEMM_MR) chunk = 8 * GEMM_MR;
     for (long start = 0; start < rows; start += chunk) {
         long end = start + chunk < rows ? start + chunk : rows;
-        long panel = panel_begin;
-#if GEMM_NP > 1
-        for (; panel + GEMM_NP <= panel_end; panel += GEMM_NP) GEMM_ROWS_EXPAND(GEMM_NP, GEMM_MR, GEMM_MR2);
-#endif
-        for (; panel < panel_end; panel++) GEMM_ROWS_EXPAND(1, GEMM_MR, GEMM_MR2);
+        long panel;
+        FOR_PANELS(panel_begin, panel_end, w->panels, w->n, GEMM_ROWS_EXPAND(tile, 2, GEMM_MR, GEMM_MR2),
+                   GEMM_ROWS_EXPAND(tile, 1, GEMM_MR, GEMM_MR2), GEMM_ROWS_EXPAND(htile, 1, GEMM_MR, GEMM_MR2),
+                   GEMM_ROWS_EXPAND(htile, 0, GEMM_MR, GEMM_MR2));
     }
 }
 
@@ -148,11 +234,11 @@ static inline void SUF(packed_gemm)(const float *a, long lda, long rows, const p
 /// tile starts r · stride_w · c floats after the first, and its value k sits koff[k]
 /// further (koff: the filter's taps as offsets into the NHWC input). Pixels at the padding
 /// are gathered one at a time into `scratch` (K floats).
-#define CONV_TILES(MR, NP)                                                                             \
+#define CONV_TILES(KIND, MR, NP)                                                                       \
     do {                                                                                               \
         const float *wp = pw->data + panel * K * 16, *bp = pw->bias + panel * 16;                      \
-        SUF(ctile_##MR##x##NP)(src, lda, koff, K, wp, K * 16, bp, out + panel * 16, res ? res + panel * 16 : NULL, N,  \
-                              N - panel * 16, lo, hi);                                                   \
+        SUF(KIND##_##MR##x##NP)(src, lda, koff, K, wp, K * 16, bp, out + panel * 16, res ? res + panel * 16 : NULL, N,  \
+                                N - panel * 16, lo, hi);                                               \
     } while (0)
 #define CONV_PIXELS(MR) CONV_PIXELS_(MR)
 #define CONV_PIXELS_(MR)                                                                               \
@@ -160,30 +246,26 @@ static inline void SUF(packed_gemm)(const float *a, long lda, long rows, const p
         const float *src = image + (iy0 * w->iw + ox * sw - w->pad_left) * C;                          \
         float *out = outRow + ox * N;                                                                  \
         const float *res = resRow ? resRow + ox * N : NULL;                                            \
-        long panel = 0;                                                                                \
-        for (; panel + GEMM_NP <= pw->panels; panel += GEMM_NP) CONV_TILES_EXPAND(MR, GEMM_NP);        \
-        for (; panel < pw->panels; panel++) CONV_TILES(MR, 1);                                         \
+        long panel;                                                                                    \
+        FOR_PANELS(0, pw->panels, pw->panels, N, CONV_TILES_EXPAND(ctile, MR, 2), CONV_TILES(ctile, MR, 1), \
+                   CONV_TILES(hctile, MR, 1), CONV_TILES(hctile, MR, 0));                              \
         ox += MR;                                                                                      \
     } while (0)
-#define CONV_TILES_EXPAND(MR, NP) CONV_TILES(MR, NP)
-#define EDGE_TILE(NP)                                                                                  \
+#define CONV_TILES_EXPAND(KIND, MR, NP) CONV_TILES(KIND, MR, NP)
+#define EDGE_TILE(KIND, NP)                                                                            \
     do {                                                                                               \
         const float *wp = pw->data + panel * K * 16, *bp = pw->bias + panel * 16;                      \
-        SUF(tile_1x##NP)(scratch, K, NULL, K, wp, K * 16, bp, out + panel * 16, res ? res + panel * 16 : NULL, N, \
-                         N - panel * 16, lo, hi);                                                        \
+        SUF(KIND##_1x##NP)(scratch, K, NULL, K, wp, K * 16, bp, out + panel * 16, res ? res + panel * 16 : NULL, N, \
+                           N - panel * 16, lo, hi);                                                    \
     } while (0)
-#define EDGE_TILE_EXPAND(NP) EDGE_TILE(NP)
 
 static inline void SUF(conv_rows)(const pa_window *w, const long *koff, const pa_packed_weights *pw, float *output,
                                   const float *residual, long row_begin, long row_end, float lo_, float hi_,
                                   float *scratch) {
     const V lo = SUF(splat)(lo_), hi = SUF(splat)(hi_);
     const long C = w->c, K = pw->k, N = pw->n, sw = w->stride_w, lda = sw * C;
-    long first = (w->pad_left + sw - 1) / sw;
-    if (first > w->ow) first = w->ow;
-    const long limit = w->iw - 1 - (w->kw - 1) * w->dilation_w + w->pad_left;
-    long last = limit >= 0 ? limit / sw : -1;
-    if (last > w->ow - 1) last = w->ow - 1;
+    long first, last;
+    pa_inside_columns(w, &first, &last);
     for (long row = row_begin; row < row_end; row++) {
         const long b = row / w->oh, oy = row % w->oh;
         const long iy0 = oy * w->stride_h - w->pad_top;
@@ -198,9 +280,8 @@ static inline void SUF(conv_rows)(const pa_window *w, const long *koff, const pa
             pa_im2col(w, row * w->ow + ox, row * w->ow + ox + 1, scratch);
             float *out = outRow + ox * N;
             const float *res = resRow ? resRow + ox * N : NULL;
-            long panel = 0;
-            for (; panel + GEMM_NP <= pw->panels; panel += GEMM_NP) EDGE_TILE_EXPAND(GEMM_NP);
-            for (; panel < pw->panels; panel++) EDGE_TILE(1);
+            long panel;
+            FOR_PANELS(0, pw->panels, pw->panels, N, EDGE_TILE(tile, 2), EDGE_TILE(tile, 1), EDGE_TILE(htile, 1), EDGE_TILE(htile, 0));
             ox += 1;
         }
     }
@@ -350,45 +431,85 @@ PA_INLINE float SUF(hsum)(V v) {
     return s;
 }
 
+#if VW == 8
+/// (Σ a[0], Σ a[1], …, Σ a[7]): each level adds the even and odd lanes of two vectors, so
+/// three levels of shuffles and adds sum eight vectors across at once.
+PA_INLINE V SUF(sum8)(const V a[8]) {
+    V p[4], q[2];
+    PA_UNROLL for (int i = 0; i < 4; i++)
+        p[i] = __builtin_shufflevector(a[2 * i], a[2 * i + 1], 0, 2, 4, 6, 8, 10, 12, 14)
+             + __builtin_shufflevector(a[2 * i], a[2 * i + 1], 1, 3, 5, 7, 9, 11, 13, 15);
+    PA_UNROLL for (int i = 0; i < 2; i++)
+        q[i] = __builtin_shufflevector(p[2 * i], p[2 * i + 1], 0, 2, 4, 6, 8, 10, 12, 14)
+             + __builtin_shufflevector(p[2 * i], p[2 * i + 1], 1, 3, 5, 7, 9, 11, 13, 15);
+    return __builtin_shufflevector(q[0], q[1], 0, 2, 4, 6, 8, 10, 12, 14)
+         + __builtin_shufflevector(q[0], q[1], 1, 3, 5, 7, 9, 11, 13, 15);
+}
+#endif
+
+/// a[j] = Σ over the filter's taps and channels of pixel j's input × one output channel's
+/// filter `wt` (kh, kw, C), for P interior pixels from column ix0 of input row iy0: each
+/// filter vector loaded once for all P.
+PA_INLINE void SUF(narrow_taps)(V *a, const int P, const pa_window *w, const float *image, const float *wt,
+                                const long kh, const long kw, const long C, long iy0, long ix0) {
+    const long step = w->stride_w * C;
+    PA_UNROLL for (int j = 0; j < P; j++) a[j] = SUF(splat)(0);
+    for (long ky = 0; ky < kh; ky++) {
+        const float *src = image + ((iy0 + ky * w->dilation_h) * w->iw + ix0) * C;
+        for (long kx = 0; kx < kw; kx++) {
+            const float *s = src + kx * w->dilation_w * C, *wk = wt + (ky * kw + kx) * C;
+            for (long c = 0; c < C; c += VW) {
+                const V wv = SUF(load)(wk + c);
+                PA_UNROLL for (int j = 0; j < P; j++) a[j] += SUF(load)(s + j * step + c) * wv;
+            }
+        }
+    }
+}
+
 /// Output row `row` (of n · oh) of a convolution with few output channels (a segmentation
 /// head's 1): for each pixel and output channel, the dot product of the (cout, kh, kw, c)
 /// filter with the input under it, VW input channels at a time (c is a multiple of VW);
 /// four interior pixels at once, so each filter vector is loaded once for all four.
-static inline void SUF(narrow_row)(const pa_window *w, const float *filter, const float *bias, long cout,
-                                   float *output, const float *residual, long row, float lo, float hi) {
-    const long C = w->c, K = w->kh * w->kw * C, sw = w->stride_w;
+PA_INLINE void SUF(narrow_row)(const pa_window *w, const float *filter, const float *bias, long cout,
+                               float *output, const float *residual, long row, float lo, float hi,
+                               const long KH, const long KW, const long CC) {
+    // KH, KW, CC: the filter's size and the input channels as constants (0: read from w), so
+    // that the tap loops of the common shape unroll.
+    const long kh = KH ? KH : w->kh, kw = KW ? KW : w->kw, C = CC ? CC : w->c;
+    const long K = kh * kw * C, sw = w->stride_w;
     const long b = row / w->oh, oy = row % w->oh;
     const long iy0 = oy * w->stride_h - w->pad_top;
-    const int rowInside = iy0 >= 0 && iy0 + (w->kh - 1) * w->dilation_h < w->ih;
-    long first = (w->pad_left + sw - 1) / sw;
-    if (first > w->ow) first = w->ow;
-    const long limit = w->iw - 1 - (w->kw - 1) * w->dilation_w + w->pad_left;
-    long last = limit >= 0 ? limit / sw : -1;
-    if (last > w->ow - 1) last = w->ow - 1;
+    const int rowInside = iy0 >= 0 && iy0 + (kh - 1) * w->dilation_h < w->ih;
+    long first, last;
+    pa_inside_columns(w, &first, &last);
     const float *image = w->input + b * w->ih * w->iw * C;
     for (long ox = 0; ox < w->ow;) {
         float *out = output + (row * w->ow + ox) * cout;
         const float *res = residual ? residual + (row * w->ow + ox) * cout : NULL;
         const long ix0 = ox * sw - w->pad_left;
-        if (rowInside && ox >= first && ox + 3 <= last) {
-            const long step = sw * C;
+#if VW == 8
+        // Eight interior pixels at once, their eight vectors of partial sums added across by
+        // one transposing tree (SUF(sum8)): the sums cost a fraction of a pixel's taps
+        // instead of a horizontal sum each (the segmentation head: 8 channels, 3 × 3, to 1).
+        if (rowInside && ox >= first && ox + 7 <= last) {
             for (long o = 0; o < cout; o++) {
-                V a0 = {}, a1 = {}, a2 = {}, a3 = {};
-                for (long ky = 0; ky < w->kh; ky++) {
-                    const float *src = image + ((iy0 + ky * w->dilation_h) * w->iw + ix0) * C;
-                    const float *wt = filter + o * K + ky * w->kw * C;
-                    for (long kx = 0; kx < w->kw; kx++) {
-                        const float *s = src + kx * w->dilation_w * C, *wk = wt + kx * C;
-                        for (long c = 0; c < C; c += VW) {
-                            V wv = SUF(load)(wk + c);
-                            a0 += SUF(load)(s + c) * wv;
-                            a1 += SUF(load)(s + step + c) * wv;
-                            a2 += SUF(load)(s + 2 * step + c) * wv;
-                            a3 += SUF(load)(s + 3 * step + c) * wv;
-                        }
-                    }
-                }
-                float r[4] = {SUF(hsum)(a0), SUF(hsum)(a1), SUF(hsum)(a2), SUF(hsum)(a3)};
+                V a[8];
+                SUF(narrow_taps)(a, 8, w, image, filter + o * K, kh, kw, C, iy0, ix0);
+                V v = SUF(sum8)(a) + SUF(splat)(bias[o]);
+                if (res) for (int j = 0; j < 8; j++) v[j] += res[j * cout + o];
+                v = SUF(clamp)(v, SUF(splat)(lo), SUF(splat)(hi));
+                if (cout == 1) SUF(store)(out, v);
+                else for (int j = 0; j < 8; j++) out[j * cout + o] = v[j];
+            }
+            ox += 8;
+            continue;
+        }
+#endif
+        if (rowInside && ox >= first && ox + 3 <= last) {
+            for (long o = 0; o < cout; o++) {
+                V a[4];
+                SUF(narrow_taps)(a, 4, w, image, filter + o * K, kh, kw, C, iy0, ix0);
+                float r[4] = {SUF(hsum)(a[0]), SUF(hsum)(a[1]), SUF(hsum)(a[2]), SUF(hsum)(a[3])};
                 for (int j = 0; j < 4; j++) {
                     float v = r[j] + bias[o] + (res ? res[j * cout + o] : 0);
                     out[j * cout + o] = v < lo ? lo : v > hi ? hi : v;
@@ -399,13 +520,13 @@ static inline void SUF(narrow_row)(const pa_window *w, const float *filter, cons
         }
         for (long o = 0; o < cout; o++) {
             V acc = {};
-            for (long ky = 0; ky < w->kh; ky++) {
+            for (long ky = 0; ky < kh; ky++) {
                 const long iy = iy0 + ky * w->dilation_h;
                 if (iy < 0 || iy >= w->ih) continue;
-                for (long kx = 0; kx < w->kw; kx++) {
+                for (long kx = 0; kx < kw; kx++) {
                     const long ix = ix0 + kx * w->dilation_w;
                     if (ix < 0 || ix >= w->iw) continue;
-                    const float *s = image + (iy * w->iw + ix) * C, *wk = filter + o * K + (ky * w->kw + kx) * C;
+                    const float *s = image + (iy * w->iw + ix) * C, *wk = filter + o * K + (ky * kw + kx) * C;
                     for (long c = 0; c < C; c += VW) acc += SUF(load)(s + c) * SUF(load)(wk + c);
                 }
             }
@@ -419,7 +540,10 @@ static inline void SUF(narrow_row)(const pa_window *w, const float *filter, cons
 /// Rows [row_begin, row_end) of the above.
 static inline void SUF(narrow_rows)(const pa_window *w, const float *filter, const float *bias, long cout,
                                     float *output, const float *residual, long row_begin, long row_end, float lo, float hi) {
-    for (long row = row_begin; row < row_end; row++) SUF(narrow_row)(w, filter, bias, cout, output, residual, row, lo, hi);
+    if (w->kh == 3 && w->kw == 3 && w->c == 8)   // the segmentation head's
+        for (long row = row_begin; row < row_end; row++) SUF(narrow_row)(w, filter, bias, cout, output, residual, row, lo, hi, 3, 3, 8);
+    else
+        for (long row = row_begin; row < row_end; row++) SUF(narrow_row)(w, filter, bias, cout, output, residual, row, lo, hi, 0, 0, 0);
 }
 
 // ---- Weight gradients: C[i, j] += Σ_r A[r, i] · B[r, j] -----------------------------------
@@ -511,6 +635,31 @@ static inline void SUF(gemm_atb)(const float *a, long lda, const float *b, long 
     }
 }
 
+// ---- The arithmetic limit ----------------------------------------------------------------
+
+/// `iterations` rounds of PEAK_ACC independent multiply-adds on whole vectors, registers
+/// only: one FMA each where the target has FMA, a multiply and an add where it has not (the
+/// portable path on x86-64). The chains are independent, so the loop is bound by how many
+/// the core issues a cycle, not by their latency. Returns the operations done.
+#ifndef PEAK_ACC
+#define PEAK_ACC 12
+#endif
+__attribute__((unused)) static double SUF(peak_fp32)(long iterations) {
+    V acc[PEAK_ACC];
+    PA_UNROLL for (int j = 0; j < PEAK_ACC; j++) acc[j] = SUF(splat)(1.0f + 0.001f * (float)j);
+    // x · acc + y tends to y / (1 − x) = 1: no overflow and no subnormals however long it runs.
+    const V x = SUF(splat)(0.999f), y = SUF(splat)(0.001f);
+    for (long i = 0; i < iterations; i++) {
+        PA_UNROLL for (int j = 0; j < PEAK_ACC; j++) acc[j] = acc[j] * x + y;
+    }
+    V sum = acc[0];
+    PA_UNROLL for (int j = 1; j < PEAK_ACC; j++) sum += acc[j];
+    volatile float sink = sum[0];
+    (void)sink;
+    return 2.0 * VW * PEAK_ACC * (double)iterations;
+}
+#undef PEAK_ACC
+
 #undef V
 #undef NV
 #undef PA_UNROLL
@@ -524,8 +673,12 @@ static inline void SUF(gemm_atb)(const float *a, long lda, const float *b, long 
 #undef CONV_PIXELS
 #undef CONV_PIXELS_
 #undef EDGE_TILE
-#undef EDGE_TILE_EXPAND
 #undef GEMM_ROWS_EXPAND
+#undef FOR_PANELS
+#undef VH
+#undef HALF_TILE_FUNCTION
+#undef DEFINE_HALF_TILE
+#undef DEFINE_HALF_TILE_
 #undef ATB_FUNCTION
 #undef DEFINE_ATB
 #undef DEFINE_ATB_

@@ -8,8 +8,14 @@ public typealias KernelError = OneLineError<KernelFailure>
 
 /// The instruction set the C kernels (`Sources/CPUKernels`) run on, for the pose engine's
 /// convolutions and the training layers' products alike: the fastest this CPU supports, or
-/// the one `POSEACT_KERNELS` names. One binary carries all three.
+/// the one `POSEACT_KERNELS` names. One binary carries them all. Training's products are
+/// FP32 on every path (avx512bf16's are avx512's).
 public enum KernelPath: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// avx512, with the pose engine's convolutions multiplied in bfloat16 (VDPBF16PS: Zen 4
+    /// and later, Cooper Lake, Sapphire Rapids): weights rounded to bfloat16 when the plan is
+    /// made, activations a block of rows at a time, sums in FP32. Training's products and
+    /// every other kernel are avx512's.
+    case avx512bf16
     /// 16-wide vectors and 32 registers (x86-64-v4: Skylake-X, Ice Lake, Zen 4 and later).
     case avx512
     /// 8-wide vectors with fused multiply-add (Haswell, Zen 1 and later).
@@ -22,6 +28,7 @@ public enum KernelPath: String, Sendable, CaseIterable, CustomStringConvertible 
 
     public var c: pa_path {
         switch self {
+        case .avx512bf16: return PA_PATH_AVX512_BF16
         case .avx512: return PA_PATH_AVX512
         case .avx2: return PA_PATH_AVX2
         case .portable: return PA_PATH_PORTABLE
@@ -36,8 +43,14 @@ public enum KernelPath: String, Sendable, CaseIterable, CustomStringConvertible 
     /// The paths this CPU runs, fastest first.
     public static var supported: [KernelPath] { allCases.filter(\.isSupported) }
 
-    /// The fastest path this CPU runs.
-    public static var best: KernelPath { supported.first ?? .portable }
+    /// The fastest FP32 path this CPU runs. avx512bf16 is faster where the CPU has it, but
+    /// only asked for (`--bfloat16`, or POSEACT_KERNELS): it moves landmarks by a median of
+    /// 1.9 px from MediaPipe's on 1080p push-up frames, where FP32 agrees to 0.01 px
+    /// (docs/engine.md, bfloat16).
+    public static var best: KernelPath { supported.first { !$0.roundsToBFloat16 } ?? .portable }
+
+    /// Whether the pose engine's products round to bfloat16 on this path.
+    public var roundsToBFloat16: Bool { self == .avx512bf16 }
 
     /// The path `POSEACT_KERNELS` names, else the best one; an unknown name, or a path this
     /// CPU lacks, is an error that says which paths there are.
@@ -48,6 +61,17 @@ public enum KernelPath: String, Sendable, CaseIterable, CustomStringConvertible 
         }
         try path.requireSupported()
         return path
+    }
+
+    /// `--bfloat16`: the pose engine on avx512bf16 for this process and the ones it starts
+    /// (through POSEACT_KERNELS, which every plan reads). Refused on a CPU without AVX512_BF16,
+    /// and when POSEACT_KERNELS already names another path.
+    public static func requestBFloat16(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        try KernelPath.avx512bf16.requireSupported()
+        if let name = environment[environmentVariable], !name.isEmpty, name.lowercased() != KernelPath.avx512bf16.rawValue {
+            throw KernelError("--bfloat16 and \(environmentVariable)=\(name) disagree: give one of them")
+        }
+        setenv(environmentVariable, KernelPath.avx512bf16.rawValue, 1)
     }
 
     public func requireSupported() throws {

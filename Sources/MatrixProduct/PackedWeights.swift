@@ -16,6 +16,8 @@ public final class PackedWeights {
     public let capacity: Int
     public private(set) var k = 0, n = 0, panels = 0
     let data: FloatBuffer
+    /// The panels rounded to bfloat16 (`roundToBFloat16()`), for the avx512bf16 path's products.
+    private var bf16: UnsafeMutableBufferPointer<UInt16>?
     /// The packing as the C kernels take it (pointers into `data`).
     public let c: UnsafeMutablePointer<pa_packed_weights>
 
@@ -27,7 +29,7 @@ public final class PackedWeights {
         self.capacity = max(capacity, 16)
         data = FloatBuffer(count: self.capacity)
         c = .allocate(capacity: 1)
-        c.initialize(to: pa_packed_weights(data: data.pointer, bias: data.pointer, k: 0, n: 0, panels: 0))
+        c.initialize(to: pa_packed_weights(data: data.pointer, bias: data.pointer, k: 0, n: 0, panels: 0, bf16: nil))
     }
 
     /// A convolution's filter, packed once: `filter` is (N, K) row-major (TFLite's
@@ -37,7 +39,24 @@ public final class PackedWeights {
         pack(b: filter, ldb: k, k: k, n: n, transposed: true, bias: bias)
     }
 
-    deinit { c.deallocate() }
+    deinit {
+        c.deallocate()
+        bf16?.deallocate()
+    }
+
+    /// Keeps a bfloat16 copy of the packed panels beside the floats, which the avx512bf16
+    /// path's products then use (the other paths ignore it). A later `pack` drops it.
+    public func roundToBFloat16() {
+        guard panels > 0 else { return }
+        bf16?.deallocate()
+        let copy = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: pa_bf16_count(c))
+        pa_pack_bf16(c, copy.baseAddress!)
+        bf16 = copy
+        c.pointee.bf16 = UnsafePointer(copy.baseAddress!)
+    }
+
+    /// Whether the products may use a bfloat16 copy (`roundToBFloat16()`).
+    public var hasBFloat16: Bool { bf16 != nil }
 
     /// Packs op(B), K × N: B itself (K × N, row stride `ldb`) or, `transposed`, the transpose
     /// of an N × K B (a layer's (out, in) weight); `bias` N floats, or zeros.
@@ -65,7 +84,9 @@ public final class PackedWeights {
         packedBias.update(repeating: 0, count: panels * 16)
         if let bias { packedBias.update(from: bias, count: n) }
         self.k = k; self.n = n; self.panels = panels
-        c.pointee = pa_packed_weights(data: panelData, bias: packedBias, k: k, n: n, panels: panels)
+        bf16?.deallocate()
+        bf16 = nil
+        c.pointee = pa_packed_weights(data: panelData, bias: packedBias, k: k, n: n, panels: panels, bf16: nil)
     }
 
     /// out[rows, panels' columns] = clamp(A · op(B) + bias (+ residual), lo, hi), on the

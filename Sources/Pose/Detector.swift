@@ -1,5 +1,6 @@
 import Foundation
 import Images
+import MatrixProduct
 import TFLite
 
 /// A person found by the detector, in image pixels.
@@ -19,8 +20,9 @@ public final class PoseDetector: @unchecked Sendable {
     public var iouThreshold: Float = 0.3
     let anchors: [(x: Float, y: Float)]
 
-    public init(modelPath: String, threads: Int = 2) throws {
-        interpreter = try Interpreter(path: modelPath, options: .init(threads: threads))
+    /// `kernels`: the kernel path (nil: the fastest this CPU runs, or POSEACT_KERNELS's).
+    public init(modelPath: String, threads: Int = 2, kernels: KernelPath? = nil) throws {
+        interpreter = try Interpreter(path: modelPath, options: .init(threads: threads, kernels: kernels))
         guard interpreter.inputs.first?.shape == [1, 224, 224, 3],
               interpreter.output(named: "Identity")?.count == 2254 * 12,
               interpreter.output(named: "Identity_1")?.count == 2254 else {

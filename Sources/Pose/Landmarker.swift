@@ -1,5 +1,6 @@
 import Foundation
 import Images
+import MatrixProduct
 import TFLite
 
 /// What the landmark model says about one region of interest.
@@ -25,8 +26,10 @@ public final class PoseLandmarker: @unchecked Sendable {
     public var refinementMinConfidence: Float = 0.5
 
     /// The segmentation output is not computed: poses don't need it.
-    public init(modelPath: String, threads: Int = 2) throws {
-        interpreter = try Interpreter(path: modelPath, options: .init(threads: threads, outputs: ["Identity", "Identity_1", "Identity_3", "Identity_4"]))
+    /// `kernels`: the kernel path (nil: the fastest this CPU runs, or POSEACT_KERNELS's).
+    public init(modelPath: String, threads: Int = 2, kernels: KernelPath? = nil) throws {
+        interpreter = try Interpreter(path: modelPath, options: .init(threads: threads, outputs: ["Identity", "Identity_1", "Identity_3", "Identity_4"],
+                                                                      kernels: kernels))
         guard interpreter.inputs.first?.shape == [1, 256, 256, 3], interpreter.output(named: "Identity")?.count == 195,
               interpreter.output(named: "Identity_3")?.count == 64 * 64 * 39, interpreter.output(named: "Identity_4")?.count == 117 else {
             throw TFLiteError("\(modelPath): not BlazePose's full landmark model (expected input [1,256,256,3], outputs Identity [1,195], Identity_3 [1,64,64,39], Identity_4 [1,117])")

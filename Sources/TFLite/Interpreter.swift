@@ -126,29 +126,44 @@ public final class Interpreter: @unchecked Sendable {
 
     /// Per-operator-kind time of one invoke, in milliseconds, for profiling.
     public func profile() -> [(op: String, ms: Double)] {
+        var totals: [String: Double] = [:]
+        for kernel in profileKernels() { totals[kernel.op, default: 0] += kernel.ms }
+        return totals.sorted { $0.value > $1.value }.map { ($0.key, $0.value) }
+    }
+
+    /// Each kernel's time in one invoke, in plan order. With POSEACT_PROFILE_KERNELS set,
+    /// also one line each on stderr (shapes, milliseconds, GFLOP/s).
+    public func profileKernels() -> [KernelProfile] {
         withDenormalsFlushed { profileFlushed() }
     }
 
-    private func profileFlushed() -> [(op: String, ms: Double)] {
+    private func profileFlushed() -> [KernelProfile] {
         let t = min(threads, pool.threadCount)
-        var totals: [String: Double] = [:]
         var times = [Double](repeating: 0, count: kernels.count)
         for (i, kernel) in kernels.enumerated() {
             let start = DispatchTime.now().uptimeNanoseconds
             kernel.run(pool, threads: t)
             times[i] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-            totals[kernel.name, default: 0] += times[i]
         }
+        let result = zip(kernels, times).map { KernelProfile(op: $0.name, detail: $0.detail, flops: $0.flops, ms: $1) }
         // Printed after the run: a write between two operators outlasts the workers' spin,
         // and the next operator would be timed with their wake-up (~20 µs) in it.
         if ProcessInfo.processInfo.environment["POSEACT_PROFILE_KERNELS"] != nil {
-            let lines = zip(kernels, times).map { kernel, ms in
-                String(format: "%@ %@ %.3f ms %.2f GFLOP/s\n", kernel.name, kernel.detail, ms, Double(kernel.flops) / ms / 1e6)
-            }
+            let lines = result.map { String(format: "%@ %@ %.3f ms %.2f GFLOP/s\n", $0.op, $0.detail, $0.ms, $0.gflops) }
             FileHandle.standardError.write(Data(lines.joined().utf8))
         }
-        return totals.sorted { $0.value > $1.value }.map { ($0.key, $0.value) }
+        return result
     }
+}
+
+/// One kernel's time in a profiled run.
+public struct KernelProfile: Sendable {
+    /// The operator ("CONV_2D") and its shapes.
+    public let op: String, detail: String
+    /// Its floating-point operations (a multiply-add counts 2).
+    public let flops: Int
+    public let ms: Double
+    public var gflops: Double { Double(flops) / ms / 1e6 }
 }
 
 /// What a plan holds, for `poseact model inspect`.

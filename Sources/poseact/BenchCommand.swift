@@ -3,5 +3,5 @@ import ArgumentParser
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks of the hot paths, printing machine-readable JSON.",
-        subcommands: [PoseModelsBench.self, PoseVideoBench.self, TrainBench.self, LiveBench.self])
+        subcommands: [PeakBench.self, PoseModelsBench.self, PoseVideoBench.self, TrainBench.self, LiveBench.self])
 }

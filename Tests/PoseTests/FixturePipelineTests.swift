@@ -1,5 +1,6 @@
 import Foundation
 import Images
+import MatrixProduct
 import Media
 import Pose
 import TestData
@@ -40,10 +41,12 @@ final class FixturePipelineTests: XCTestCase {
         return data.withUnsafeBytes { raw in (0..<data.count / 4).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) } }
     }
 
-    func models() throws -> (PoseDetector, PoseLandmarker) {
+    /// The models on `kernels`: the default FP32 path unless a test asks for another (these
+    /// tests hold the pipeline to the reference's float32 figures; the bfloat16 path's are below).
+    func models(kernels: KernelPath = .best) throws -> (PoseDetector, PoseLandmarker) {
         let det = Self.modelsDir.appendingPathComponent("pose_detection.tflite"), lm = Self.modelsDir.appendingPathComponent("pose_landmark_full.tflite")
         try require(det, "run notebooks-free-scripts/setup.sh"); try require(lm, "run notebooks-free-scripts/setup.sh")
-        return (try PoseDetector(modelPath: det.path), try PoseLandmarker(modelPath: lm.path))
+        return (try PoseDetector(modelPath: det.path, kernels: kernels), try PoseLandmarker(modelPath: lm.path, kernels: kernels))
     }
 
     func roi(_ json: [String: Any]) -> RotatedRect? {
@@ -162,6 +165,41 @@ final class FixturePipelineTests: XCTestCase {
             XCTAssertLessThanOrEqual(worstV, 1e-3, name)
             XCTAssertLessThanOrEqual(worstW, 1e-3, name)
         }
+    }
+
+    /// The pipeline on the bfloat16 path (`--bfloat16`) against the same
+    /// MediaPipe landmarks, in pixels of the 256-pixel crop (the ROI's width over 256): the
+    /// detector's boxes move its ROI by a pixel or two of the crop, and the landmark model's
+    /// own rounding adds to that (docs/engine.md). The bounds are a few times what it gives
+    /// here (printed): landmarks MediaPipe sees (visibility above 0.5) and, for the hidden
+    /// ones, the model's guess, within a quarter of the crop.
+    func testBFloat16LandmarksStayNearMediaPipe() throws {
+        guard KernelPath.avx512bf16.isSupported else { throw XCTSkip("this CPU has no AVX512_BF16") }
+        let (detector, landmarker) = try models(kernels: .avx512bf16)
+        var visible: [Float] = [], hidden: [Float] = []
+        for name in Self.names {
+            let json = try expected(name)
+            let mediapipe = json["mediapipe"] as! [String: Any]
+            guard mediapipe["person"] as? Bool == true else { continue }
+            let img = try image(name)
+            let first = box((((json["reference_pipeline"] as! [String: Any])["detector"] as! [String: Any])["detections"] as! [[String: Any]])[0])
+            let d = try XCTUnwrap(detector.detect(img).max(by: { $0.box.iou(first) < $1.box.iou(first) }), name)
+            let roi = regionOfInterest(center: d.keypoints[0], scalePoint: d.keypoints[1], imageWidth: img.width, imageHeight: img.height)
+            let result = landmarker.run(img, roi: roi)
+            XCTAssertGreaterThanOrEqual(result.presence, 0.5, name)
+            let want = mediapipe["landmarks"] as! [[String: Any]]
+            for i in 0..<33 {
+                let dx = result.landmarks[i].x - Float(want[i]["x"] as! Double), dy = result.landmarks[i].y - Float(want[i]["y"] as! Double)
+                let crop = (dx * dx + dy * dy).squareRoot() * 256 / roi.width
+                if want[i]["visibility"] as! Double > 0.5 { visible.append(crop) } else { hidden.append(crop) }
+            }
+        }
+        visible.sort(); hidden.sort()
+        print(String(format: "bf16 pipeline vs MediaPipe, px of the crop: %d visible landmarks median %.2f, max %.2f; %d hidden, max %.2f",
+                     visible.count, visible[visible.count / 2], visible.last!, hidden.count, hidden.last ?? 0))
+        XCTAssertLessThanOrEqual(visible[visible.count / 2], 2)
+        XCTAssertLessThanOrEqual(visible.last!, 16)
+        XCTAssertLessThanOrEqual(hidden.last ?? 0, 64)
     }
 
     /// The mirror-averaged landmarks (`runMirrorAveraged`) see a mirrored image as the

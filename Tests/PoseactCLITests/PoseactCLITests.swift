@@ -181,6 +181,59 @@ final class PoseactCLITests: PoseactCLITestCase {
             XCTAssertGreaterThan(median, 0)
             XCTAssertLessThanOrEqual(median, p90)
             XCTAssertEqual(object["kernels"] as? String, KernelPath.best.rawValue)
+            // The model's work over its time, and that as a share of the FP32 peak measured in
+            // the same run: positive, and a whole model cannot beat its arithmetic's limit by 2×.
+            XCTAssertGreaterThan(try XCTUnwrap(object["gflops"] as? Double), 0)
+            let share = try XCTUnwrap(object["peak_share"] as? Double)
+            XCTAssertGreaterThan(share, 0)
+            XCTAssertLessThan(share, 2)
+            XCTAssertFalse((object["cpu"] as? String ?? "").isEmpty)
+        }
+    }
+
+    /// bench peak: a line for each kernel path's FP32 on one core and on every core, and one
+    /// for bfloat16 where the CPU has it, each naming the CPU.
+    func testBenchPeakMeasuresEveryPath() throws {
+        let result = try poseact(["bench", "peak", "--seconds", "0.02", "--rounds", "1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        var seen: Set<String> = []
+        for line in result.stdout.split(separator: "\n") {
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let arithmetic = try XCTUnwrap(object["arithmetic"] as? String), kernels = try XCTUnwrap(object["kernels"] as? String)
+            XCTAssertGreaterThan(try XCTUnwrap(object["gflops"] as? Double), 0, String(line))
+            let cpu = try XCTUnwrap(object["cpu"] as? [String: Any])
+            XCTAssertEqual(cpu["cores"] as? Int, ProcessInfo.processInfo.activeProcessorCount)
+            seen.insert("\(arithmetic) \(kernels) \(try XCTUnwrap(object["threads"] as? Int))")
+        }
+        var expected: Set<String> = []
+        let cores = Set([1, ProcessInfo.processInfo.activeProcessorCount])
+        for path in KernelPath.supported {
+            for threads in cores { expected.insert(path.roundsToBFloat16 ? "bf16 \(path) \(threads)" : "fp32 \(path) \(threads)") }
+        }
+        XCTAssertEqual(seen, expected)
+        let bad = try poseact(["bench", "peak", "--seconds", "0"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("--seconds must be above 0"), bad.stderr)
+    }
+
+    /// --bfloat16 runs the models on avx512bf16 where the CPU has it; elsewhere, or against a
+    /// POSEACT_KERNELS that names another path, it is one line before any work.
+    func testBFloat16Flag() throws {
+        let run = try poseact(["bench", "pose", "--bfloat16", "--runs", "1", "--warmup", "0", "--models", Self.modelsDir.path])
+        if KernelPath.avx512bf16.isSupported {
+            XCTAssertEqual(run.status, 0, run.stderr)
+            for line in run.stdout.split(separator: "\n") {
+                let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                XCTAssertEqual(object["kernels"] as? String, "avx512bf16")
+            }
+            let clash = try poseact(["bench", "pose", "--bfloat16", "--runs", "1", "--models", Self.modelsDir.path],
+                                    environment: ["POSEACT_KERNELS": "avx2"])
+            XCTAssertNotEqual(clash.status, 0)
+            XCTAssertTrue(clash.stderr.contains("--bfloat16 and POSEACT_KERNELS=avx2 disagree"), clash.stderr)
+            XCTAssertTrue(clash.stdout.isEmpty, clash.stdout)
+        } else {
+            XCTAssertNotEqual(run.status, 0)
+            XCTAssertTrue(run.stderr.contains("cannot run the avx512bf16 kernels"), run.stderr)
         }
     }
 

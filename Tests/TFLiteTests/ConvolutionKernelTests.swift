@@ -7,7 +7,9 @@ import XCTest
 /// tail after the last vector, dilation, odd panels, a depth multiplier, a fused residual),
 /// on every kernel path this CPU runs, against the definition computed in double precision. Tolerance
 /// 1e-4 × (1 + |value|): float sums of at most 45 products of values below 1, where
-/// fused and unfused multiply-adds differ by ~1e-6.
+/// fused and unfused multiply-adds differ by ~1e-6. The bfloat16 path's products are held
+/// to the same bound against the definition on its operands rounded to bfloat16 (to nearest,
+/// ties to even), which is what it computes exactly up to the FP32 sums' order.
 final class ConvolutionKernelTests: XCTestCase {
     struct Geometry {
         var n = 1, ih = 9, iw = 11, cin = 3, cout = 24
@@ -21,6 +23,12 @@ final class ConvolutionKernelTests: XCTestCase {
         let buffer = FloatBuffer(count: count)
         for i in 0..<count { buffer.pointer[i] = Float(rng.uniform() * 2 - 1) }
         return buffer
+    }
+
+    /// x rounded to bfloat16 (to nearest, ties to even), as a float.
+    static func bfloat16(_ x: Float) -> Float {
+        let u = x.bitPattern
+        return Float(bitPattern: (u &+ 0x7FFF &+ ((u >> 16) & 1)) & 0xFFFF_0000)
     }
 
     /// out[b, oy, ox, o] = bias[o] + Σ in[b, iy, ix, c(o, ci)] · w(o, ky, kx, ci) (+ residual), clamped.
@@ -77,6 +85,11 @@ final class ConvolutionKernelTests: XCTestCase {
             Geometry(ih: 7, iw: 7, cin: 16, cout: 1, pad: 1),                        // few output channels
             Geometry(ih: 6, iw: 13, cin: 8, cout: 3, kh: 3, kw: 3, stride: 2, pad: 0),
             Geometry(n: 2, ih: 5, iw: 6, cin: 24, cout: 33, kh: 1, kw: 1, pad: 0),   // 1×1: the GEMM straight from the input
+            Geometry(ih: 5, iw: 7, cin: 37, cout: 20, kh: 1, kw: 1, pad: 0),          // odd K past a 32-value block (bfloat16 pairs)
+            Geometry(ih: 7, iw: 9, cin: 300, cout: 48, kh: 1, kw: 1, pad: 0),         // more rows than one bfloat16 block holds
+            Geometry(ih: 5, iw: 9, cin: 12, cout: 8, kh: 1, kw: 1, pad: 0),           // one half panel (8 channels)
+            Geometry(ih: 6, iw: 21, cin: 8, cout: 1),                                // few channels, eight pixels at a time
+            Geometry(ih: 4, iw: 19, cin: 16, cout: 3, kh: 3, kw: 2, pad: 1),         // the same, three channels, any filter
         ]
         for (s, g) in shapes.enumerated() {
             let input = random(g.n * g.ih * g.iw * g.cin, seed: UInt64(10 + s))
@@ -88,8 +101,7 @@ final class ConvolutionKernelTests: XCTestCase {
                 let (lo, hi) = activation.bounds
                 let expected = reference(g, input: input, weight: { o, ky, kx, ci in filter.pointer[o * k + (ky * g.kw + kx) * g.cin + ci] },
                                          bias: bias, depthwise: nil, residual: withResidual ? residual : nil, lo: lo, hi: hi)
-                checkEveryPath(expected, "CONV_2D shape \(s) \(activation)\(withResidual ? " + residual" : "")",
-                               paths: KernelPath.supported + [nil]) { path, output in
+                func convolution(_ path: KernelPath?, _ output: UnsafeMutablePointer<Float>) -> Conv2DKernel {
                     Conv2DKernel(
                         input: input.pointer, inShape: Shape4(n: g.n, h: g.ih, w: g.iw, c: g.cin), output: output,
                         outShape: Shape4(n: g.n, h: g.oh, w: g.ow, c: g.cout),
@@ -97,6 +109,19 @@ final class ConvolutionKernelTests: XCTestCase {
                         kh: g.kh, kw: g.kw, strideH: g.stride, strideW: g.stride, dilationH: g.dilation, dilationW: g.dilation,
                         padTop: g.pad, padLeft: g.pad, activation: activation, maxThreads: 2, path: path)
                 }
+                let what = "CONV_2D shape \(s) \(activation)\(withResidual ? " + residual" : "")"
+                checkEveryPath(expected, what, paths: KernelPath.supported.filter { !$0.roundsToBFloat16 } + [nil], make: convolution)
+                guard KernelPath.avx512bf16.isSupported else { continue }
+                // The few-channel layer (shape 3) has dot products in FP32 on every path.
+                let rounds = convolution(.avx512bf16, FloatBuffer(count: 1).pointer).packed?.hasBFloat16 == true
+                XCTAssertEqual(rounds, !(g.cout <= 4 && g.cin % 8 == 0), what)
+                let roundedInput = FloatBuffer(count: input.count)
+                for i in 0..<input.count { roundedInput.pointer[i] = rounds ? Self.bfloat16(input.pointer[i]) : input.pointer[i] }
+                let roundedExpected = reference(g, input: roundedInput, weight: { o, ky, kx, ci in
+                    let w = filter.pointer[o * k + (ky * g.kw + kx) * g.cin + ci]
+                    return rounds ? Self.bfloat16(w) : w
+                }, bias: bias, depthwise: nil, residual: withResidual ? residual : nil, lo: lo, hi: hi)
+                checkEveryPath(roundedExpected, what, paths: [.avx512bf16], make: convolution)
             } }
         }
     }
