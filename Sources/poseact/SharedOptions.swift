@@ -6,9 +6,16 @@ import Pose
 
 // Flags several commands take, declared once.
 
-/// --models: where the BlazePose model files are.
+/// --models: where the BlazePose model files are; --bfloat16: how they multiply.
 struct PoseModelsOption: ParsableArguments {
     @Option(help: "Folder with the .tflite files.") var models: String?
+    @Flag(help: ArgumentHelp("Multiply the pose models' convolutions in bfloat16, on CPUs with AVX512_BF16 (Zen 4 and later, Sapphire Rapids): 1.3–1.6× faster, landmarks a median of ~2 px from MediaPipe's on 1080p frames instead of 0.01 (docs/engine.md).",
+                             discussion: "The same as POSEACT_KERNELS=avx512bf16."))
+    var bfloat16 = false
+
+    func validate() throws {
+        if bfloat16 { try KernelPath.requestBFloat16() }
+    }
 
     /// The detector's and the landmark model's paths.
     func paths() throws -> (detector: String, landmark: String) {
@@ -32,13 +39,8 @@ struct PoseModelsOption: ParsableArguments {
 struct InferenceOptions: ParsableArguments {
     @OptionGroup var models: PoseModelsOption
     @Option(parsing: .unconditional, help: "Threads per model inference.") var threads = 2
-    @Flag(help: ArgumentHelp("Multiply the pose models' convolutions in bfloat16, on CPUs with AVX512_BF16 (Zen 4 and later, Sapphire Rapids): about 1.4× faster, landmarks a median of ~2 px from FP32's on 1080p video (docs/engine.md).",
-                             discussion: "The same as POSEACT_KERNELS=avx512bf16."))
-    var bfloat16 = false
-
     func validate() throws {
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1 (got \(threads))") }
-        if bfloat16 { try KernelPath.requestBFloat16() }
     }
 }
 
