@@ -146,7 +146,7 @@ BF_HALF_TILE(1, 0)
 static void bf_rows(const bf_pair *a, long lda, long rows, const pa_packed_weights *w, long panel_begin, long panel_end,
                     float *out, const float *res, long ldo, __m512 lo, __m512 hi) {
     const long kp = (w->k + 1) / 2, wstride = kp * 32;
-    const int halfLast = panel_end == w->panels && w->n - (w->panels - 1) * 16 <= 8;
+    const int halfLast = panel_begin < panel_end && panel_end == w->panels && w->n - (w->panels - 1) * 16 <= 8;
     const long whole = halfLast ? panel_end - 1 : panel_end;   // panels of 9 to 16 channels
     long panel = panel_begin;
     for (; panel + 2 <= whole - (halfLast && (whole - panel) % 2 == 1); panel += 2) BF_ROWS(tile, 2);

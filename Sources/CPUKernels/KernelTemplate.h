@@ -169,7 +169,7 @@ DEFINE_HALF_TILE(1, 0)
 /// panel before it or HALF(0) alone. `panel` is the loop variable the statements read.
 #define FOR_PANELS(begin, end, total, n, TWO, ONE, HALF1, HALF0)                                       \
     do {                                                                                               \
-        const int halfLast_ = (end) == (total) && (n) - ((total) - 1) * 16 <= 8;                       \
+        const int halfLast_ = (begin) < (end) && (end) == (total) && (n) - ((total) - 1) * 16 <= 8;    \
         const long whole_ = halfLast_ ? (end) - 1 : (end);                                             \
         panel = (begin);                                                                               \
         for (; panel + 2 <= whole_ - (halfLast_ && (whole_ - panel) % 2 == 1); panel += 2) TWO;        \
