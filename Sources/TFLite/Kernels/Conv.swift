@@ -61,9 +61,9 @@ final class Conv2DKernel: Kernel {
         narrow = path != nil && outShape.c <= 4 && inShape.c % 8 == 0
         packed = !narrow && path != nil && k < Conv2DKernel.packedMaxK
             ? PackedWeights(filter: filter.pointer, n: outShape.c, k: k, bias: bias.pointer) : nil
-        // Every packed layer, the first (the picture's 3 channels) and the last included:
-        // keeping those, or the small deep layers, in FP32 moved no fixture landmark measurably
-        // (docs/experiments.md).
+        // Every packed layer, the first (the picture's 3 channels) and the last included: the
+        // path is asked for speed, and keeping the first or the small deep layers in FP32
+        // halved the fixtures' median landmark deviation but not its tail (docs/experiments.md).
         if let packed, path?.roundsToBFloat16 == true { packed.roundToBFloat16() }
         window = .allocate(capacity: 1)
         window.initialize(to: pa_window(
