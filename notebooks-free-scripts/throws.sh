@@ -11,6 +11,9 @@
 # 2. 200 throws in scenes of one or two (seed 17): `poseact throws score` with the seed-1
 #    model: throws found, speed and angle errors, types and hits.
 # 3. 12 minutes of distractor scenes, no throw (seed 18): false trajectories per 10 minutes.
+# 4. 200 throws in cluttered scenes (issue 54; seed 202, never rendered while tuning on
+#    seed 101): the detector alone: flights made as exactly one trajectory, false
+#    trajectories, start speed errors.
 #
 # The seeds of 2 and 3 were never rendered while the detector was written (it was tuned
 # on seeds 1000, 2000 and 2001; seeds 7 and 8 measured the version before the last rule,
@@ -37,6 +40,8 @@ done
 "$BIN" throws score "$OUT/throws" --model "$OUT/run-1" --json --models models > "$OUT/score-throws.json"
 [ -d "$OUT/distractors" ] || "$BIN" throws render "$OUT/distractors" --set distractors --minutes 12 --seed 18 >&2
 "$BIN" throws score "$OUT/distractors" --json > "$OUT/score-distractors.json"
+[ -d "$OUT/clutter" ] || "$BIN" throws render "$OUT/clutter" --set clutter --count 200 --seed 202 >&2
+"$BIN" throws score "$OUT/clutter" --json > "$OUT/score-clutter.json"
 python3 - "$OUT" <<'PY'
 import json, statistics, sys
 out = sys.argv[1]
@@ -46,6 +51,7 @@ for seed in (1, 2, 3):
     acc.append(e["clip_accuracy"])
 t = json.loads(open(f"{out}/score-throws.json").read())
 d = json.loads(open(f"{out}/score-distractors.json").read())
+c = json.loads(open(f"{out}/score-clutter.json").read())
 result = {
     "type_clip_accuracy_mean": round(statistics.mean(acc), 4), "type_clip_accuracy_seeds": acc,
     "throws": t["throws"], "throws_found": t["throws_found"], "found_share": t["found_share"],
@@ -55,6 +61,10 @@ result = {
     "type_accuracy": t["type_accuracy"], "hit_accuracy": t["hit_accuracy"],
     "false_in_throw_scenes": t["false_trajectories"],
     "distractor_minutes": d["minutes"], "false_trajectories": d["false_trajectories"], "false_per_10_minutes": d["false_per_10_minutes"],
+    "clutter_flights": c["flights"], "clutter_flights_as_one": c["flights_as_one"], "clutter_one_share": c["one_trajectory_share"],
+    "clutter_minutes": c["minutes"], "clutter_false": c["false_trajectories"], "clutter_false_per_10_minutes": c["false_per_10_minutes"],
+    "clutter_start_speed_error_median": c.get("start_speed_error_median"), "clutter_start_speed_error_p95": c.get("start_speed_error_p95"),
+    "flights_as_one": t["flights_as_one"], "start_speed_error_median": t.get("start_speed_error_median"),
 }
 for k, v in result.items(): print(f"{k}: {v}")
 print(json.dumps(result))

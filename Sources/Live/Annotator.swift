@@ -122,8 +122,9 @@ public final class Annotator {
                 return true
             }
         try writer?.finish()
-        trajectories += ending.trajectories
-        made += ending.throwsMade
+        // An amended trajectory (or throw) replaces what was reported of it before.
+        trajectories = Trajectory.latest(trajectories + ending.trajectories)
+        made = ThrowReport.latest(made + ending.throwsMade)
         let duration = Double(n) / fps
         take(coach.finish(at: duration))
         let people = coach.summaries

@@ -60,8 +60,8 @@ struct FrameLoop {
         defer { worker?.close() }
         func ending() -> Ending {
             guard let worker, let throwCoach else { return Ending() }
-            let last = worker.finish().ended
-            return Ending(trajectories: last, throwsMade: last.compactMap(throwCoach.take),
+            let last = worker.finish().ended.map(throwCoach.take)
+            return Ending(trajectories: last.map(\.trajectory), throwsMade: last.compactMap(\.throwMade),
                           trajectoryCost: worker.costMilliseconds, trajectoryFramesDropped: worker.droppedFrames)
         }
         var converted = reader.conversionSeconds
@@ -94,7 +94,9 @@ struct FrameLoop {
                 throwCoach.push(persons: persons, time: frame.time)
                 for case .prediction(let p) in events { throwCoach.push(prediction: p) }
                 found = worker.take()
-                made = found.ended.compactMap(throwCoach.take)
+                let taken = found.ended.map(throwCoach.take)
+                found.ended = taken.map(\.trajectory)
+                made = taken.compactMap(\.throwMade)
             }
             var overlay: RGBImage?
             if drawOverlay {

@@ -18,9 +18,10 @@ public enum LiveEvent {
     /// Everyone followed, after every frame (for a viewer): state, repetitions, angles; and
     /// everyone's seconds per action so far (the coach's, which the run's summary totals too).
     case people([PersonView], angleNames: [String], summary: ActionSummary)
-    /// A trajectory that ended (`--trajectories`).
+    /// A trajectory that ended (`--trajectories`), or a later revision of one (a piece
+    /// joined it: the same id, every point so far).
     case trajectory(Trajectory)
-    /// A throw: a trajectory that started at someone's hand.
+    /// A throw: a trajectory that started at someone's hand (again when its trajectory is amended).
     case throwMade(ThrowReport)
     /// The camera started moving (no trajectories are looked for) or stood still again.
     case scene(stable: Bool, time: Double)
@@ -140,7 +141,7 @@ public final class LivePipeline {
                 run.stable = step.sceneIsStable
                 events(.scene(stable: run.stable, time: step.frame.time))
             }
-            run.stats.trajectories += step.trajectories.count
+            run.stats.trajectories += step.trajectories.filter { $0.revision == 0 }.count
             step.trajectories.forEach { events(.trajectory($0)) }
             step.throwsMade.forEach { events(.throwMade($0)) }
             events(.people(coach.views, angleNames: angleNames, summary: coach.secondsSoFar))
@@ -148,7 +149,7 @@ public final class LivePipeline {
             run.frameDone(step, outputStart: outputStart)
             return !(maxFrames > 0 && run.stats.frames >= maxFrames) && !isStopped
         }
-        run.stats.trajectories += ending.trajectories.count
+        run.stats.trajectories += ending.trajectories.filter { $0.revision == 0 }.count
         ending.trajectories.forEach { events(.trajectory($0)) }
         ending.throwsMade.forEach { events(.throwMade($0)) }
         let skipped = coach.skippedWindows

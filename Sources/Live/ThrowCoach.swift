@@ -66,22 +66,44 @@ public struct ThrowReport: Sendable {
     public var speed: Double
     /// "m/s" with a scale, else "px/s".
     public var speedUnit: String
+    public var metresPerPixel: Double?
     /// Whether it ended inside the target (nil: no target given).
     public var hit: Bool?
 }
 
-/// A person's throws so far.
+extension ThrowReport {
+    /// The last report of each throw (by its trajectory), in the order first reported.
+    public static func latest(_ reports: [ThrowReport]) -> [ThrowReport] {
+        let last = Dictionary(reports.map { ($0.trajectory.id, $0) }, uniquingKeysWith: { _, b in b })
+        var seen = Set<Int>()
+        return reports.compactMap { r in seen.insert(r.trajectory.id).inserted ? last[r.trajectory.id] : nil }
+    }
+}
+
+/// A person's throws so far. A report of a throw already counted (its trajectory was
+/// amended: a piece joined it) replaces the earlier one.
 public struct ThrowTally: Sendable, Equatable {
     public var person: Int
-    public var throwsPerType: [String: Int] = [:]
-    public var count = 0
-    public var hits = 0
-    public var speeds: [Double] = []
-    public var angles: [Double] = []
+    /// Each throw's figures, in the order first reported, with its trajectory's id.
+    private var entries: [Entry] = []
     public var speedUnit = "px/s"
-    public var lastType: String?
-    public var lastSpeed: Double?
-    public var lastAngle: Double?
+
+    struct Entry: Sendable, Equatable {
+        var trajectory: Int
+        var type: String?
+        var speed: Double
+        var angle: Double?
+        var hit: Bool
+    }
+
+    public var count: Int { entries.count }
+    public var hits: Int { entries.filter(\.hit).count }
+    public var throwsPerType: [String: Int] { entries.reduce(into: [:]) { d, e in if let t = e.type { d[t, default: 0] += 1 } } }
+    public var speeds: [Double] { entries.map(\.speed) }
+    public var angles: [Double] { entries.compactMap(\.angle) }
+    public var lastType: String? { entries.last?.type }
+    public var lastSpeed: Double? { entries.last?.speed }
+    public var lastAngle: Double? { entries.last?.angle }
 
     public var meanSpeed: Double? { speeds.isEmpty ? nil : speeds.reduce(0, +) / Double(speeds.count) }
     public var bestSpeed: Double? { speeds.max() }
@@ -91,13 +113,10 @@ public struct ThrowTally: Sendable, Equatable {
     public init(person: Int) { self.person = person }
 
     public mutating func add(_ report: ThrowReport) {
-        count += 1
-        if report.hit == true { hits += 1 }
-        if let type = report.type { throwsPerType[type, default: 0] += 1 }
-        speeds.append(report.speed)
+        let entry = Entry(trajectory: report.trajectory.id, type: report.type, speed: report.speed, angle: report.releaseAngle,
+                          hit: report.hit == true)
         speedUnit = report.speedUnit
-        if let a = report.releaseAngle { angles.append(a) }
-        lastType = report.type; lastSpeed = report.speed; lastAngle = report.releaseAngle
+        if let k = entries.firstIndex(where: { $0.trajectory == entry.trajectory }) { entries[k] = entry } else { entries.append(entry) }
     }
 }
 
@@ -159,12 +178,24 @@ public final class ThrowCoach {
         predictions[id, default: []].append(p)
     }
 
-    /// A trajectory that ended: the throw it was, if it started at someone's hand.
-    public func take(_ trajectory: Trajectory) -> ThrowReport? {
+    /// A trajectory that ended (or an amendment of one: the same id, a later revision): the
+    /// trajectory with its scale (metres per pixel, from `--scale`, or from `--height` and
+    /// its thrower or else the people in view), and the throw it was, if it started at
+    /// someone's hand. An amended throw replaces the earlier report in its thrower's tally.
+    public func take(_ trajectory: Trajectory) -> (trajectory: Trajectory, throwMade: ThrowReport?) {
+        var trajectory = trajectory
         let report = findThrow(trajectory)
+        trajectory.metresPerPixel = report?.metresPerPixel ?? options.scale?.metresPerPixel(pixelHeight: medianHeight(of: Array(history.keys)))
+        recent.removeAll { $0.trajectory.id == trajectory.id }
         recent.append((trajectory, report?.type))
         if let report { tallies[report.person, default: ThrowTally(person: report.person)].add(report) }
-        return report
+        return (trajectory, report)
+    }
+
+    /// The median nose-to-heels height (pixels) of these people over the last seconds.
+    private func medianHeight(of people: [Int]) -> Double? {
+        let heights = people.flatMap { history[$0] ?? [] }.map { Double($0.height) }.filter { $0 > 0 }.sorted()
+        return heights.isEmpty ? nil : heights[heights.count / 2]
     }
 
     private func findThrow(_ trajectory: Trajectory) -> ThrowReport? {
@@ -206,16 +237,14 @@ public final class ThrowCoach {
         let wy = Double(a.wrists[best.arm].y) + u * Double(b.wrists[best.arm].y - a.wrists[best.arm].y)
         let forearm = hypot(wx - ex, wy - ey)
         let angle = forearm > 1 ? atan2(ey - wy, (wx - ex) * direction) * 180 / .pi : nil
-        let heights = (history[best.person] ?? []).map { Double($0.height) }.filter { $0 > 0 }.sorted()
-        let pixelHeight = heights.isEmpty ? nil : heights[heights.count / 2]
-        let metresPerPixel = options.scale?.metresPerPixel(pixelHeight: pixelHeight)
+        let metresPerPixel = options.scale?.metresPerPixel(pixelHeight: medianHeight(of: [best.person]))
         let speed = motion.speed(at: t) * (metresPerPixel ?? 1)
         let q = motion.position(at: t)
         let (type, confidence) = throwType(person: best.person, release: t)
         return ThrowReport(person: best.person, trajectory: trajectory, releaseTime: t, releasePoint: q, type: type,
                            typeConfidence: confidence, arm: best.arm == 0 ? "left" : "right", releaseAngle: angle,
                            launchAngle: motion.elevation(at: t), speed: speed, speedUnit: metresPerPixel == nil ? "px/s" : "m/s",
-                           hit: options.target.map { hits($0, trajectory) })
+                           metresPerPixel: metresPerPixel, hit: options.target.map { hits($0, trajectory) })
     }
 
     /// The label (not a background one) with the highest mean probability over the person's
@@ -231,9 +260,10 @@ public final class ThrowCoach {
         return (labels[k], mean[k])
     }
 
-    /// Whether the trajectory ends inside the target: its last point, or its fitted path over
-    /// the next 0.1 s (it landed between two frames).
+    /// Whether the flight ends inside the target: where it first bounced; else its last
+    /// point, or its fitted path over the next 0.1 s (it landed between two frames).
     private func hits(_ polygon: [(x: Float, y: Float)], _ trajectory: Trajectory) -> Bool {
+        if let bounce = trajectory.bounces.first { return Self.inside(polygon, Double(bounce.x), Double(bounce.y)) }
         guard let last = trajectory.points.last else { return false }
         if Self.inside(polygon, Double(last.x), Double(last.y)) { return true }
         return stride(from: trajectory.end, through: trajectory.end + 0.1, by: 0.005).contains { t in

@@ -122,10 +122,14 @@ public struct AnglesLine: Codable, Equatable, Sendable {
     }
 }
 
-/// A thrown object's flight: its points, the fitted path, how it ended.
+/// A thrown object's flight: its points, the fitted path, how it ended, and what the flight
+/// itself says (with or without a thrower in view). A line with a `revision` above 0 amends
+/// the trajectory of the same `id` (a piece seen again after it was hidden, or its hop after
+/// a bounce, joined it) and holds all its points: it replaces the earlier lines of that id.
 public struct TrajectoryLine: Codable, Equatable, Sendable {
     public private(set) var type = "trajectory"
     public var id: Int
+    public var revision: Int
     public var start: Double
     public var end: Double
     public var ending: String
@@ -139,16 +143,36 @@ public struct TrajectoryLine: Codable, Equatable, Sendable {
     public var points: [[Double]]
     /// The fitted path at the points' times.
     public var projected: [[Double]]
+    /// The speed along the path at the first point, in `speedUnit`; the direction of travel
+    /// there, degrees above the horizontal.
+    public var startSpeed: Double
+    public var launchAngle: Double
+    /// "m/s" with a scale (`--scale`, or `--height` with a person in view), else "px/s".
+    public var speedUnit: String
+    /// From the first point to the first bounce or the last point, seconds.
+    public var flightTime: Double
+    /// [time, x, y] of the highest point, when it was passed while followed.
+    public var apex: [Double]?
+    /// [time, x, y] of each bounce the trajectory went on after.
+    public var bounces: [[Double]]
 
-    public init(id: Int, start: Double, end: Double, ending: String, confidence: Double, residual: Double, objectSize: Double,
-                equation: [String: Double]?, points: [[Double]], projected: [[Double]]) {
-        self.id = id; self.start = start; self.end = end; self.ending = ending; self.confidence = confidence
+    public init(id: Int, revision: Int, start: Double, end: Double, ending: String, confidence: Double, residual: Double,
+                objectSize: Double, equation: [String: Double]?, points: [[Double]], projected: [[Double]], startSpeed: Double,
+                launchAngle: Double, speedUnit: String, flightTime: Double, apex: [Double]?, bounces: [[Double]]) {
+        self.id = id; self.revision = revision; self.start = start; self.end = end; self.ending = ending; self.confidence = confidence
         self.residual = residual; self.objectSize = objectSize; self.equation = equation; self.points = points; self.projected = projected
+        self.startSpeed = startSpeed; self.launchAngle = launchAngle; self.speedUnit = speedUnit; self.flightTime = flightTime
+        self.apex = apex; self.bounces = bounces
     }
 
-    /// "trajectory 3: 1.20 – 2.05 s, 26 points, left the frame"
+    /// "trajectory 3: 1.20 – 2.05 s, 26 points, 1 bounce, left the frame; 9.1 m/s at 32°" (", amended" after a revision)
     public var text: String {
-        String(format: "trajectory %d: %.2f – %.2f s, %d points, %@", id, start, end, points.count, ending.replacingOccurrences(of: "_", with: " "))
+        var s = String(format: "trajectory %d: %.2f – %.2f s, %d points, ", id, start, end, points.count)
+        if !bounces.isEmpty { s += "\(bounces.count) bounce\(bounces.count == 1 ? "" : "s"), " }
+        s += ending.replacingOccurrences(of: "_", with: " ")
+        s += String(format: "; %.1f %@ at %.0f°", startSpeed, speedUnit, launchAngle)
+        if revision > 0 { s += ", amended" }
+        return s
     }
 }
 

@@ -145,8 +145,9 @@ public enum Seeds {
             try? fm.removeItem(atPath: s(to))
             try fm.copyItem(atPath: from, toPath: s(to))
         }
-        // A scene's truth, as `throws render` writes it.
-        let truth = ThrowSceneTruth(scene: ThrowScenes.throwSet(throwCount: 1, seed: 3)[0], clip: "throw001.mp4")
+        // A scene's truth, as `throws render` writes it: a cluttered one, so that hidden
+        // stretches, bounces and stray balls are read too.
+        let truth = ThrowSceneTruth(scene: ThrowScenes.clutterSet(throwCount: 2, seed: 3)[0], clip: "throw001.mp4")
         try JSONLines.document(truth).write(to: URL(fileURLWithPath: s("truth.json")))
         // A model's proposals for the studio's label view, as `annotate --timeline NAME.json` writes them.
         let occurrences = [OccurrenceLine(person: 1, label: "correct", start: 0.5, end: 3.25, peakConfidence: 0.97, meanConfidence: 0.9, repetitions: 2),

@@ -33,6 +33,8 @@ public struct ThrowScene: Codable, Sendable {
     public var shakes: [Shake] = []
     /// A soft shadow on the floor under each flying ball.
     public var shadow = false
+    /// What crosses the flights in a cluttered scene (`--set clutter`): nil elsewhere.
+    public var clutter: Clutter?
 
     public struct Thrower: Codable, Sendable {
         public var x: Double
@@ -114,6 +116,26 @@ public struct ThrowScene: Codable, Sendable {
             let u = t - release
             return (x + vx * u, y + vy * u + gravity * u * u / 2)
         }
+
+        /// The bounce: up at half the speed it came down with, sideways at 0.7 of it; nil
+        /// when it left the picture.
+        func hop(floor: Double) -> (vx: Double, vy: Double, duration: Double)? {
+            guard !leavesFrame else { return nil }
+            let vyDown = vy + gravity * (end - release)
+            let up = -0.5 * vyDown
+            return (0.7 * vx, up, -2 * up / gravity)
+        }
+
+        /// Where the ball is at `time` from its release on (nil: it left the picture): in
+        /// flight, then one hop if it `bounces`, then lying still.
+        func place(at time: Double, bounces: Bool, floor: Double) -> (x: Double, y: Double)? {
+            if time <= end { return position(at: time) }
+            guard let hop = hop(floor: floor) else { return nil }
+            let landed = position(at: end)
+            guard bounces else { return (landed.x, floor - radius) }
+            let u = min(time - end, hop.duration)
+            return (landed.x + hop.vx * u, floor - radius + hop.vy * u + gravity * u * u / 2)
+        }
     }
 
     public func releaseTime(_ p: PlannedThrow) -> Double { p.swingStart + p.swingDuration * Double(ThrowType.release) }
@@ -130,9 +152,13 @@ public struct ThrowScene: Codable, Sendable {
         let t = releaseTime(p)
         let start = ballInHand(p, at: t)
         let a = p.angle * .pi / 180, v = p.speed * pixelsPerMetre, dir = thrower?.direction ?? 1
-        var f = Flight(release: t, x: start.x, y: start.y, vx: dir * v * cos(a), vy: -v * sin(a), gravity: gravity, end: t,
-                       leavesFrame: false, radius: p.ballRadius * pixelsPerMetre)
-        // The first time the ball's bottom reaches the floor, or its centre leaves the picture.
+        return launch(at: t, from: start, vx: dir * v * cos(a), vy: -v * sin(a), radius: p.ballRadius * pixelsPerMetre)
+    }
+
+    /// A ball's flight from `start` at `t`, to the first time its bottom reaches the floor or
+    /// its centre leaves the picture sideways.
+    func launch(at t: Double, from start: (x: Double, y: Double), vx: Double, vy: Double, radius: Double) -> Flight {
+        var f = Flight(release: t, x: start.x, y: start.y, vx: vx, vy: vy, gravity: gravity, end: t, leavesFrame: false, radius: radius)
         let ground = floor - f.radius
         let disc = f.vy * f.vy + 2 * gravity * (ground - f.y)
         let landing = disc >= 0 ? t + (-f.vy + disc.squareRoot()) / gravity : .infinity
@@ -150,19 +176,8 @@ public struct ThrowScene: Codable, Sendable {
         // A ball is in the hand from the previous throw's release (or the start) to its own.
         let previous = index > 0 ? releaseTime(throwsPlanned[index - 1]) : -1
         if time < release { return time >= previous ? ballInHand(p, at: time) : nil }
-        let f = flight(p)
-        if time <= f.end { return f.position(at: time) }
-        if f.leavesFrame { return nil }
-        let landed = f.position(at: f.end)
-        guard p.bounces else { return (landed.x, floor - f.radius) }
-        // One bounce: up at half the speed it came down with, sideways at 0.7 of it, then it lies still.
-        let vyDown = f.vy + f.gravity * (f.end - f.release)
-        let vy = -0.5 * vyDown, vx = 0.7 * f.vx
-        let hop = -2 * vy / f.gravity
-        let u = min(time - f.end, hop)
-        return (landed.x + vx * u, floor - f.radius + vy * u + f.gravity * u * u / 2)
+        return flight(p).place(at: time, bounces: p.bounces, floor: floor)
     }
-
     /// Whether the ball ends up in the board (it lands between its ends).
     public func hits(_ p: PlannedThrow) -> Bool? {
         guard let board else { return nil }

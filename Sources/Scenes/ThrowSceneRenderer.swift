@@ -60,15 +60,9 @@ public struct ThrowSceneRenderer {
             image.fillCircle(center: (Float(leaf.x + dx), Float(leaf.y + dy)), radius: Float(leaf.radius), color: RGB(50, 140, 50))
         }
         if let w = s.walker, t >= w.start {
-            var f = ThrowFigure(x: Float(w.x + w.speed * (t - w.start)), floor: Float(s.floor) - 10, pixelsPerMetre: Float(ppm * w.scale),
-                                direction: w.speed >= 0 ? 1 : -1)
-            let step = Float(sin(t * 7))
-            f.stride = step
-            f.throwing = (-90 + 20 * step, -85 + 20 * step)
-            f.other = (-90 - 20 * step, -85 - 20 * step)
-            f.shirt = RGB(150, 60, 60)
-            f.draw(into: &image)
+            Self.walker(w, at: t, floor: s.floor - 10, pixelsPerMetre: ppm, shirt: RGB(150, 60, 60)).draw(into: &image)
         }
+        if let clutter = s.clutter { Self.drawBehind(clutter, into: &image, at: t, scene: s) }
         s.figure(at: t)?.draw(into: &image)
         for (k, p) in s.throwsPlanned.enumerated() {
             guard let b = s.ball(p, index: k, at: t) else { continue }
@@ -81,10 +75,23 @@ public struct ThrowSceneRenderer {
             }
             image.fillCircle(center: (Float(b.x), Float(b.y)), radius: r, color: RGB(p.ballColor[0], p.ballColor[1], p.ballColor[2]))
         }
+        if let clutter = s.clutter { Self.drawInFront(clutter, into: &image, at: t, scene: s) }
         let (dx, dy) = s.shakeOffset(frame: index)
         if dx != 0 || dy != 0 { image = shifted(image, dx, dy) }
         if s.noise > 0 { addNoise(&image, frame: index) }
         return image
+    }
+
+    /// A person walking (`w`) at `t`, their feet on `floor`.
+    static func walker(_ w: ThrowScene.Walker, at t: Double, floor: Double, pixelsPerMetre ppm: Double, shirt: RGB) -> ThrowFigure {
+        var f = ThrowFigure(x: Float(w.x + w.speed * (t - w.start)), floor: Float(floor), pixelsPerMetre: Float(ppm * w.scale),
+                            direction: w.speed >= 0 ? 1 : -1)
+        let step = Float(sin(t * 7))
+        f.stride = step
+        f.throwing = (-90 + 20 * step, -85 + 20 * step)
+        f.other = (-90 - 20 * step, -85 - 20 * step)
+        f.shirt = shirt
+        return f
     }
 
     private func darken(_ image: inout RGBImage, x: Float, y: Float, rx: Float, ry: Float, by amount: Float) {

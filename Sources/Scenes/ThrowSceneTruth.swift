@@ -17,6 +17,8 @@ public struct ThrowSceneTruth: Codable, Sendable {
     public var shake: [Interval]
     public var distractors: [String]
     public var throwsMade: [TrueThrow]
+    /// Cluttered scenes: the balls no one in view threw.
+    public var strays: [TrueStray]?
     /// The scene itself, to render again.
     public var scene: ThrowScene
 
@@ -47,17 +49,43 @@ public struct ThrowSceneTruth: Codable, Sendable {
         public var hit: Bool?
         public var bounces: Bool
         public var duringShake: Bool
+        /// Cluttered scenes: when the ball's centre was behind something in front (the pieces
+        /// it is seen in lie between), and where it bounced ([time, x, y]).
+        public var hidden: [Interval]?
+        public var bounce: [Double]?
 
         enum CodingKeys: String, CodingKey {
-            case type, hand, angle, direction, gravity, hit, bounces
+            case type, hand, angle, direction, gravity, hit, bounces, hidden, bounce
             case releaseTime, releaseX, releaseY
             case speedMetresPerSecond = "speedMps", speedPixelsPerSecond = "speedPxPerS"
             case endTime, endX, endY, leavesFrame, duringShake
         }
     }
 
+    /// A ball no one in view threw (cluttered scenes): from where and when it came into view
+    /// (its centre on the picture's edge), at what speed and angle, to where it ended.
+    public struct TrueStray: Codable, Sendable {
+        public var startTime: Double
+        public var startX: Double, startY: Double
+        public var speedPixelsPerSecond: Double
+        public var angle: Double
+        public var direction: Double
+        public var gravity: Double
+        public var endTime: Double
+        public var endX: Double, endY: Double
+        public var leavesFrame: Bool
+        public var bounces: Bool
+        public var bounce: [Double]?
+        public var hidden: [Interval]
+
+        enum CodingKeys: String, CodingKey {
+            case startTime, startX, startY, angle, direction, gravity, endTime, endX, endY, leavesFrame, bounces, bounce, hidden
+            case speedPixelsPerSecond = "speedPxPerS"
+        }
+    }
+
     enum CodingKeys: String, CodingKey {
-        case clip, width, height, fps, frames, scale, target, shake, distractors, scene
+        case clip, width, height, fps, frames, scale, target, shake, distractors, scene, strays
         case pixelsPerMetre, throwsMade = "throws"
     }
 
@@ -113,7 +141,23 @@ public struct ThrowSceneTruth: Codable, Sendable {
             guard numbers.allSatisfy(\.isFinite), t.endTime >= t.releaseTime, t.releaseTime >= 0 else {
                 return "throw \(i + 1): its numbers must be finite, its release at 0 s or later and its end after its release"
             }
+            if let problem = Self.problem(hidden: t.hidden ?? [], bounce: t.bounce) { return "throw \(i + 1): \(problem)" }
         }
+        for (i, t) in (strays ?? []).enumerated() {
+            let numbers = [t.startTime, t.startX, t.startY, t.speedPixelsPerSecond, t.angle, t.direction, t.gravity, t.endTime, t.endX, t.endY]
+            guard numbers.allSatisfy(\.isFinite), t.endTime >= t.startTime, t.startTime >= 0, t.speedPixelsPerSecond > 0 else {
+                return "stray \(i + 1): its numbers must be finite, its start at 0 s or later, its end after its start and its speed > 0"
+            }
+            if let problem = Self.problem(hidden: t.hidden, bounce: t.bounce) { return "stray \(i + 1): \(problem)" }
+        }
+        return nil
+    }
+
+    private static func problem(hidden: [Interval], bounce: [Double]?) -> String? {
+        guard hidden.allSatisfy({ $0.start.isFinite && $0.end.isFinite && $0.start <= $0.end }) else {
+            return "a hidden interval must be numbers that end after they start"
+        }
+        if let bounce, bounce.count != 3 || !bounce.allSatisfy(\.isFinite) { return "its bounce must be [time, x, y], numbers" }
         return nil
     }
 
@@ -142,7 +186,25 @@ public struct ThrowSceneTruth: Codable, Sendable {
                              angle: p.angle, direction: s.thrower?.direction ?? 1, gravity: f.gravity, endTime: f.end,
                              endX: end.x, endY: end.y, leavesFrame: f.leavesFrame, hit: s.hits(p), bounces: p.bounces && !f.leavesFrame,
                              // Shaking from a little before the release to the first frames of flight.
-                             duringShake: s.shakes.contains { $0.start - 0.2 < f.release && $0.end + 0.3 > f.release })
+                             duringShake: s.shakes.contains { $0.start - 0.2 < f.release && $0.end + 0.3 > f.release },
+                             hidden: s.clutter.map { _ in s.hidden(f, bounces: p.bounces).map { Interval(start: $0.lowerBound, end: $0.upperBound) } },
+                             bounce: Self.bounce(f, p.bounces))
         }
+        strays = s.clutter.map { c in
+            c.strays.map { stray in
+                let f = s.flight(stray), end = f.position(at: f.end)
+                return TrueStray(startTime: f.release, startX: f.x, startY: f.y, speedPixelsPerSecond: hypot(f.vx, f.vy),
+                                 angle: atan2(-f.vy, abs(f.vx)) * 180 / .pi, direction: f.vx >= 0 ? 1 : -1, gravity: f.gravity,
+                                 endTime: f.end, endX: end.x, endY: end.y, leavesFrame: f.leavesFrame, bounces: stray.bounces && !f.leavesFrame,
+                                 bounce: Self.bounce(f, stray.bounces),
+                                 hidden: s.hidden(f, bounces: stray.bounces).map { Interval(start: $0.lowerBound, end: $0.upperBound) })
+            }
+        }
+    }
+
+    private static func bounce(_ f: ThrowScene.Flight, _ bounces: Bool) -> [Double]? {
+        guard bounces, !f.leavesFrame else { return nil }
+        let p = f.position(at: f.end)
+        return [f.end, p.x, p.y]
     }
 }

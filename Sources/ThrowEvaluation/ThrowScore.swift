@@ -20,17 +20,25 @@ public struct TrueFlight: Sendable {
     public var bounces: Bool
     public var duringShake: Bool
     public var hit: Bool?
+    /// Thrown by the figure (false: a stray ball of a cluttered scene, which no one threw).
+    public var thrown: Bool
 
     public init(release: Double, x: Double, y: Double, speed: Double, angle: Double, direction: Double, gravity: Double,
-                end: Double, metricSpeed: Double, type: String, bounces: Bool, duringShake: Bool, hit: Bool?) {
+                end: Double, metricSpeed: Double, type: String, bounces: Bool, duringShake: Bool, hit: Bool?, thrown: Bool = true) {
         self.release = release; self.x = x; self.y = y; self.speed = speed; self.angle = angle; self.direction = direction
         self.gravity = gravity; self.end = end; self.metricSpeed = metricSpeed; self.type = type; self.bounces = bounces
-        self.duringShake = duringShake; self.hit = hit
+        self.duringShake = duringShake; self.hit = hit; self.thrown = thrown
     }
 
     public func position(at t: Double) -> (x: Double, y: Double) {
         let u = t - release, a = angle * .pi / 180
         return (x + direction * speed * cos(a) * u, y - speed * sin(a) * u + gravity * u * u / 2)
+    }
+
+    /// Pixels per second at `t` (in flight).
+    public func speed(at t: Double) -> Double {
+        let a = angle * .pi / 180
+        return hypot(speed * cos(a), -speed * sin(a) + gravity * (t - release))
     }
 }
 
@@ -63,6 +71,10 @@ public struct ClipOutcome: Sendable {
 ///   Every other trajectory is **false**.
 /// - Speed error: |found − true| / true at release; angle errors: the forearm's angle (the
 ///   app's release angle) and the direction of flight against the true launch angle, degrees.
+/// - A flight (the figure's throws and the strays of cluttered scenes) is **one trajectory**
+///   when exactly one trajectory is true of it (follows it, or is the piece after its
+///   bounce); its **start speed** error is |the trajectory's speed at its first point − the
+///   true speed then| / the true speed then.
 public struct ThrowScore: Codable, Sendable {
     public var clips = 0
     public var seconds = 0.0
@@ -82,6 +94,12 @@ public struct ThrowScore: Codable, Sendable {
     public var speedErrors: [Double] = []
     public var releaseAngleErrors: [Double] = []
     public var launchAngleErrors: [Double] = []
+    /// Flights (not while shaking) and those that make exactly one trajectory; the others,
+    /// with how many trajectories they make.
+    public var flightsScored = 0
+    public var flightsAsOne = 0
+    public var notOne: [String] = []
+    public var startSpeedErrors: [Double] = []
     public var typesRight = 0
     public var typesScored = 0
     public var hitsRight = 0
@@ -90,6 +108,7 @@ public struct ThrowScore: Codable, Sendable {
     public init() {}
 
     public var foundShare: Double { throwsTrue > 0 ? Double(throwsFound) / Double(throwsTrue) : 0 }
+    public var asOneShare: Double { flightsScored > 0 ? Double(flightsAsOne) / Double(flightsScored) : 0 }
     public var falsePerTenMinutes: Double { seconds > 0 ? Double(falseTrajectories) / (seconds / 600) : 0 }
 
     public mutating func add(_ o: ClipOutcome) {
@@ -105,9 +124,20 @@ public struct ThrowScore: Codable, Sendable {
         for f in o.flights where !f.duringShake {
             if o.trajectories.contains(where: { follows($0, f) }) { flightsTracked += 1 }
             else { untracked.append(String(format: "%@ %.2f s", o.clip, f.release)) }
+            flightsScored += 1
+            let its = o.trajectories.filter { follows($0, f) || isHop($0, of: f) }
+            guard its.count == 1, let t = its.first else {
+                notOne.append(String(format: "%@ %.2f s: %d trajectories", o.clip, f.release, its.count))
+                continue
+            }
+            flightsAsOne += 1
+            if follows(t, f) {
+                let truth = f.speed(at: max(t.start, f.release))
+                startSpeedErrors.append(abs(t.startSpeed - truth) / truth)
+            }
         }
         var unused = Array(o.throwsFound.indices)
-        for f in o.flights.sorted(by: { $0.release < $1.release }) {
+        for f in o.flights.sorted(by: { $0.release < $1.release }) where f.thrown {
             if f.duringShake { throwsDuringShake += 1; continue }
             throwsTrue += 1
             let candidates = unused.filter { i in
@@ -128,20 +158,22 @@ public struct ThrowScore: Codable, Sendable {
         }
     }
 
+    /// Its flight's points (those before a bounce it went on after) lie near the flight.
     private func follows(_ t: Trajectory, _ f: TrueFlight) -> Bool {
-        let d = t.points.map { p -> Double in let q = f.position(at: p.time); return hypot(Double(p.x) - q.x, Double(p.y) - q.y) }.sorted()
-        return t.start >= f.release - 0.15 && t.start <= f.end + 0.05 && d[d.count / 2] <= max(6, 2 * t.objectSize)
+        let d = t.points.filter { $0.time <= t.flightEnd }
+            .map { p -> Double in let q = f.position(at: p.time); return hypot(Double(p.x) - q.x, Double(p.y) - q.y) }.sorted()
+        return !d.isEmpty && t.start >= f.release - 0.15 && t.start <= f.end + 0.05 && d[d.count / 2] <= max(6, 2 * t.objectSize)
+    }
+
+    /// It starts after a bouncing flight's end, near where it came down: the hop, on its own.
+    private func isHop(_ t: Trajectory, of f: TrueFlight) -> Bool {
+        guard f.bounces, t.start >= f.end - 0.1, t.start <= f.end + 1 else { return false }
+        let landing = f.position(at: f.end), first = t.points[0]
+        return hypot(Double(first.x) - landing.x, Double(first.y) - landing.y) <= 0.25 * abs(f.speed)
     }
 
     private func isTrue(_ t: Trajectory, _ flights: [TrueFlight]) -> Bool {
-        for f in flights {
-            if follows(t, f) { return true }
-            if f.bounces, t.start >= f.end - 0.1, t.start <= f.end + 1 {
-                let landing = f.position(at: f.end), first = t.points[0]
-                if hypot(Double(first.x) - landing.x, Double(first.y) - landing.y) <= 0.25 * abs(f.speed) { return true }
-            }
-        }
-        return false
+        flights.contains { follows(t, $0) || isHop(t, of: $0) }
     }
 
     /// The median and 95th percentile of `values` (nil when empty).

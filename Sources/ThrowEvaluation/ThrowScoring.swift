@@ -37,6 +37,10 @@ public enum ThrowScoring {
             TrueFlight(release: t.releaseTime, x: t.releaseX, y: t.releaseY, speed: t.speedPixelsPerSecond, angle: t.angle,
                        direction: t.direction, gravity: t.gravity, end: t.endTime, metricSpeed: t.speedMetresPerSecond,
                        type: t.type.rawValue, bounces: t.bounces, duringShake: t.duringShake, hit: t.hit)
+        } + (truth.strays ?? []).map { s in
+            TrueFlight(release: s.startTime, x: s.startX, y: s.startY, speed: s.speedPixelsPerSecond, angle: s.angle,
+                       direction: s.direction, gravity: s.gravity, end: s.endTime, metricSpeed: s.speedPixelsPerSecond / truth.pixelsPerMetre,
+                       type: "stray", bounces: s.bounces, duringShake: false, hit: nil, thrown: false)
         }
     }
 
@@ -50,6 +54,6 @@ public enum ThrowScoring {
             found += detector.push(frame.image, time: frame.time)
             last = frame.time
         }
-        return (found + detector.finish(), last + 1 / max(1, reader.info.fps))
+        return (Trajectory.latest(found + detector.finish()), last + 1 / max(1, reader.info.fps))
     }
 }

@@ -18,7 +18,8 @@ public struct Trajectory: Sendable {
     public enum Ending: String, Sendable, Codable {
         /// Its next point would have been outside the frame (or the region of interest).
         case leftFrame = "left_frame"
-        /// No point fitted it any more: it landed, bounced, was caught or hidden.
+        /// No point fitted it any more: it landed, was caught, or stayed hidden longer than
+        /// `TrajectoryOptions.maximumHidden`.
         case stopped
         /// The camera moved (no trajectory goes on through a moving camera).
         case cameraMoved = "camera_moved"
@@ -26,10 +27,19 @@ public struct Trajectory: Sendable {
     }
 
     public var id: Int
+    /// 0 when first reported; each later report of the same `id` (a piece seen again after
+    /// the object was hidden, or its hop after a bounce, joined it) counts one more and
+    /// holds every point so far: it replaces the earlier ones.
+    public var revision = 0
     /// The detected points, in time order.
     public var points: [TrajectoryPoint]
-    /// The fitted motion (pixels, pixels per second, pixels per second squared).
+    /// The fitted motion of the flight up to the first bounce (pixels, pixels per second,
+    /// pixels per second squared).
     public var motion: BallisticMotion
+    /// Where and when the object bounced and went on: one point per bounce, in time order.
+    public var bounces: [TrajectoryPoint] = []
+    /// The fitted motion after each bounce (as many as `bounces`).
+    public var hops: [BallisticMotion] = []
     /// The path as Vision gives it, y = a·x² + b·x + c (pixels); nil when the object moved
     /// less than two pixels sideways (a vertical drop), where y is no function of x.
     public var equation: (a: Double, b: Double, c: Double)?
@@ -40,6 +50,9 @@ public struct Trajectory: Sendable {
     /// The object's median size (its bounding box's larger side), pixels.
     public var objectSize: Double
     public var ending: Ending
+    /// Metres per pixel where a scale is known (`--scale`, or `--height` with a person in
+    /// view); nil: speeds are in pixels per second.
+    public var metresPerPixel: Double?
 
     public init(id: Int, points: [TrajectoryPoint], motion: BallisticMotion, equation: (a: Double, b: Double, c: Double)?,
                 residual: Double, confidence: Double, objectSize: Double, ending: Ending) {
@@ -49,9 +62,46 @@ public struct Trajectory: Sendable {
 
     public var start: Double { points.first?.time ?? 0 }
     public var end: Double { points.last?.time ?? 0 }
+    /// The motion that holds at `time`: the flight's, or the hop's after the last bounce before it.
+    public func motion(at time: Double) -> BallisticMotion {
+        guard let k = bounces.lastIndex(where: { $0.time <= time }), k < hops.count else { return motion }
+        return hops[k]
+    }
     /// The fitted motion at each detected point's time (Vision's projected points).
     public var projectedPoints: [TrajectoryPoint] {
-        points.map { p in let q = motion.position(at: p.time); return TrajectoryPoint(time: p.time, x: Float(q.x), y: Float(q.y)) }
+        points.map { p in let q = motion(at: p.time).position(at: p.time); return TrajectoryPoint(time: p.time, x: Float(q.x), y: Float(q.y)) }
+    }
+
+    // What the flight itself says, with or without a thrower in view (a throw's release
+    // values come from the thrower's hand instead: `ThrowReport`).
+
+    /// The speed along the path at the first point, pixels per second.
+    public var startSpeed: Double { motion.speed(at: start) }
+    /// The direction of travel at the first point, degrees above the horizontal.
+    public var launchAngle: Double { motion.elevation(at: start) }
+    /// When the flight ended: its first bounce, or its last point.
+    public var flightEnd: Double { bounces.first?.time ?? end }
+    /// From the first point to the first bounce or the last point, seconds.
+    public var flightTime: Double { flightEnd - start }
+    /// The flight's highest point, where it stopped rising, when that happened while it was
+    /// followed (nil for an object first seen already falling, or thrown downwards).
+    public var apex: TrajectoryPoint? {
+        guard motion.ay > 0 else { return nil }
+        let t = motion.t0 - motion.vy / motion.ay
+        guard t >= start, t <= flightEnd else { return nil }
+        let q = motion.position(at: t)
+        return TrajectoryPoint(time: t, x: Float(q.x), y: Float(q.y))
+    }
+
+    /// The last report of each trajectory, in the order they were first reported: what a
+    /// list of reports (amendments included) comes to.
+    public static func latest(_ reports: [Trajectory]) -> [Trajectory] {
+        var order: [Int] = [], last: [Int: Trajectory] = [:]
+        for t in reports {
+            if last[t.id] == nil { order.append(t.id) }
+            last[t.id] = t
+        }
+        return order.compactMap { last[$0] }
     }
 }
 

@@ -20,6 +20,10 @@ public struct TrajectoryOptions: Sendable, Equatable {
     /// Frames a trajectory with a fitted path may go unseen and still go on (a point missed,
     /// the object passing something of its colour).
     public var maximumGap = 4
+    /// Seconds a piece whose path is known (six points or more) may stay unseen and still be
+    /// joined by what reappears on that path: the object hidden behind someone, or lost
+    /// against something that moves behind it. Its hop after a bounce joins it too.
+    public var maximumHidden = 0.5
     /// A shift of the camera between two frames of at least this many pixels means it moves.
     public var cameraMotion: Float = 1
     /// Still frames after the camera moved before trajectories are looked for again (the
@@ -30,6 +34,7 @@ public struct TrajectoryOptions: Sendable, Equatable {
 
     public static func == (a: TrajectoryOptions, b: TrajectoryOptions) -> Bool {
         a.objectSize == b.objectSize && a.minimumPoints == b.minimumPoints && a.minimumSpeed == b.minimumSpeed && a.minimumStraightSpeed == b.minimumStraightSpeed && a.maximumGap == b.maximumGap
+            && a.maximumHidden == b.maximumHidden
             && a.region.map { [$0.x, $0.y, $0.width, $0.height] } == b.region.map { [$0.x, $0.y, $0.width, $0.height] }
             && a.cameraMotion == b.cameraMotion && a.settleFrames == b.settleFrames
     }
@@ -40,7 +45,10 @@ public struct TrajectoryOptions: Sendable, Equatable {
 /// small moving blobs (`MovingBlobs`) are linked from frame to frame, each track
 /// predicting where its object goes next from the motion fitted so far, and a track is a
 /// trajectory when it ends with enough points that follow a ballistic motion (a parabola
-/// in time, or a line) closely and keep going one way sideways. While the camera moves
+/// in time, or a line) closely and keep going one way sideways. A track that ends with a
+/// known path waits `maximumHidden` seconds for its object to reappear on that path, or
+/// to hop up from where it landed (a bounce); a piece that joins it makes one trajectory,
+/// reported again with the same id (`Trajectory.revision`). While the camera moves
 /// (`SceneMotion`) nothing is looked for; tracks under way end there.
 public final class TrajectoryDetector {
     public let options: TrajectoryOptions
@@ -51,6 +59,9 @@ public final class TrajectoryDetector {
     private var blobs = MovingBlobs()
     private var motion = SceneMotion()
     private var tracks: [Track] = []
+    /// Tracks of three points or more that ended lately: a later piece of their object may
+    /// still join them, or take them in (`maximumHidden`).
+    private var waiting: [Track] = []
     private var nextID = 1
     private var stillFrames = 0
     private var frameWidth = 0, frameHeight = 0
@@ -59,7 +70,7 @@ public final class TrajectoryDetector {
     public init(options: TrajectoryOptions = TrajectoryOptions()) { self.options = options }
 
     public func reset() {
-        blobs = MovingBlobs(); motion = SceneMotion(); tracks = []; nextID = 1; stillFrames = 0
+        blobs = MovingBlobs(); motion = SceneMotion(); tracks = []; waiting = []; nextID = 1; stillFrames = 0
         sceneIsStable = true; lastTime = nil
     }
 
@@ -97,16 +108,54 @@ public final class TrajectoryDetector {
     public func finish() -> [Trajectory] { endAll(.inputEnded) }
 
     private func endAll(_ ending: Trajectory.Ending) -> [Trajectory] {
-        let done = tracks.compactMap { finish($0, ending) }
+        let done = tracks.compactMap { track -> Trajectory? in
+            var track = track
+            if track.points.count < 6 { joinEarlierPieces(&track) }
+            return finish(&track, ending)
+        }
         tracks = []
+        waiting = []
         return done
     }
 
-    private func finish(_ track: Track, _ ending: Trajectory.Ending) -> Trajectory? {
-        guard var t = track.trajectory(options: options, frameWidth: frameWidth, ending: ending) else { return nil }
-        t.id = nextID
-        nextID += 1
+    /// The trajectory an ended track makes, numbered: a new one, or the next revision of the
+    /// one it was (a piece joined it). A track revived by fewer than three points, or whose
+    /// joined points spoil its path, goes back to what it was and reports nothing new.
+    private func finish(_ track: inout Track, _ ending: Trajectory.Ending) -> Trajectory? {
+        if let base = track.revivedAt {
+            if track.points.count - base < 3 || track.trajectory(options: options, frameWidth: frameWidth, ending: ending) == nil {
+                track.restore(count: base)
+                return nil
+            }
+            track.revivedAt = nil
+        }
+        guard var t = track.trajectory(options: options, frameWidth: frameWidth, ending: ending), !isShadow(t) else { return nil }
+        if let id = track.id {
+            track.revision += 1
+            t.id = id
+            t.revision = track.revision
+        } else {
+            track.id = nextID
+            t.id = nextID
+            nextID += 1
+        }
         return t
+    }
+
+    /// A straight trajectory that keeps under a curved one, at its x at the same times, is
+    /// its object's shadow on the floor (a ball's shadow slides straight and fast).
+    private func isShadow(_ t: Trajectory) -> Bool {
+        let duration = t.end - t.start
+        guard abs(t.motion.ay) * duration * duration / 8 < 2 else { return false }
+        let reach = max(4, t.objectSize)
+        return (tracks + waiting).contains { other in
+            guard let m = other.motion, other.segmentCount >= 4, abs(m.ay) > 100, other.points.first?.time != t.start else { return false }
+            let under = t.points.filter { p in
+                let q = m.position(at: p.time)
+                return abs(q.x - Double(p.x)) <= reach && q.y < Double(p.y) - reach
+            }
+            return under.count * 5 >= t.points.count * 4
+        }
     }
 
     private func link(_ found: [Blob], time: Double) -> [Trajectory] {
@@ -120,7 +169,7 @@ public final class TrajectoryDetector {
                 let d = hypot(b.x - predicted.x, b.y - predicted.y)
                 guard d <= gate else { continue }
                 if track.points.count == 1, d < 0.3 * b.size { continue }   // not moving
-                pairs.append((i, j, d / gate + (track.points.count >= 3 ? 0 : 1)))
+                pairs.append((i, j, d / gate + (track.segmentCount >= 3 ? 0 : 1)))
             }
         }
         pairs.sort { $0.score < $1.score }
@@ -135,22 +184,147 @@ public final class TrajectoryDetector {
             if trackTaken.contains(i) { kept.append(track); continue }
             var track = track
             track.missed += 1
-            let allowed = track.points.count >= 4 ? options.maximumGap : 1
+            let allowed = track.segmentCount >= 4 ? options.maximumGap : 1
             let next = track.prediction(at: time, maxStep: maxStep).position
             let outside = !contains(next)
             if outside || track.missed > allowed {
-                if let t = finish(track, outside ? .leftFrame : .stopped) { ended.append(t) }
+                if track.points.count < 6 { joinEarlierPieces(&track) }
+                if let t = finish(&track, outside ? .leftFrame : .stopped) { ended.append(t) }
+                // Even one whose path leads out of the picture (it may have bounced unseen), or
+                // too short to know its path (a later piece may take it in).
+                if track.points.count >= 3 { waiting.append(track) }
             } else {
                 kept.append(track)
             }
         }
+        kept += revive(found, taken: &blobTaken, time: time, maxStep: maxStep)
         for (j, b) in found.enumerated() where !blobTaken.contains(j) {
             kept.append(Track(first: TrajectoryPoint(time: time, x: b.x, y: b.y), size: b.size))
         }
+        for k in kept.indices where kept[k].points.count == 6 { joinEarlierPieces(&kept[k]) }
+        joinBounces(&kept, time: time)
         // Bounded however busy the scene: the longest tracks are kept.
         if kept.count > 200 { kept = Array(kept.sorted { $0.points.count > $1.points.count }.prefix(200)) }
         tracks = kept
         return ended
+    }
+
+    /// Blobs no track took that lie where a waiting track's object would be now: it was
+    /// hidden and is seen again. The gate widens with the time unseen (the path is
+    /// extrapolated, and an object coming out from behind something shows only part of
+    /// itself at first).
+    private func revive(_ found: [Blob], taken: inout Set<Int>, time: Double, maxStep: Float) -> [Track] {
+        waiting.removeAll { track in track.points.last.map { time - $0.time > options.maximumHidden } ?? true }
+        if waiting.count > 200 { waiting.removeFirst(waiting.count - 200) }
+        var pairs: [(track: Int, blob: Int, score: Float)] = []
+        for (i, track) in waiting.enumerated() where track.pathIsKnown {
+            let (predicted, gate) = track.prediction(at: time, maxStep: maxStep)
+            guard contains(predicted) else { continue }
+            let unseen = Float(time - (track.points.last?.time ?? time))
+            let wide = gate * (1 + 4 * unseen / Float(options.maximumHidden))
+            for (j, b) in found.enumerated() where !taken.contains(j) {
+                let d = hypot(b.x - predicted.x, b.y - predicted.y)
+                if d <= wide { pairs.append((i, j, d / wide)) }
+            }
+        }
+        pairs.sort { $0.score < $1.score }
+        var revived: [Int: Track] = [:]
+        for p in pairs where revived[p.track] == nil && !taken.contains(p.blob) {
+            taken.insert(p.blob)
+            var track = waiting[p.track]
+            if track.revivedAt == nil { track.revivedAt = track.points.count }
+            track.add(found[p.blob], time: time)
+            revived[p.track] = track
+        }
+        for i in revived.keys.sorted(by: >) { waiting.remove(at: i) }
+        return revived.keys.sorted().compactMap { revived[$0] }
+    }
+
+    /// A track whose path has just become known (six points), or a shorter one as it ends,
+    /// takes in the pieces before it that lie on its path followed back (its object seen
+    /// briefly, then hidden): the latest such piece that ended at most `maximumHidden` before
+    /// it started, again and again. A piece joins when every one of its points lies within
+    /// three tolerances (`Track.tolerance`) of the path the two make together, and that path
+    /// fits all their points within one and a half.
+    private func joinEarlierPieces(_ track: inout Track) {
+        guard track.id == nil, track.hopStarts.isEmpty else { return }
+        while let first = track.points.first {
+            let tolerance = Track.tolerance(size: Double(track.medianSize)), later = track
+            let candidates = waiting.indices.filter { i in
+                guard let last = waiting[i].points.last, waiting[i].hopStarts.isEmpty else { return false }
+                return last.time < first.time && first.time - last.time <= options.maximumHidden
+            }.sorted { waiting[$0].points.last!.time > waiting[$1].points.last!.time }
+            let join = candidates.first { i in
+                let together = waiting[i].points + later.points
+                guard let m = BallisticMotion.fit(together), m.residual(together) <= 1.5 * tolerance else { return false }
+                return waiting[i].points.allSatisfy { p in
+                    let q = m.position(at: p.time)
+                    return hypot(Double(p.x) - q.x, Double(p.y) - q.y) <= 3 * tolerance
+                }
+            }
+            guard let i = join else { return }
+            track.prepend(waiting.remove(at: i))
+        }
+    }
+
+    /// A young track that rises from where a falling one came down is that object's hop
+    /// after a bounce: the falling track (ended, or missing its object) takes its points as
+    /// a new piece, with the bounce where the two paths meet.
+    private func joinBounces(_ kept: inout [Track], time: Double) {
+        for y in kept.indices where kept[y].id == nil && kept[y].bounces.isEmpty && kept[y].revivedAt == nil
+            && (3...5).contains(kept[y].points.count) {
+            // The candidates: waiting tracks, and tracks under way that lost their object.
+            var best: (join: Bounce, waitingIndex: Int?, keptIndex: Int?)?
+            let candidates = waiting.indices.map { (Optional($0), Int?.none, waiting[$0]) }
+                + kept.indices.filter { $0 != y && kept[$0].missed > 0 }.map { (Int?.none, Optional($0), kept[$0]) }
+            for (w, k, fall) in candidates {
+                guard let join = bounce(of: fall, into: kept[y]), join.distance < (best?.join.distance ?? .infinity) else { continue }
+                best = (join, w, k)
+            }
+            guard let best else { continue }
+            var fall = best.waitingIndex.map { waiting[$0] } ?? kept[best.keptIndex!]
+            fall.append(hop: best.join.hop, bounce: best.join.point)
+            kept[y] = fall
+            if let w = best.waitingIndex { waiting.remove(at: w) }
+            if let k = best.keptIndex { kept.remove(at: k) }
+            return   // indices moved; the next frame looks again
+        }
+    }
+
+    struct Bounce {
+        /// How far apart the two paths pass at their nearest, pixels; where and when that is.
+        var distance: Double
+        var point: TrajectoryPoint
+        /// The rising track's points after the falling one's last.
+        var hop: Track
+    }
+
+    /// Whether `young` is `fall`'s hop: it starts within 0.3 s of `fall`'s last point (a point
+    /// it took before then, a still blob where the object came down, is not the hop's), goes
+    /// up at a tenth of the speed `fall` came down at or more (a ball that rolls on from where
+    /// it landed does not) and the same way sideways, and the two paths meet, within two
+    /// object sizes, at the lowest point of both. What came down must be a flight itself.
+    private func bounce(of fall: Track, into young: Track) -> Bounce? {
+        guard fall.pathIsKnown, let m = fall.motion, let last = fall.points.last else { return nil }
+        let hop = young.keeping(after: last.time)
+        guard hop.points.count >= 2, let first = hop.points.first, first.time - last.time <= 0.3,
+              let rise = BallisticMotion.fit(hop.points, straight: true) else { return nil }
+        let downwards = m.velocity(at: last.time).y
+        guard downwards > 0, rise.vy < -max(20, 0.1 * downwards), (rise.vx >= 0) == (m.vx >= 0) || abs(rise.vx) < 30 else { return nil }
+        var meet: (distance: Double, time: Double) = (.infinity, last.time)
+        var t = last.time
+        while t <= first.time {
+            let a = m.position(at: t), b = rise.position(at: t)
+            let d = hypot(a.x - b.x, a.y - b.y)
+            if d < meet.distance { meet = (d, t) }
+            t += 0.002
+        }
+        guard meet.distance <= max(8, 2 * Double(fall.medianSize)) else { return nil }
+        let a = m.position(at: meet.time), b = rise.position(at: meet.time)
+        let point = TrajectoryPoint(time: meet.time, x: Float((a.x + b.x) / 2), y: Float((a.y + b.y) / 2))
+        guard Double(point.y) >= Double(max(last.y, first.y)) - Double(fall.medianSize),
+              fall.trajectory(options: options, frameWidth: frameWidth, ending: .stopped) != nil else { return nil }
+        return Bounce(distance: meet.distance, point: point, hop: hop)
     }
 
     private func contains(_ p: (x: Float, y: Float)) -> Bool {
@@ -159,21 +333,89 @@ public final class TrajectoryDetector {
     }
 }
 
-/// One object followed from frame to frame.
+/// One object followed from frame to frame: its flight, and its hops after bounces.
 struct Track {
     var points: [TrajectoryPoint]
     var sizes: [Float]
     var missed = 0
-    /// The motion fitted to the points so far (refitted with each point).
+    /// Where each hop starts in `points` (the first point after a bounce), and the bounces.
+    var hopStarts: [Int] = []
+    var bounces: [TrajectoryPoint] = []
+    /// The motion fitted to the current piece's points so far (refitted with each point).
     var motion: BallisticMotion?
+    /// The trajectory's id once reported, and how many times it was reported since.
+    var id: Int?
+    var revision = 0
+    /// The point count when it was revived from waiting (its object seen again), until it ends.
+    var revivedAt: Int?
 
     init(first: TrajectoryPoint, size: Float) { points = [first]; sizes = [size] }
+
+    /// Points of the current piece (since the last bounce).
+    var segmentCount: Int { points.count - (hopStarts.last ?? 0) }
+    /// Whether the current piece's path is known well enough to follow it unseen.
+    var pathIsKnown: Bool { segmentCount >= 6 && motion != nil }
 
     mutating func add(_ b: Blob, time: Double) {
         points.append(TrajectoryPoint(time: time, x: b.x, y: b.y))
         sizes.append(b.size)
         missed = 0
-        motion = points.count >= 4 ? BallisticMotion.fit(points) : points.count >= 2 ? BallisticMotion.fit(points, straight: true) : nil
+        refit()
+    }
+
+    mutating func refit() {
+        let piece = Array(points[(hopStarts.last ?? 0)...])
+        motion = piece.count >= 4 ? BallisticMotion.fit(piece) : piece.count >= 2 ? BallisticMotion.fit(piece, straight: true) : nil
+    }
+
+    /// A hop after a bounce at `bounce`: `hop`'s points become this track's next piece.
+    mutating func append(hop: Track, bounce: TrajectoryPoint) {
+        hopStarts.append(points.count)
+        bounces.append(bounce)
+        points += hop.points
+        sizes += hop.sizes
+        missed = hop.missed
+        refit()
+    }
+
+    /// `earlier`'s points before its own; its id too, if it was reported.
+    mutating func prepend(_ earlier: Track) {
+        points = earlier.points + points
+        sizes = earlier.sizes + sizes
+        if id == nil, let reported = earlier.id { id = reported; revision = earlier.revision }
+        refit()
+    }
+
+    /// Six points or more, over `minimumSpan` seconds at least, with two on each side of a
+    /// tenth of a second unseen.
+    static func arePieces(_ points: [TrajectoryPoint], minimumSpan: Double) -> Bool {
+        guard points.count >= 6, let first = points.first, let last = points.last, last.time - first.time >= minimumSpan else { return false }
+        return zip(points, points.dropFirst()).enumerated().contains { k, pair in
+            pair.1.time - pair.0.time >= 0.1 && k + 1 >= 2 && points.count - (k + 1) >= 2
+        }
+    }
+
+    /// How closely a thrown object's centre follows its path: max(1 px, 10 % of its size)
+    /// root mean square (a swaying or swinging thing's does not).
+    static func tolerance(size: Double) -> Double { max(1, 0.1 * size) }
+
+    /// The track of its points after `time` only.
+    func keeping(after time: Double) -> Track {
+        let k = points.firstIndex { $0.time > time } ?? points.count
+        var t = self
+        t.points = Array(points[k...]); t.sizes = Array(sizes[k...])
+        t.hopStarts = []; t.bounces = []
+        t.refit()
+        return t
+    }
+
+    /// Back to its first `count` points (what a revival added did not hold).
+    mutating func restore(count: Int) {
+        points.removeLast(points.count - count)
+        sizes.removeLast(sizes.count - count)
+        while let s = hopStarts.last, s >= count { hopStarts.removeLast(); bounces.removeLast() }
+        revivedAt = nil
+        refit()
     }
 
     var medianSize: Float { sizes.sorted()[sizes.count / 2] }
@@ -181,33 +423,59 @@ struct Track {
     /// Where the object should be at `time`, and how far from there a blob may be to be it.
     func prediction(at time: Double, maxStep: Float) -> (position: (x: Float, y: Float), gate: Float) {
         let last = points[points.count - 1]
-        guard let motion, points.count >= 2 else { return ((last.x, last.y), maxStep) }
+        let n = segmentCount
+        guard let motion, n >= 2 else { return ((last.x, last.y), maxStep) }
         let q = motion.position(at: time)
         let p = (x: Float(q.x), y: Float(q.y))
         let step = hypot(p.x - last.x, p.y - last.y)
         let size = medianSize
         // A long track's path is known to a fraction of a pixel: a bounce or a landing falls outside.
-        if points.count >= 6 { return (p, max(4, 0.6 * size)) }
-        if points.count >= 4 { return (p, max(6, 1.5 * size, 0.2 * step)) }
+        if n >= 6 { return (p, max(4, 0.6 * size)) }
+        if n >= 4 { return (p, max(6, 1.5 * size, 0.2 * step)) }
         return (p, max(8, 2.5 * size, 0.6 * step))
     }
 
-    /// The trajectory this track makes, if it makes one: enough points, a path that fits
+    /// The trajectory this track makes: its flight (the points up to its first bounce, which
+    /// must make a trajectory on their own, `flight(_:)`) and the hops after each bounce that
+    /// follow a path of their own (three points or more, within twice the flight's tolerance).
+    func trajectory(options: TrajectoryOptions, frameWidth: Int, ending: Trajectory.Ending) -> Trajectory? {
+        let flightEnd = hopStarts.first ?? points.count
+        guard var t = flight(Array(points[..<flightEnd]), sizes: Array(sizes[..<flightEnd]), options: options,
+                             frameWidth: frameWidth, ending: ending) else { return nil }
+        let tolerance = Track.tolerance(size: t.objectSize)
+        for (k, start) in hopStarts.enumerated() {
+            let hop = Array(points[start..<(k + 1 < hopStarts.count ? hopStarts[k + 1] : points.count)])
+            guard hop.count >= 3, let m = BallisticMotion.fit(hop, straight: hop.count < 5), m.residual(hop) <= 2 * tolerance else { break }
+            t.points += hop
+            t.bounces.append(bounces[k])
+            t.hops.append(m)
+        }
+        t.id = id ?? 0
+        t.revision = revision
+        return t
+    }
+
+    /// The trajectory a flight's points make, if they make one: enough points, a path that fits
     /// within max(1 px, 10 % of the object's size) root mean square (a thrown object's centre
     /// follows its parabola to a fraction of a pixel; a swaying or swinging thing's does not),
     /// that goes at least four object sizes and 20 pixels, does not turn back sideways, and
     /// does not fall upwards (its acceleration along the image's up is under 100 px/s²,
     /// a tenth of gravity at 100 pixels a metre), and at `minimumSpeed` at least.
-    func trajectory(options: TrajectoryOptions, frameWidth: Int, ending: Trajectory.Ending) -> Trajectory? {
-        guard points.count >= options.minimumPoints, var motion = BallisticMotion.fit(points) else { return nil }
-        let size = Double(medianSize)
-        let tolerance = max(1, 0.1 * size)
+    private func flight(_ points: [TrajectoryPoint], sizes: [Float], options: TrajectoryOptions, frameWidth: Int,
+                        ending: Trajectory.Ending) -> Trajectory? {
+        // Enough points, or pieces of a flight seen on either side of a tenth of a second or
+        // more unseen: six points at least, two on each side, spanning as long as the
+        // minimum's would at 30 fps.
+        guard points.count >= options.minimumPoints || Track.arePieces(points, minimumSpan: Double(options.minimumPoints - 1) / 30),
+              var motion = BallisticMotion.fit(points) else { return nil }
+        let size = Double(sizes.sorted()[sizes.count / 2])
+        let tolerance = Track.tolerance(size: size)
         // A few points may not be free flight: the object still touching the hand's blob, a
         // piece of another blob taken on the way, the landing. The worst point is dropped
         // while it lies more than three tolerances off the path the others make, a fifth of
         // the points at most.
         var points = points
-        let keep = max(options.minimumPoints, points.count * 4 / 5)
+        let keep = max(min(options.minimumPoints, points.count), points.count * 4 / 5)
         while points.count > keep {
             let off = points.map { p -> Double in let q = motion.position(at: p.time); return hypot(Double(p.x) - q.x, Double(p.y) - q.y) }
             guard let worst = off.indices.max(by: { off[$0] < off[$1] }), off[worst] > 3 * tolerance else { break }
@@ -222,11 +490,18 @@ struct Track {
         guard path >= max(20, 4 * size) else { return nil }
         let duration = max(1e-6, last.time - first.time)
         guard path / duration >= options.minimumSpeed * Double(frameWidth) else { return nil }
+        // Pieces must be that fast end to end too: the path of a small thing that jitters in
+        // place is long, its chord is not.
+        let chord = Double(hypot(last.x - first.x, last.y - first.y))
+        guard points.count >= options.minimumPoints || chord / duration >= options.minimumSpeed * Double(frameWidth) else { return nil }
         // A path that does not bend (it sags under 2 px from its chord) is a straight line: free
         // flight seen for long enough always bends, so a straight one must be fast (a hard
         // throw seen briefly); feet and hands of people walking go straight and slowly.
         let sag = abs(motion.ay) * duration * duration / 8
-        guard sag >= 2 || path / duration >= options.minimumStraightSpeed * Double(frameWidth) else { return nil }
+        // (Pieces with fewer points than the minimum must bend: a shadow sliding along the
+        // floor under a ball is seen in pieces too.)
+        let fewer = points.count < options.minimumPoints
+        guard sag >= 2 || (!fewer && path / duration >= options.minimumStraightSpeed * Double(frameWidth)) else { return nil }
         let direction: Float = last.x >= first.x ? 1 : -1
         let backwards = zip(points, points.dropFirst()).filter { ($0.1.x - $0.0.x) * direction < -Float(tolerance) }.count
         guard backwards <= 1 else { return nil }

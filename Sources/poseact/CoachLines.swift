@@ -41,11 +41,15 @@ extension PersonLine {
 
 extension TrajectoryLine {
     init(_ t: Trajectory) {
-        self.init(id: t.id, start: round3(t.start), end: round3(t.end), ending: t.ending.rawValue, confidence: round3(t.confidence),
-                  residual: round3(t.residual), objectSize: round3(t.objectSize),
+        let point = { (p: TrajectoryPoint) in [round3(p.time), round3(Double(p.x)), round3(Double(p.y))] }
+        let scale = t.metresPerPixel ?? 1
+        self.init(id: t.id, revision: t.revision, start: round3(t.start), end: round3(t.end), ending: t.ending.rawValue,
+                  confidence: round3(t.confidence), residual: round3(t.residual), objectSize: round3(t.objectSize),
                   equation: t.equation.map { ["a": $0.a, "b": $0.b, "c": $0.c] },
-                  points: t.points.map { [round3($0.time), round3(Double($0.x)), round3(Double($0.y))] },
-                  projected: t.projectedPoints.map { [round3($0.time), round3(Double($0.x)), round3(Double($0.y))] })
+                  points: t.points.map(point), projected: t.projectedPoints.map(point),
+                  startSpeed: round3(t.startSpeed * scale), launchAngle: (t.launchAngle * 10).rounded() / 10,
+                  speedUnit: t.metresPerPixel == nil ? "px/s" : "m/s", flightTime: round3(t.flightTime),
+                  apex: t.apex.map(point), bounces: t.bounces.map(point))
     }
 }
 

@@ -63,6 +63,7 @@ extension Demo {
         let stats = try live.run(input: video.path) { event in
             if case .throwMade(let t) = event { made.append(t) }
         }
+        made = ThrowReport.latest(made)   // an amended throw replaces what was said of it
         let truths = truth.throwsMade.map { String(format: "%@ %.1f m/s at %.0f°", $0.type.rawValue, $0.speedMetresPerSecond, $0.angle) }
         print(String(format: "  a generated scene of the figure throwing twice (%d frames, 1280×720): %d trajector%@, %d throw%@ (the truth: %@, both on the board)",
                      stats.frames, stats.trajectories, stats.trajectories == 1 ? "y" : "ies", made.count, made.count == 1 ? "" : "s",

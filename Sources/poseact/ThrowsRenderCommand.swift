@@ -8,6 +8,11 @@ struct ThrowsRender: ParsableCommand {
         abstract: "Render scenes of throws (or of distractors, or labeled clips of throw types) with their exact truth.",
         discussion: """
             --set throws: scenes of one or two throws each, --count throws in all; \
+            --set clutter: the same with things crossing the flights (a panel the ball \
+            passes behind for 0.1–0.5 s, a person walking in front, a large box moving \
+            back and forth behind, objects of the ball's size and colour rolling or \
+            swinging across its path, a second ball thrown from the side at the same time; \
+            the truth says when each ball was hidden and where it bounced); \
             --set session: one scene of --count throws in a row by one person, nothing else \
             moving (for `bench live --trajectories`); \
             --set distractors: 20-second scenes with no throw, --minutes in all (the figure \
@@ -22,15 +27,15 @@ struct ThrowsRender: ParsableCommand {
             a shadow, and the distractors. The same seed renders the same scenes.
             """)
 
-    enum SceneSet: String, ExpressibleByArgument, CaseIterable { case throwsSet = "throws", session, distractors, types }
+    enum SceneSet: String, ExpressibleByArgument, CaseIterable { case throwsSet = "throws", clutter, session, distractors, types }
 
     @Argument(help: "The folder to write (created; must not hold files of another set).") var output: String
-    @Option(name: .customLong("set"), help: "throws, session, distractors or types.") var sceneSet: SceneSet = .throwsSet
-    @Option(parsing: .unconditional, help: "Throws to render (--set throws, session).") var count = 20
+    @Option(name: .customLong("set"), help: "throws, clutter, session, distractors or types.") var sceneSet: SceneSet = .throwsSet
+    @Option(parsing: .unconditional, help: "Throws to render (--set throws, clutter, session).") var count = 20
     @Option(parsing: .unconditional, help: "Minutes of distractor video (--set distractors).") var minutes = 1.0
     @Option(parsing: .unconditional, help: "Train clips per label, and a third as many test clips (--set types).") var perLabel = 20
     @Option(parsing: .unconditional, help: "The seed every scene is drawn from.") var seed: UInt64 = 1
-    @Option(parsing: .unconditional, help: "Picture size (--set throws, distractors).") var width = 1280
+    @Option(parsing: .unconditional, help: "Picture size (--set throws, clutter, distractors).") var width = 1280
     @Option(parsing: .unconditional) var height = 720
 
     func validate() throws {
@@ -59,10 +64,11 @@ struct ThrowsRender: ParsableCommand {
         let scenes: [ThrowScene]
         switch sceneSet {
         case .throwsSet: scenes = ThrowScenes.throwSet(throwCount: count, seed: seed, width: width, height: height)
+        case .clutter: scenes = ThrowScenes.clutterSet(throwCount: count, seed: seed, width: width, height: height)
         case .session: scenes = [ThrowScenes.sessionScene(throwCount: count, seed: seed, width: width, height: height)]
         default: scenes = ThrowScenes.distractorSet(minutes: minutes, seed: seed, width: width, height: height)
         }
-        let prefix = ["throws": "throw", "session": "session"][sceneSet.rawValue] ?? "distractor"
+        let prefix = ["throws": "throw", "clutter": "clutter", "session": "session"][sceneSet.rawValue] ?? "distractor"
         var frames = 0
         for (k, scene) in scenes.enumerated() {
             let name = String(format: "%@%03d", prefix, k + 1)

@@ -19,7 +19,10 @@ struct ThrowsScore: ParsableCommand {
             point while the camera shook, the release speed's relative error (median, 95th \
             percentile), the forearm's and the flight's angle errors at release (median), \
             the types and hits right. Throws released while the camera shook are not \
-            counted (none may be reported). --json prints one object.
+            counted (none may be reported). Every flight (the figure's and, in cluttered \
+            scenes, the stray balls'): the share that makes exactly one trajectory, and the \
+            trajectory's start speed error against the true speed at its first point. \
+            --json prints one object.
             """)
 
     @Argument(help: "A folder of rendered scenes.") var folder: String
@@ -51,8 +54,11 @@ struct ThrowsScore: ParsableCommand {
         var releaseAngleErrorMedian: Double?, releaseAngleErrorP95: Double?
         var launchAngleErrorMedian: Double?, launchAngleErrorP95: Double?
         var typeAccuracy: Double?, hitAccuracy: Double?
+        var flights: Int, flightsAsOne: Int, oneTrajectoryShare: Double, notOne: [String]
+        var startSpeedErrorMedian: Double?, startSpeedErrorP95: Double?
 
         enum CodingKeys: String, CodingKey {
+            case flights, flightsAsOne, oneTrajectoryShare, notOne, startSpeedErrorMedian, startSpeedErrorP95
             case clips, minutes, missed, trajectories, untracked, flightsTracked
             case throwsTrue = "throws", throwsFound, foundShare, throwsDuringShake
             case falseTrajectories, falsePerTenMinutes = "false_per_10_minutes"
@@ -92,7 +98,7 @@ struct ThrowsScore: ParsableCommand {
         }
 
         let speed = ThrowScore.spread(score.speedErrors), release = ThrowScore.spread(score.releaseAngleErrors)
-        let launch = ThrowScore.spread(score.launchAngleErrors)
+        let launch = ThrowScore.spread(score.launchAngleErrors), start = ThrowScore.spread(score.startSpeedErrors)
         let line = Line(clips: score.clips, minutes: round3(score.seconds / 60), throwsTrue: score.throwsTrue,
                         throwsFound: model == nil ? nil : score.throwsFound, foundShare: model == nil ? nil : round3(score.foundShare),
                         throwsDuringShake: score.throwsDuringShake, missed: model == nil ? nil : score.missed,
@@ -104,11 +110,15 @@ struct ThrowsScore: ParsableCommand {
                         releaseAngleErrorMedian: release.map { round3($0.median) }, releaseAngleErrorP95: release.map { round3($0.p95) },
                         launchAngleErrorMedian: launch.map { round3($0.median) }, launchAngleErrorP95: launch.map { round3($0.p95) },
                         typeAccuracy: score.typesScored > 0 ? round3(Double(score.typesRight) / Double(score.typesScored)) : nil,
-                        hitAccuracy: score.hitsScored > 0 ? round3(Double(score.hitsRight) / Double(score.hitsScored)) : nil)
+                        hitAccuracy: score.hitsScored > 0 ? round3(Double(score.hitsRight) / Double(score.hitsScored)) : nil,
+                        flights: score.flightsScored, flightsAsOne: score.flightsAsOne, oneTrajectoryShare: round3(score.asOneShare),
+                        notOne: score.notOne, startSpeedErrorMedian: start.map { round3($0.median) },
+                        startSpeedErrorP95: start.map { round3($0.p95) })
         if json { print(JSONLines.encode(line)); return }
-        print(String(format: "%d clips, %.1f min, %d throws%@: trajectories follow %d of them", line.clips, line.minutes, line.throwsTrue,
-                     line.throwsDuringShake > 0 ? " (and \(line.throwsDuringShake) released while the camera shook, not counted)" : "",
-                     line.flightsTracked))
+        let strays = line.flights - line.throwsTrue
+        print(String(format: "%d clips, %.1f min, %d throws%@%@: trajectories follow %d of the %d flights", line.clips, line.minutes,
+                     line.throwsTrue, line.throwsDuringShake > 0 ? " (and \(line.throwsDuringShake) released while the camera shook, not counted)" : "",
+                     strays > 0 ? " and \(strays) stray balls" : "", line.flightsTracked, line.flights))
         if let found = line.throwsFound, let share = line.foundShare {
             print(String(format: "throws found: %d of %d (%.1f %%)", found, line.throwsTrue, share * 100))
         } else if line.throwsTrue > 0 {
@@ -116,6 +126,13 @@ struct ThrowsScore: ParsableCommand {
         }
         print(String(format: "false trajectories: %d (%.2f per 10 minutes); with a point while the camera shook: %d",
                      line.falseTrajectories, line.falsePerTenMinutes, line.trajectoriesWhileShaking))
+        if line.flights > 0 {
+            print(String(format: "flights as exactly one trajectory: %d of %d (%.1f %%)", line.flightsAsOne, line.flights,
+                         line.oneTrajectoryShare * 100))
+        }
+        if let start {
+            print(String(format: "trajectory start speed error: median %.1f %%, 95th percentile %.1f %%", start.median * 100, start.p95 * 100))
+        }
         if let speed {
             print(String(format: "release speed error: median %.1f %%, 95th percentile %.1f %%", speed.median * 100, speed.p95 * 100))
         }
@@ -126,5 +143,6 @@ struct ThrowsScore: ParsableCommand {
         for m in score.untracked.prefix(20) { print("  no trajectory: \(m)") }
         if model != nil { for m in score.missed.prefix(20) { print("  missed: \(m)") } }
         for f in score.falseTrajectoryClips.prefix(20) { print("  false: \(f)") }
+        for f in score.notOne.prefix(20) { print("  not one: \(f)") }
     }
 }

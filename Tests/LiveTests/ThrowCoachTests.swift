@@ -48,7 +48,10 @@ final class ThrowCoachTests: XCTestCase {
         let motion = try XCTUnwrap(BallisticMotion.fit(points))
         let trajectory = Trajectory(id: 1, points: points, motion: motion, equation: nil, residual: 0, confidence: 1,
                                     objectSize: 8, ending: .stopped)
-        let report = try XCTUnwrap(coach.take(trajectory))
+        let taken = coach.take(trajectory)
+        let report = try XCTUnwrap(taken.throwMade)
+        // The trajectory itself is in metres too: the same scale as the throw's.
+        XCTAssertEqual(try XCTUnwrap(taken.trajectory.metresPerPixel), try XCTUnwrap(report.metresPerPixel), accuracy: 1e-12)
         XCTAssertEqual(report.person, 7)
         XCTAssertEqual(report.arm, "right")
         // Found where the path meets the wrist: within 2 ms (the search's step) of the truth.
@@ -64,6 +67,14 @@ final class ThrowCoachTests: XCTestCase {
         let tally = try XCTUnwrap(coach.tallies[7])
         XCTAssertEqual(tally.count, 1)
         XCTAssertEqual(tally.throwsPerType, ["overhand": 1])
+        // An amendment of its trajectory (a piece joined it) replaces the throw, and the
+        // trajectory drawn: one throw, one trajectory.
+        var amended = trajectory
+        amended.revision = 1
+        XCTAssertNotNil(coach.take(amended).throwMade)
+        XCTAssertEqual(coach.tallies[7]?.count, 1)
+        XCTAssertEqual(coach.recent.count, 1)
+        XCTAssertEqual(coach.recent.first?.trajectory.revision, 1)
     }
 
     func testATrajectoryFarFromEveryHandIsNoThrow() throws {
@@ -72,7 +83,7 @@ final class ThrowCoachTests: XCTestCase {
         let points = (20..<30).map { TrajectoryPoint(time: Double($0) / 30, x: 600 + Float($0) * 10, y: 100) }
         let t = Trajectory(id: 1, points: points, motion: try XCTUnwrap(BallisticMotion.fit(points)), equation: nil, residual: 0,
                            confidence: 1, objectSize: 8, ending: .leftFrame)
-        XCTAssertNil(coach.take(t))
+        XCTAssertNil(coach.take(t).throwMade)
         XCTAssertEqual(coach.recent.count, 1, "still drawn as a trajectory")
     }
 }

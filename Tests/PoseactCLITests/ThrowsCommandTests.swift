@@ -40,7 +40,21 @@ final class ThrowsCommandTests: PennSliceTestCase {
         XCTAssertEqual(line["throws"] as? Int, 3, "\(line)")
         XCTAssertEqual(line["flights_tracked"] as? Int, 3, "\(line)")
         XCTAssertEqual(line["false_trajectories"] as? Int, 0, "\(line)")
+        XCTAssertEqual(line["flights_as_one"] as? Int, 3, "each flight one trajectory: \(line)")
         XCTAssertNil(line["throws_found"], "no --model: throws are not scored")
+        // A cluttered scene: its truth names the stray ball, the score counts its flight.
+        let cluttered = Self.dir.appendingPathComponent("clutter-\(UUID().uuidString.prefix(6))").path
+        let clutter = try poseact(["throws", "render", cluttered, "--set", "clutter", "--count", "2", "--seed", "3"])
+        XCTAssertEqual(clutter.status, 0, clutter.stderr)
+        let clutterTruth = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: cluttered + "/clutter001.json"))) as? [String: Any])
+        XCTAssertEqual((clutterTruth["strays"] as? [Any])?.count, 1, "\(clutterTruth.keys)")
+        let clutterScore = try poseact(["throws", "score", cluttered, "--json"])
+        XCTAssertEqual(clutterScore.status, 0, clutterScore.stderr)
+        let clutterLine = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(clutterScore.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(clutterLine["flights"] as? Int, 3, "two throws and a stray: \(clutterLine)")
+        // A stray whose speed is not a number is refused in one line.
+        var badStray = clutterTruth
+        if var strays = clutterTruth["strays"] as? [[String: Any]] { strays[0]["speed_px_per_s"] = -1; badStray["strays"] = strays }
         // Hostile truth files: not JSON, the wrong shape, a clip outside the folder, a FIFO.
         let hostile = Self.dir.appendingPathComponent("hostile-\(UUID().uuidString.prefix(6))")
         for (content, said) in [("{\"clip\": ", "not valid JSON"), ("{\"clip\": 3}", "expected"),
@@ -65,7 +79,8 @@ final class ThrowsCommandTests: PennSliceTestCase {
         let good = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/throw001.json"))) as? [String: Any])
         var backwards = good; backwards["shake"] = [["start": 2.0, "end": 1.0]]
         var noScale = good; noScale["scale"] = ["x1": 0, "y1": 0, "x2": 10, "y2": 0, "metres": 0]
-        for (truth, said) in [(backwards, "shake 1 runs from 2.0 to 1.0 s: it must end after it starts"), (noScale, "its metres > 0")] {
+        for (truth, said) in [(backwards, "shake 1 runs from 2.0 to 1.0 s: it must end after it starts"), (noScale, "its metres > 0"),
+                              (badStray, "stray 1: its numbers must be finite")] {
             try JSONSerialization.data(withJSONObject: truth).write(to: hostile.appendingPathComponent("bad.json"))
             let bad = try poseact(["throws", "score", hostile.path])
             XCTAssertNotEqual(bad.status, 0)
@@ -103,6 +118,14 @@ final class ThrowsCommandTests: PennSliceTestCase {
         // The direction of flight at release: 20° and 40°, within 3°.
         XCTAssertEqual(made.first?["launch_angle"] as? Double ?? 0, 20, accuracy: 3)
         XCTAssertEqual(made.last?["launch_angle"] as? Double ?? 0, 40, accuracy: 3)
+        // The flights' own kinematics, in m/s with --scale: each first seen within a few frames
+        // of its release, where gravity has changed the speed by under 10 %.
+        let trajectories = try XCTUnwrap(result["trajectories"] as? [[String: Any]])
+        for (flight, truth) in zip(trajectories, speeds) {
+            XCTAssertEqual(flight["speed_unit"] as? String, "m/s", "\(flight)")
+            XCTAssertEqual(flight["start_speed"] as? Double ?? 0, truth, accuracy: truth * 0.1, "\(flight)")
+            XCTAssertNotNil(flight["flight_time"] as? Double)
+        }
         let throwers = try XCTUnwrap(result["throwers"] as? [[String: Any]])
         XCTAssertEqual(throwers.count, 1)
         XCTAssertEqual(throwers.first?["throws"] as? Int, 2)

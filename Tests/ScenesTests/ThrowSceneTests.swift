@@ -58,4 +58,36 @@ final class ThrowSceneTests: XCTestCase {
         for i in [0, 20, 40] { XCTAssertEqual(ra.frame(i), rb.frame(i)) }
         XCTAssertNotEqual(ThrowSceneRenderer(scene: ThrowScenes.throwSet(throwCount: 2, seed: 10)[0]).frame(20), ra.frame(20))
     }
+
+    /// In a cluttered scene, while the truth says a throw's ball is hidden, none of its
+    /// colour shows where the flight puts it; in the frames around that, it shows.
+    func testACluttersHiddenStretchIsHiddenInThePicture() throws {
+        var checked = 0
+        for seed in 1...20 as ClosedRange<UInt64> {
+            var s = ThrowScenes.clutterSet(throwCount: 1, seed: seed)[0]
+            s.noise = 0; s.shadow = false
+            s.throwsPlanned[0].ballColor = [255, 0, 255]
+            s.clutter?.lookalikes = []; s.clutter?.strays = []
+            let truth = try XCTUnwrap(ThrowSceneTruth(scene: s, clip: "x.mp4").throwsMade.first)
+            guard let hidden = truth.hidden?.first(where: { $0.end - $0.start >= 0.1 }) else { continue }
+            let renderer = ThrowSceneRenderer(scene: s)
+            func magenta(at t: Double) -> Int {
+                let image = renderer.frame(Int((t * s.fps).rounded()))
+                let u = t - truth.releaseTime, a = truth.angle * .pi / 180
+                let x = Int(truth.releaseX + truth.direction * truth.speedPixelsPerSecond * cos(a) * u)
+                let y = Int(truth.releaseY - truth.speedPixelsPerSecond * sin(a) * u + truth.gravity * u * u / 2)
+                var n = 0
+                for yy in max(0, y - 3)...min(image.height - 1, y + 3) {
+                    for xx in max(0, x - 3)...min(image.width - 1, x + 3) where image.pixel(xx, yy) == (255, 0, 255) { n += 1 }
+                }
+                return n
+            }
+            XCTAssertEqual(magenta(at: (hidden.start + hidden.end) / 2), 0, "seed \(seed): hidden mid-way")
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 5, "scenes with a hidden stretch among 20")
+        // The same seed, the same scenes.
+        let a = ThrowScenes.clutterSet(throwCount: 3, seed: 7), b = ThrowScenes.clutterSet(throwCount: 3, seed: 7)
+        XCTAssertEqual(ThrowSceneRenderer(scene: a[0]).frame(30), ThrowSceneRenderer(scene: b[0]).frame(30))
+    }
 }
