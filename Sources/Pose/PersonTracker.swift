@@ -1,13 +1,23 @@
 /// Gives the people of a video stable ids from frame to frame, and chooses the prominent
 /// person — the one an action classifier should watch.
 ///
-/// **Ids.** Each frame's boxes are matched to the tracks of the previous frames greedily
+/// **Ids.** A box may come with the id it had on the frame before (the pose pipeline's
+/// track went on from it, or started again from a fresh detection of the same person): it
+/// keeps that id while its track lives. The other boxes are matched to the tracks greedily
 /// by intersection over union: all (track, box) pairs with IoU ≥ `minIoU` are taken from
 /// the highest IoU down, each track and box used once. A matched box takes the track's id
-/// (and the track takes the box); an unmatched box starts a new track with the next id
-/// (1, 2, 3, …; an id is never reused, even after its track is dropped). A track survives
-/// up to `maxMissedFrames` consecutive frames without a match — a person hidden for a few
+/// (and the track takes the box); an unmatched box starts a new track. A track survives up
+/// to `maxMissedFrames` consecutive frames without a match — a person hidden for a few
 /// frames, or missed by the detector, keeps the id — and is dropped on the next miss.
+///
+/// **Newcomers.** A new track is a person, with the next id (1, 2, 3, …; an id is never
+/// reused, even after its track is dropped), at once when nobody else is followed and it is
+/// the frame's largest newcomer: the person at the start of a video or after a cut.
+/// Otherwise it must be matched on `confirmFrames` frames in a row first, and has no id
+/// until then; one that misses a frame before is dropped. A detection beside someone, or
+/// right after a person was lost, is often a part of a body or a bad pose held for one frame
+/// (the push-up montages: a hand, a head at the frame's edge), and with an id of its own it
+/// would be someone who was never there.
 ///
 /// **Prominent person.** The largest box, kept stable: once chosen, a person stays
 /// prominent while present, unless another person's box is at least `switchAreaRatio`
@@ -18,19 +28,24 @@
 /// every frame would be worse than sticking with a slightly smaller one. When the
 /// prominent person is absent, the largest present person becomes prominent at once.
 public final class PersonTracker {
-    /// One person followed over frames.
+    /// One person followed over frames, or a newcomer not yet taken for one.
     public struct Track: Sendable {
-        public let id: Int
+        /// nil while the track is a newcomer not yet confirmed.
+        public var id: Int?
         /// The box of the last frame the person was seen in.
         public var box: Box
         /// Time (seconds) of that frame.
         public var lastSeen: Double
         /// Consecutive frames since then without a match (0: matched in the last frame).
         public var missedFrames: Int
+        /// Consecutive frames matched since the track started (counted until confirmed).
+        public var hits = 1
     }
 
     public var minIoU: Float
     public var maxMissedFrames: Int
+    /// Frames in a row a newcomer beside others must be seen on to be a person (1: at once).
+    public var confirmFrames: Int
     public var switchAreaRatio: Float
     public var switchAfterFrames: Int
 
@@ -43,8 +58,9 @@ public final class PersonTracker {
     private var challengerID: Int?
     private var challengerFrames = 0
 
-    public init(minIoU: Float = 0.3, maxMissedFrames: Int = 5, switchAreaRatio: Float = 1.5, switchAfterFrames: Int = 10) {
-        self.minIoU = minIoU; self.maxMissedFrames = maxMissedFrames
+    public init(minIoU: Float = 0.3, maxMissedFrames: Int = 5, confirmFrames: Int = 1,
+                switchAreaRatio: Float = 1.5, switchAfterFrames: Int = 10) {
+        self.minIoU = minIoU; self.maxMissedFrames = maxMissedFrames; self.confirmFrames = confirmFrames
         self.switchAreaRatio = switchAreaRatio; self.switchAfterFrames = switchAfterFrames
     }
 
@@ -53,9 +69,55 @@ public final class PersonTracker {
         tracks = []; prominentID = nil; challengerID = nil; challengerFrames = 0
     }
 
-    /// Stable ids for one frame's boxes, in the boxes' order. Call once per frame, with an
-    /// empty array for a frame without people (that counts as a miss for every track).
-    public func update(_ boxes: [Box], time: Double) -> [Int] {
+    /// Stable ids for one frame's boxes, in the boxes' order: nil for a newcomer not yet
+    /// confirmed. `continuing[i]`, when given, is the id box i had on the frame before. Call
+    /// once per frame, with an empty array for a frame without people (that counts as a
+    /// miss for every track).
+    public func update(_ boxes: [Box], continuing: [Int?] = [], time: Double) -> [Int?] {
+        var trackOf = [Int?](repeating: nil, count: boxes.count)
+        var trackTaken = [Bool](repeating: false, count: tracks.count)
+        for (bi, id) in continuing.prefix(boxes.count).enumerated() {
+            guard let id, let ti = tracks.firstIndex(where: { $0.id == id }), !trackTaken[ti] else { continue }
+            trackTaken[ti] = true; trackOf[bi] = ti
+        }
+        for p in iouPairs(boxes) where !trackTaken[p.track] && trackOf[p.box] == nil {
+            trackTaken[p.track] = true; trackOf[p.box] = p.track
+        }
+        var ids = [Int?](repeating: nil, count: boxes.count)
+        var kept: [Track] = []
+        kept.reserveCapacity(tracks.count + boxes.count)
+        for (ti, var t) in tracks.enumerated() {
+            if let bi = trackOf.firstIndex(of: ti) {
+                t.box = boxes[bi]; t.lastSeen = time; t.missedFrames = 0
+                if t.id == nil { t.hits += 1; if t.hits >= confirmFrames { t.id = takeID() } }
+                ids[bi] = t.id
+            } else {
+                // A newcomer that misses a frame was not a person.
+                guard t.id != nil else { continue }
+                t.missedFrames += 1
+            }
+            if t.missedFrames <= maxMissedFrames { kept.append(t) }
+        }
+        let newcomers = boxes.indices.filter { trackOf[$0] == nil }
+        let nobodyElse = !kept.contains { $0.id != nil }
+        let largest = newcomers.max { boxes[$0].area < boxes[$1].area }
+        for bi in newcomers {
+            let confirmed = confirmFrames <= 1 || (nobodyElse && bi == largest)
+            ids[bi] = confirmed ? takeID() : nil
+            kept.append(Track(id: ids[bi], box: boxes[bi], lastSeen: time, missedFrames: 0))
+        }
+        tracks = kept
+        return ids
+    }
+
+    private func takeID() -> Int {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    /// The (track, box) pairs that overlap by `minIoU` or more, highest IoU first; ties by
+    /// older track, then by box order (deterministic).
+    private func iouPairs(_ boxes: [Box]) -> [(iou: Float, track: Int, box: Int)] {
         var pairs: [(iou: Float, track: Int, box: Int)] = []
         for (ti, t) in tracks.enumerated() {
             for (bi, b) in boxes.enumerated() {
@@ -63,37 +125,12 @@ public final class PersonTracker {
                 if v >= minIoU { pairs.append((v, ti, bi)) }
             }
         }
-        // Highest IoU first; ties by older track, then by box order (deterministic).
         pairs.sort { a, b in
             if a.iou != b.iou { return a.iou > b.iou }
             if a.track != b.track { return a.track < b.track }
             return a.box < b.box
         }
-        var trackTaken = [Bool](repeating: false, count: tracks.count)
-        var ids = [Int?](repeating: nil, count: boxes.count)
-        for p in pairs where !trackTaken[p.track] && ids[p.box] == nil {
-            trackTaken[p.track] = true
-            ids[p.box] = tracks[p.track].id
-            tracks[p.track].box = boxes[p.box]
-            tracks[p.track].lastSeen = time
-            tracks[p.track].missedFrames = 0
-        }
-        // Unmatched tracks miss a frame; those past the limit go.
-        var kept: [Track] = []
-        kept.reserveCapacity(tracks.count + boxes.count)
-        for (ti, var t) in tracks.enumerated() {
-            if !trackTaken[ti] { t.missedFrames += 1 }
-            if t.missedFrames <= maxMissedFrames { kept.append(t) }
-        }
-        // Newcomers.
-        for bi in boxes.indices where ids[bi] == nil {
-            let id = nextID
-            nextID += 1
-            ids[bi] = id
-            kept.append(Track(id: id, box: boxes[bi], lastSeen: time, missedFrames: 0))
-        }
-        tracks = kept
-        return ids.map { $0! }
+        return pairs
     }
 
     /// The prominent person's id among this frame's persons (by `Person.id`), nil when

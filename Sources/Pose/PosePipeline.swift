@@ -110,6 +110,9 @@ public final class PosePipeline {
 
     private struct Track {
         var roi: RotatedRect
+        /// The person's id (`PersonTracker`) since they were posed and taken for a person: a
+        /// track started again from a detection keeps it, whatever its new box.
+        var id: Int? = nil
         /// The last pose found, and whether this frame shows it again without a landmark run.
         var pose: Person? = nil
         var held = false
@@ -118,7 +121,10 @@ public final class PosePipeline {
     }
     private var tracks: [Track] = []
     private var framesSinceDetection = Int.max
-    private let tracker = PersonTracker()
+    /// The spurious newcomers of the push-up montages (a hand, a head at the frame's edge, a
+    /// bad pose after a lost frame) last one frame; 3 frames in a row hold a real newcomer
+    /// back by 0.07 s at 30 fps.
+    private let tracker = PersonTracker(confirmFrames: 3)
     private var shots = ShotChangeDetector()
     private var smoothers: [Int: LandmarkSmoother] = [:]
     /// A landmark run's own seconds, averaged over recent frames (`frameDeadline`).
@@ -203,11 +209,12 @@ public final class PosePipeline {
             framesSinceDetection = 0
         }
         let (found, deferred) = nextTracks(image, capturedAt: frame.decodedAt)
-        let kept = deduplicate(found)
+        var kept = deduplicate(found)
+        let ids = tracker.update(kept.map(\.pose!.box), continuing: kept.map(\.id), time: frame.time)
+        for i in kept.indices { kept[i].id = ids[i] }
         tracks = kept + deferred
-        var people = kept.map(\.pose!)
-        let ids = tracker.update(people.map(\.box), time: frame.time)
-        for i in people.indices { people[i].id = ids[i] }
+        // A track not yet taken for a person is followed, but not shown (`PersonTracker`).
+        var people = kept.compactMap { t in t.id.map { id -> Person in var p = t.pose!; p.id = id; return p } }
         if options.smoothing {
             for i in people.indices {
                 let smoother = smoothers[people[i].id] ?? LandmarkSmoother()
@@ -224,13 +231,19 @@ public final class PosePipeline {
     }
 
     /// Detections as new tracks: one over someone already followed is that person, not a
-    /// newcomer (with `redetect`, their track starts again from it if it drifted).
+    /// newcomer (with `redetect`, their track starts again from it if it drifted). Only the
+    /// best detection of a person can restart their track: the detector often also finds
+    /// the same body turned the other way, with a lower score, and that one, judged drifted,
+    /// put a good track on an upside-down region (montage 1 of the push-ups, 12.6 s: the pose
+    /// collapsed, and the tracker took it for someone new).
     private func adopt(_ rois: [RotatedRect]) {
         let known = tracks.map { axisBox($0.roi) }
+        var answered = Set<Int>()
         for roi in rois {
             let box = axisBox(roi)
             if let k = known.indices.max(by: { known[$0].iou(box) < known[$1].iou(box) }), known[k].iou(box) > 0.3 {
-                if options.redetect && Self.drifted(tracks[k].roi, from: roi, known[k].iou(box)) { tracks[k] = Track(roi: roi) }
+                guard answered.insert(k).inserted else { continue }
+                if options.redetect && Self.drifted(tracks[k].roi, from: roi, known[k].iou(box)) { tracks[k] = Track(roi: roi, id: tracks[k].id) }
                 continue
             }
             if tracks.count < options.maxPeople { tracks.append(Track(roi: roi)) }
@@ -379,7 +392,7 @@ public final class PosePipeline {
                 let moved = body.reduce(Float(0)) { $0 + hypotf($1.0.x - $1.1.x, $1.0.y - $1.1.y) } / Float(max(person.landmarks.count, 1))
                 movement = moved / max(track.roi.width, 1)
             }
-            next.append(Track(roi: roi, pose: person, held: false, movement: movement))
+            next.append(Track(roi: roi, id: track.id, pose: person, held: false, movement: movement))
         }
         return (next, deferred)
     }

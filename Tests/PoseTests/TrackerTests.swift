@@ -14,7 +14,7 @@ final class TrackerTests: XCTestCase {
     func testIdsFollowMovingBoxes() {
         let tracker = PersonTracker()
         // Two people walking in opposite directions, 8 px a frame, given in varying order.
-        var firstIDs: [Int] = []
+        var firstIDs: [Int?] = []
         for f in 0..<30 {
             let a = box(50 + Float(f) * 8, 100), b = box(400 - Float(f) * 8, 120)
             let swapped = f % 2 == 1
@@ -63,6 +63,42 @@ final class TrackerTests: XCTestCase {
         let t2 = PersonTracker()
         _ = t2.update([box(0, 0), box(200, 0)], time: 0)
         XCTAssertEqual(t2.update([box(170, 0)], time: 0.1), [2])
+    }
+
+    /// A newcomer beside someone followed has no id until matched on `confirmFrames` frames
+    /// in a row; one that misses a frame before was never a person, and uses up no id.
+    func testANewcomerBesideSomeoneWaitsToBeConfirmed() {
+        let tracker = PersonTracker(confirmFrames: 3)
+        XCTAssertEqual(tracker.update([box(0, 0)], time: 0), [1], "alone: a person at once")
+        XCTAssertEqual(tracker.update([box(2, 0), box(300, 0)], time: 0.1), [1, nil])
+        XCTAssertEqual(tracker.update([box(4, 0)], time: 0.2), [1], "the newcomer gone after one frame")
+        XCTAssertEqual(tracker.tracks.count, 1)
+        XCTAssertEqual(tracker.update([box(4, 0), box(600, 0)], time: 0.3), [1, nil])
+        XCTAssertEqual(tracker.update([box(4, 0), box(602, 0)], time: 0.4), [1, nil])
+        XCTAssertEqual(tracker.update([box(4, 0), box(604, 0)], time: 0.5), [1, 2], "three frames in a row: the next id")
+    }
+
+    /// With nobody followed (a video's start, a cut) the largest newcomer is a person at
+    /// once and a smaller one beside them waits; while someone just lost may come back, a
+    /// newcomer waits too.
+    func testOnlyTheLargestNewcomerWhenNobodyIsFollowedIsAPersonAtOnce() {
+        let tracker = PersonTracker(confirmFrames: 3)
+        XCTAssertEqual(tracker.update([box(0, 0)], time: 0), [1])
+        tracker.reset()
+        XCTAssertEqual(tracker.update([box(500, 0, 20, 40), box(0, 0, 300, 150)], time: 1), [nil, 2])
+        XCTAssertEqual(tracker.update([], time: 1.1), [])
+        XCTAssertEqual(tracker.update([box(200, 0, 300, 150)], time: 1.2), [nil], "person 2 may come back")
+        XCTAssertEqual(tracker.update([box(10, 0, 300, 150)], time: 1.3), [2])
+        XCTAssertEqual(tracker.tracks.map(\.id), [2])
+    }
+
+    /// A box given the id it had on the frame before keeps it however far it moved (the
+    /// pose pipeline started the person's track again from a fresh detection).
+    func testAContinuingBoxKeepsItsID() {
+        let tracker = PersonTracker()
+        XCTAssertEqual(tracker.update([box(0, 0), box(300, 0)], time: 0), [1, 2])
+        XCTAssertEqual(tracker.update([box(150, 0), box(290, 0)], continuing: [1, nil], time: 0.1), [1, 2])
+        XCTAssertEqual(tracker.update([box(0, 0), box(290, 0)], time: 0.2), [3, 2], "without it: someone new")
     }
 
     func testProminentIsLargestAndSticky() {

@@ -75,6 +75,41 @@ final class VideoTrackingTests: XCTestCase {
         XCTAssertLessThan(average, 0.05)
     }
 
+    /// One person, one id: each push-up montage is six clips of one person each, joined by
+    /// hard cuts (`montage/segments.csv` gives each clip's frames). Tracked as `annotate` and
+    /// `live` track them for the README's model (up to 4 people, re-detection every 10
+    /// frames, the detector's squares), every clip must show exactly one id, its own: a cut
+    /// gives a new id, nothing else does. Before, montage 1 had 8 ids (a hand beside the
+    /// person for one frame; a second, upside-down detection of the person restarting their
+    /// track), montage 2 had 7 and montage 3 had 7.
+    func testEachClipOfAMontageIsOnePersonWithOneID() throws {
+        let folder = try TestData.shared("data/pushups/montage")
+        let det = try TestData.model("pose_detection.tflite"), lm = try TestData.model("pose_landmark_full.tflite")
+        let rows = try String(contentsOf: folder.appendingPathComponent("segments.csv"), encoding: .utf8)
+            .split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+        for video in ["montage_01.mp4", "montage_02.mp4", "montage_03.mp4"] {
+            // video, source, label, start, end, first_frame, frames
+            let clips = rows.filter { $0[0] == video }.map { (first: Int($0[5])!, count: Int($0[6])!) }
+            var options = PipelineOptions(maxPeople: 4, threads: 2)
+            options.redetect = true
+            options.detectInTiles = true
+            let pipeline = try PosePipeline(detectorPath: det.path, landmarkPath: lm.path, options: options)
+            let reader = try VideoReader(folder.appendingPathComponent(video).path)
+            var idsPerClip = [Set<Int>](repeating: [], count: clips.count), frame = 0
+            while let next = try reader.next() {
+                let ids = pipeline.process(frame: next).map(\.id)
+                if let clip = clips.firstIndex(where: { frame >= $0.first && frame < $0.first + $0.count }) {
+                    idsPerClip[clip].formUnion(ids)
+                }
+                frame += 1
+            }
+            print("\(video): ids per clip \(idsPerClip.map { $0.sorted() })")
+            XCTAssertEqual(frame, clips.last.map { $0.first + $0.count }, video)
+            XCTAssertEqual(idsPerClip.map(\.count), Array(repeating: 1, count: clips.count), "\(video): one id per clip")
+            XCTAssertEqual(Set(idsPerClip.flatMap { $0 }).count, clips.count, "\(video): a new id after each cut")
+        }
+    }
+
     /// Four people (a montage tiled 2 × 2), each core running whole people's landmark models
     /// (and the detector's squares) side by side, against every model run split over the
     /// cores: the same people, ids and landmarks. Tolerance: 0.002 px, what the fixtures' engine differences (1e-2 on the
@@ -139,8 +174,9 @@ final class VideoTrackingTests: XCTestCase {
         let t = pipeline.times
         print("newcomer at frame 15 found at \(foundTwoAt.map(String.init) ?? "never"); " +
               "\(t.backgroundDetections) background detections, \(t.detectorRuns) detector runs on frames")
-        // Due every 10 frames: handed over at frame 20 at the latest, taken up a frame or two later.
-        XCTAssertLessThanOrEqual(try XCTUnwrap(foundTwoAt, "the newcomer was never found"), 25)
+        // Due every 10 frames: handed over at frame 20 at the latest, taken up a frame or two
+        // later, and someone beside a person followed is shown once posed on 3 frames in a row.
+        XCTAssertLessThanOrEqual(try XCTUnwrap(foundTwoAt, "the newcomer was never found"), 27)
         XCTAssertGreaterThan(t.backgroundDetections, 0)
         XCTAssertLessThanOrEqual(t.detectorRuns, 4, "the frames' own detector runs: only the first frame's (and its squares)")
     }
