@@ -91,6 +91,7 @@ public struct ThrowScore: Codable, Sendable {
     public var falseTrajectoryClips: [String] = []
     /// Trajectories with a point while the camera shook.
     public var trajectoriesWhileShaking = 0
+    public var whileShakingClips: [String] = []
     public var speedErrors: [Double] = []
     public var releaseAngleErrors: [Double] = []
     public var launchAngleErrors: [Double] = []
@@ -116,7 +117,10 @@ public struct ThrowScore: Codable, Sendable {
         seconds += o.seconds
         trajectories += o.trajectories.count
         let shaking = { (t: Double) in o.shaking.contains { $0.contains(t) } }
-        trajectoriesWhileShaking += o.trajectories.filter { $0.points.contains { shaking($0.time) } }.count
+        for t in o.trajectories where t.points.contains(where: { shaking($0.time) }) {
+            trajectoriesWhileShaking += 1
+            whileShakingClips.append(String(format: "%@ %.2f–%.2f s", o.clip, t.start, t.end))
+        }
         for t in o.trajectories where !isTrue(t, o.flights) {
             falseTrajectories += 1
             falseTrajectoryClips.append(String(format: "%@ %.2f–%.2f s", o.clip, t.start, t.end))

@@ -49,7 +49,7 @@ struct ThrowsScore: ParsableCommand {
         var missed: [String]?
         var flightsTracked: Int, untracked: [String]
         var trajectories: Int, falseTrajectories: Int, falsePerTenMinutes: Double, falseTrajectoryClips: [String]
-        var trajectoriesWhileShaking: Int
+        var trajectoriesWhileShaking: Int, whileShakingClips: [String]
         var speedErrorMedian: Double?, speedErrorP95: Double?
         var releaseAngleErrorMedian: Double?, releaseAngleErrorP95: Double?
         var launchAngleErrorMedian: Double?, launchAngleErrorP95: Double?
@@ -62,7 +62,7 @@ struct ThrowsScore: ParsableCommand {
             case clips, minutes, missed, trajectories, untracked, flightsTracked
             case throwsTrue = "throws", throwsFound, foundShare, throwsDuringShake
             case falseTrajectories, falsePerTenMinutes = "false_per_10_minutes"
-            case falseTrajectoryClips, trajectoriesWhileShaking
+            case falseTrajectoryClips, trajectoriesWhileShaking, whileShakingClips
             case speedErrorMedian, speedErrorP95
             case releaseAngleErrorMedian, releaseAngleErrorP95
             case launchAngleErrorMedian, launchAngleErrorP95
@@ -105,7 +105,7 @@ struct ThrowsScore: ParsableCommand {
                         flightsTracked: score.flightsTracked, untracked: score.untracked,
                         trajectories: score.trajectories, falseTrajectories: score.falseTrajectories,
                         falsePerTenMinutes: round3(score.falsePerTenMinutes), falseTrajectoryClips: score.falseTrajectoryClips,
-                        trajectoriesWhileShaking: score.trajectoriesWhileShaking,
+                        trajectoriesWhileShaking: score.trajectoriesWhileShaking, whileShakingClips: score.whileShakingClips,
                         speedErrorMedian: speed.map { round3($0.median) }, speedErrorP95: speed.map { round3($0.p95) },
                         releaseAngleErrorMedian: release.map { round3($0.median) }, releaseAngleErrorP95: release.map { round3($0.p95) },
                         launchAngleErrorMedian: launch.map { round3($0.median) }, launchAngleErrorP95: launch.map { round3($0.p95) },
@@ -144,5 +144,6 @@ struct ThrowsScore: ParsableCommand {
         if model != nil { for m in score.missed.prefix(20) { print("  missed: \(m)") } }
         for f in score.falseTrajectoryClips.prefix(20) { print("  false: \(f)") }
         for f in score.notOne.prefix(20) { print("  not one: \(f)") }
+        for f in score.whileShakingClips.prefix(20) { print("  while the camera shook: \(f)") }
     }
 }
