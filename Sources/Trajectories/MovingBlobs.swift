@@ -18,18 +18,11 @@ public struct Blob: Sendable, Equatable {
 /// moves, 20 times slower, so that what stops moving becomes background in a few seconds).
 /// The threshold follows the noise: four times the median difference of the frame, and at
 /// least `minimumDifference` (the sum over R, G and B).
-///
-/// A second background learns only what stayed the same from frame to frame for a second
-/// (`settledFrames`), and a pixel moves only if it differs from both. Something that moves
-/// back and forth (a door, a cart) keeps the first background from learning the wall it
-/// uncovers; the second learns that wall whenever it shows for a second, so the wall is not
-/// taken for moving, and a ball in front of it is a blob of its own.
 public struct MovingBlobs {
     public private(set) var factor = 1
     public private(set) var width = 0, height = 0
     public var learningRate: Float = 0.05
     public var minimumDifference: Float = 30
-    public var settledFrames: UInt16 = 30
     /// Frames learnt since the last reset.
     public private(set) var learnt = 0
     /// Of the working pixels, the share that differed on the last frame.
@@ -39,11 +32,6 @@ public struct MovingBlobs {
     private var background: [Float] = []
     private var difference: [Float] = []
     private var mask: [UInt8] = []
-    /// The background of what settled, the frame before `working`, and the frames each pixel
-    /// has stayed the same (saturating).
-    private var settled: [Float] = []
-    private var previous: [Float] = []
-    private var unchanged: [UInt16] = []
     private var stack: [Int32] = []
 
     public init() {}
@@ -56,13 +44,8 @@ public struct MovingBlobs {
             working = [Float](repeating: 0, count: width * height * 3)
             difference = [Float](repeating: 0, count: width * height)
             mask = [UInt8](repeating: 0, count: width * height)
-            unchanged = [UInt16](repeating: 0, count: width * height)
-            previous = []
             background = []
             learnt = 0
-        } else {
-            swap(&previous, &working)
-            if working.count != previous.count { working = previous }
         }
         let w = width, h = height, iw = image.width
         image.pixels.withUnsafeBufferPointer { src in
@@ -87,7 +70,6 @@ public struct MovingBlobs {
     /// Forgets the background: the loaded frame becomes it.
     public mutating func reset() {
         background = working
-        settled = working
         learnt = 1
         movingShare = 0
     }
@@ -100,29 +82,16 @@ public struct MovingBlobs {
         let n = width * height
         let threshold = max(minimumDifference, 4 * medianDifference())
         var moving = 0
-        let hasPrevious = previous.count == working.count
         working.withUnsafeBufferPointer { cur in
             background.withUnsafeBufferPointer { bg in
-                settled.withUnsafeBufferPointer { sb in
-                    previous.withUnsafeBufferPointer { prev in
-                        unchanged.withUnsafeMutableBufferPointer { same in
-                            difference.withUnsafeMutableBufferPointer { diff in
-                                mask.withUnsafeMutableBufferPointer { m in
-                                    for i in 0..<n {
-                                        let d = abs(cur[3 * i] - bg[3 * i]) + abs(cur[3 * i + 1] - bg[3 * i + 1]) + abs(cur[3 * i + 2] - bg[3 * i + 2])
-                                        let ds = abs(cur[3 * i] - sb[3 * i]) + abs(cur[3 * i + 1] - sb[3 * i + 1]) + abs(cur[3 * i + 2] - sb[3 * i + 2])
-                                        if hasPrevious {
-                                            let change = abs(cur[3 * i] - prev[3 * i]) + abs(cur[3 * i + 1] - prev[3 * i + 1])
-                                                + abs(cur[3 * i + 2] - prev[3 * i + 2])
-                                            same[i] = change > threshold ? 0 : same[i] &+ (same[i] < .max ? 1 : 0)
-                                        }
-                                        diff[i] = d
-                                        let on: UInt8 = d > threshold && ds > threshold ? 1 : 0
-                                        m[i] = on
-                                        moving += Int(on)
-                                    }
-                                }
-                            }
+                difference.withUnsafeMutableBufferPointer { diff in
+                    mask.withUnsafeMutableBufferPointer { m in
+                        for i in 0..<n {
+                            let d = abs(cur[3 * i] - bg[3 * i]) + abs(cur[3 * i + 1] - bg[3 * i + 1]) + abs(cur[3 * i + 2] - bg[3 * i + 2])
+                            diff[i] = d
+                            let on: UInt8 = d > threshold ? 1 : 0
+                            m[i] = on
+                            moving += Int(on)
                         }
                     }
                 }
@@ -170,20 +139,12 @@ public struct MovingBlobs {
     private mutating func learn() {
         let fast = learningRate, slow = learningRate / 20
         let n = width * height
-        let settledAfter = settledFrames
         working.withUnsafeBufferPointer { cur in
             background.withUnsafeMutableBufferPointer { bg in
-                settled.withUnsafeMutableBufferPointer { sb in
-                    unchanged.withUnsafeBufferPointer { same in
-                        mask.withUnsafeBufferPointer { m in
-                            for i in 0..<n {
-                                let a = m[i] == 0 ? fast : slow
-                                for c in 0..<3 { bg[3 * i + c] += a * (cur[3 * i + c] - bg[3 * i + c]) }
-                                if same[i] >= settledAfter {
-                                    for c in 0..<3 { sb[3 * i + c] += fast * (cur[3 * i + c] - sb[3 * i + c]) }
-                                }
-                            }
-                        }
+                mask.withUnsafeBufferPointer { m in
+                    for i in 0..<n {
+                        let a = m[i] == 0 ? fast : slow
+                        for c in 0..<3 { bg[3 * i + c] += a * (cur[3 * i + c] - bg[3 * i + c]) }
                     }
                 }
             }

@@ -302,15 +302,19 @@ public final class TrajectoryDetector {
     /// Whether `young` is `fall`'s hop: it starts within 0.3 s of `fall`'s last point (a point
     /// it took before then, a still blob where the object came down, is not the hop's), goes
     /// up at a tenth of the speed `fall` came down at or more (a ball that rolls on from where
-    /// it landed does not) and the same way sideways, and the two paths meet, within two
+    /// it landed does not), the same way sideways at 0.3 of `fall`'s sideways speed or more
+    /// (which must be 5 % of the frame's width a second), and the two paths meet, within two
     /// object sizes, at the lowest point of both. What came down must be a flight itself.
     private func bounce(of fall: Track, into young: Track) -> Bounce? {
         guard fall.pathIsKnown, let m = fall.motion, let last = fall.points.last else { return nil }
         let hop = young.keeping(after: last.time)
         guard hop.points.count >= 2, let first = hop.points.first, first.time - last.time <= 0.3,
               let rise = BallisticMotion.fit(hop.points, straight: true) else { return nil }
+        // Sideways it goes on the same way, at a good part of its speed (what sways in place,
+        // a leaf on a branch, goes down and up again too, but not along).
         let downwards = m.velocity(at: last.time).y
-        guard downwards > 0, rise.vy < -max(20, 0.1 * downwards), (rise.vx >= 0) == (m.vx >= 0) || abs(rise.vx) < 30 else { return nil }
+        guard downwards > 0, rise.vy < -max(20, 0.1 * downwards), abs(m.vx) >= 0.05 * Double(frameWidth),
+              (rise.vx >= 0) == (m.vx >= 0), abs(rise.vx) >= 0.3 * abs(m.vx) else { return nil }
         var meet: (distance: Double, time: Double) = (.infinity, last.time)
         var t = last.time
         while t <= first.time {

@@ -164,19 +164,4 @@ final class TrajectoryDetectorTests: XCTestCase {
         XCTAssertEqual(t.hops.count, 1)
         XCTAssertTrue(t.points.contains { $0.time > landing + 0.1 }, "the hop's points are the trajectory's")
     }
-
-    func testABallInFrontOfABoxMovingBackAndForthIsOneTrajectory() throws {
-        // A 140×120 box sweeps 150 px either way behind the flight, 1.5 s a sweep: the wall it
-        // keeps uncovering is learnt as it shows (the settled background), so the ball is lost
-        // only while it is in front of the box itself.
-        let th = Throw(start: 1.2, x0: 40, y0: 260, vx: 420, vy: -330, g: 520)
-        let (found, _) = Self.run(frames: 100, flights: [th], extra: { image, t in
-            let x = 260 + 150 * Float(sin(2 * .pi * t / 1.5))
-            image.fillRect((x, 90, 140, 120), color: RGB(200, 60, 60))
-        })
-        let one = Trajectory.latest(found)
-        XCTAssertEqual(one.count, 1, "\(one.map { ($0.start, $0.end, $0.points.count) })")
-        let t = try XCTUnwrap(one.first)
-        XCTAssertEqual(t.startSpeed, Self.speed(th, at: t.start), accuracy: 0.02 * Self.speed(th, at: t.start))
-    }
 }
