@@ -104,10 +104,11 @@ struct LiveBench: ParsableCommand {
             throwOptions.backgroundLabels = []
             live.throwCoach = ThrowCoach(options: throwOptions, labels: live.coach.classifier.labels)
         }
-        var predictions = 0, throwCount = 0
+        var predictions = 0, thrown = Set<Int>()
         let stats = try live.run(input: input) { event in
             if case .prediction = event { predictions += 1 }
-            if case .throwMade = event { throwCount += 1 }
+            // An amended throw is reported again with its trajectory's id: counted once.
+            if case .throwMade(let t) = event { thrown.insert(t.trajectory.id) }
         }
         let lat = stats.latencies.sorted(), predictionLat = stats.predictionLatencies.sorted()
         let costs = stats.costs, poseTimes = live.pipeline.times
@@ -126,7 +127,7 @@ struct LiveBench: ParsableCommand {
             personsPerFrame: round3(Double(stats.persons) / Double(max(stats.frames, 1))), seconds: round3(stats.seconds),
             trajectoryMSMedian: stats.trajectoryCost.map { round3($0.median) }, trajectoryMSP95: stats.trajectoryCost.map { round3($0.p95) },
             trajectoryFramesDropped: trajectories ? stats.trajectoryFramesDropped : nil,
-            trajectories: trajectories ? stats.trajectories : nil, throwsMade: trajectories ? throwCount : nil,
+            trajectories: trajectories ? stats.trajectories : nil, throwsMade: trajectories ? thrown.count : nil,
             stageMS: stages, frameThreadMS: round3(stages.values.reduce(0) { $0 + $1.mean }),
             landmarkMSPerPerson: round3(percentile(costs.landmarkRunMilliseconds.sorted(), 0.5)),
             landmarkRunsPerFrame: round3(Double(costs.landmarkRuns) / Double(max(stats.frames, 1))),
