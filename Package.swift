@@ -77,8 +77,9 @@ let package = Package(
         .target(name: "Images", dependencies: ["Basics", "CZlib"], swiftSettings: optimisedSettings),
 
         // ---- Wing 1, video → poses.
-        // The engine's hot loops in C, one copy per instruction set (AVX-512, AVX2, portable),
-        // chosen at run time; always optimised, as the Swift kernels are.
+        // The engine's hot loops in C, one copy per instruction set (AVX-512, AVX2, portable;
+        // bfloat16 products on AVX-512 and on ARM64), chosen at run time; always optimised, as
+        // the Swift kernels are.
         .target(name: "CPUKernels", cSettings: [.unsafeFlags(["-O3"])]),
         // .tflite reader, execution plan and CPU kernels.
         // The C kernels' matrix products, for the engine and training alike: which

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds the pose engine's C kernels (Sources/CPUKernels) for aarch64 and checks them
-# against the definition under qemu-user: the NEON path that Raspberry Pi 5, Graviton and
-# Jetson boards run. Then the same check natively, on every x86-64 path this CPU has.
+# against the definition under qemu-user, on a CPU with FEAT_BF16 (`-cpu max`): the NEON path
+# that Raspberry Pi 5, Graviton and Jetson boards run, and neonbf16, the bfloat16 products
+# (BFDOT) of Graviton 3 and 4, Neoverse V1/V2/N2 and Cortex-A710 and later. Emulating the
+# Raspberry Pi 5's Cortex-A76, which has no BF16, the kernels must find only the NEON path.
+# Then the same check natively, on every x86-64 path this CPU has.
 #
 #   notebooks-free-scripts/check-arm64-kernels.sh
 #
@@ -35,7 +38,7 @@ build() {   # build NAME TARGET-FLAGS...: the kernels and the check, -O3 as Pack
     echo "${objects[@]}"
 }
 
-echo "== aarch64 (portable path: NEON), under qemu-aarch64"
+echo "== aarch64 (portable path: NEON; neonbf16: BFDOT), under qemu-aarch64 -cpu max"
 objects=$(build arm64 --target=aarch64-linux-gnu -isystem /usr/aarch64-linux-gnu/include)
 # shellcheck disable=SC2086
 aarch64-linux-gnu-gcc -o "$OUT/check-arm64" $objects -lm
@@ -47,7 +50,23 @@ if ((fmla == 0)); then
     exit 1
 fi
 echo "NEON: the portable kernels hold $fmla fmla instructions on 4 floats"
-qemu-aarch64 -L /usr/aarch64-linux-gnu "$OUT/check-arm64" | tee "$OUT/arm64.txt" | grep -v "^ok" || true
+bfdot=$(aarch64-linux-gnu-objdump -d "$OUT/arm64-NEONBF16.o" | grep -c "bfdot.*\.4s" || true)
+if ((bfdot == 0)); then
+    echo "check-arm64-kernels: the neonbf16 kernels hold no bfdot instruction" >&2
+    exit 1
+fi
+echo "BF16: the neonbf16 kernels hold $bfdot bfdot instructions"
+arm64() { qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu "$@"; }
+# Which paths the kernels find (AT_HWCAP2's BF16 bit): both with BF16, NEON alone without.
+for cpu_paths in "max:portable neonbf16" "cortex-a76:portable"; do
+    found=$(arm64 "${cpu_paths%%:*}" "$OUT/check-arm64" --paths)
+    echo "-cpu ${cpu_paths%%:*}: $found"
+    if [[ "$found" != "paths: ${cpu_paths#*:}" ]]; then
+        echo "check-arm64-kernels: under -cpu ${cpu_paths%%:*} the kernels should find ${cpu_paths#*:}" >&2
+        exit 1
+    fi
+done
+arm64 max "$OUT/check-arm64" | tee "$OUT/arm64.txt" | grep -v "^ok" || true
 arm=$(tail -1 "$OUT/arm64.txt")
 
 echo "== x86-64, every path this CPU runs"

@@ -31,6 +31,19 @@ int pa_path_supported(pa_path path) {
     if (!__get_cpuid_count(7, 1, &a, &b, &c, &d)) return 0;
     return (a >> 5) & 1;                                    // AVX512_BF16
 }
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+#ifndef HWCAP2_BF16
+#define HWCAP2_BF16 (1UL << 14)   // Linux's bit for FEAT_BF16, for C library headers older than it
+#endif
+
+/// The kernel lists in AT_HWCAP2 what it lets user code run: the CPU's ID registers, less
+/// what the kernel does not save or support.
+int pa_path_supported(pa_path path) {
+    if (path == PA_PATH_PORTABLE) return 1;
+    if (path == PA_PATH_NEON_BF16) return (getauxval(AT_HWCAP2) & HWCAP2_BF16) != 0;
+    return 0;
+}
 #else
 int pa_path_supported(pa_path path) { return path == PA_PATH_PORTABLE; }
 #endif
@@ -41,6 +54,8 @@ static const pa_kernel_table *table(pa_path path) {
     case PA_PATH_AVX512: return &pa_kernels_avx512;
     case PA_PATH_AVX512_BF16: return &pa_kernels_avx512_bf16;
     case PA_PATH_AVX2: return &pa_kernels_avx2;
+#elif defined(__aarch64__)
+    case PA_PATH_NEON_BF16: return &pa_kernels_neon_bf16;
 #endif
     default: return &pa_kernels_portable;
     }
@@ -78,6 +93,8 @@ double pa_peak_flops(pa_path path, pa_peak_kind kind, long iterations) {
     if (kind == PA_PEAK_FP32) return table(path)->peak_fp32(iterations);
 #if defined(__x86_64__)
     if (kind == PA_PEAK_BF16 && path == PA_PATH_AVX512_BF16) return pa_peak_bf16(iterations);
+#elif defined(__aarch64__)
+    if (kind == PA_PEAK_BF16 && path == PA_PATH_NEON_BF16) return pa_peak_bf16_neon(iterations);
 #endif
     return 0;
 }

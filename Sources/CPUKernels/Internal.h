@@ -40,6 +40,10 @@ extern const pa_kernel_table pa_kernels_avx512;
 extern const pa_kernel_table pa_kernels_avx512_bf16;
 /// VDPBF16PS's limit (AVX512BF16.c).
 double pa_peak_bf16(long iterations);
+#elif defined(__aarch64__)
+extern const pa_kernel_table pa_kernels_neon_bf16;
+/// BFDOT's limit (NEONBF16.c).
+double pa_peak_bf16_neon(long iterations);
 #endif
 
 #endif

@@ -5,7 +5,8 @@ import Dispatch
 public enum PeakArithmetic: String, Sendable, CaseIterable {
     /// FP32 multiply-adds on a path's vectors (FMA on avx512 and avx2).
     case fp32
-    /// bfloat16 pair products summed into FP32 (VDPBF16PS, the avx512bf16 path's products).
+    /// bfloat16 pair products summed into FP32: the bfloat16 paths' products (VDPBF16PS on
+    /// avx512bf16, BFDOT on neonbf16).
     case bf16
 
     var c: pa_peak_kind { self == .fp32 ? PA_PEAK_FP32 : PA_PEAK_BF16 }

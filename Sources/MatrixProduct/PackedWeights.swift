@@ -16,7 +16,7 @@ public final class PackedWeights {
     public let capacity: Int
     public private(set) var k = 0, n = 0, panels = 0
     let data: FloatBuffer
-    /// The panels rounded to bfloat16 (`roundToBFloat16()`), for the avx512bf16 path's products.
+    /// The panels rounded to bfloat16 (`roundToBFloat16()`), for the bfloat16 paths' products.
     private var bf16: UnsafeMutableBufferPointer<UInt16>?
     /// The packing as the C kernels take it (pointers into `data`).
     public let c: UnsafeMutablePointer<pa_packed_weights>
@@ -44,8 +44,9 @@ public final class PackedWeights {
         bf16?.deallocate()
     }
 
-    /// Keeps a bfloat16 copy of the packed panels beside the floats, which the avx512bf16
-    /// path's products then use (the other paths ignore it). A later `pack` drops it.
+    /// Keeps a bfloat16 copy of the packed panels beside the floats, which the bfloat16 paths'
+    /// products (avx512bf16, neonbf16) then use (the other paths ignore it). A later `pack`
+    /// drops it.
     public func roundToBFloat16() {
         guard panels > 0 else { return }
         bf16?.deallocate()

@@ -10,12 +10,13 @@ struct PeakBench: ParsableCommand {
         discussion: """
             Runs independent multiply-adds on registers only, as the convolution kernels issue \
             them, for every kernel path this CPU runs: FP32 on each (FMA on avx512 and avx2; \
-            a multiply and an add on portable), and bfloat16 dot products (VDPBF16PS) where \
-            the CPU has avx512bf16. On one thread and on every core. Prints one JSON line per \
-            measurement: {"arithmetic", "kernels", "threads", "gflops", "cpu"}; gflops is the \
-            best of --rounds (a multiply-add counts 2), cpu names the processor (model name, \
-            family, model, the vector extensions it lists, cores). `bench pose` gives each \
-            model's figure as a share of the FP32 peak measured the same way.
+            a multiply and an add on portable), and bfloat16 dot products where the CPU has \
+            a bfloat16 path (VDPBF16PS on avx512bf16, BFDOT on neonbf16). On one thread and \
+            on every core. Prints one JSON line per measurement: {"arithmetic", "kernels", \
+            "threads", "gflops", "cpu"}; gflops is the best of --rounds (a multiply-add counts \
+            2), cpu names the processor (model name, family, model, the vector extensions it \
+            lists, cores). `bench pose` gives each model's figure as a share of the FP32 peak \
+            measured the same way.
             """)
 
     @Option(help: "Seconds per round.") var seconds = 0.3
@@ -39,7 +40,7 @@ struct PeakBench: ParsableCommand {
         let threadCounts = cpu.cores > 1 ? [1, cpu.cores] : [1]
         for path in KernelPath.supported {
             for arithmetic in PeakArithmetic.allCases where arithmetic.runs(on: path) {
-                // The bfloat16 path's FP32 arithmetic is avx512's, measured on its own line.
+                // A bfloat16 path's FP32 arithmetic is that of the path it extends, measured on its own line.
                 if path.roundsToBFloat16 && arithmetic == .fp32 { continue }
                 for threads in threadCounts {
                     guard let gflops = ArithmeticPeak.gflops(arithmetic, path: path, threads: threads, seconds: seconds, rounds: rounds) else { continue }

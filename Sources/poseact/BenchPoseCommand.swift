@@ -12,13 +12,13 @@ struct PoseModelsBench: ParsableCommand {
             Prints one JSON line per model: {"model", "runs", "threads", "median_ms", "p90_ms", \
             "min_ms", "kernels", "gflops", "fp32_peak_gflops", "peak_share", "cpu"}; "kernels" \
             is the instruction set of the convolution kernels (avx512, avx2 or portable: the \
-            fastest this CPU runs at FP32; avx512bf16 with bfloat16 products; or the one \
-            POSEACT_KERNELS names); gflops is the model's work over the median time, and \
+            fastest this CPU runs at FP32; avx512bf16 or neonbf16 with bfloat16 products; or \
+            the one POSEACT_KERNELS names); gflops is the model's work over the median time, and \
             peak_share its share of the FP32 peak `bench peak` measures on the same path and \
             threads (measured in this run). With --profile, also "large_conv_gflops" and \
             "large_conv_peak_share": the CONV_2D kernels of at least 10 MFLOP each, their work \
             over their median time, as a share of the peak of the arithmetic they run (bf16 \
-            on avx512bf16). The input is fixed pseudo-random data (the time does not depend on it). \
+            on avx512bf16 and neonbf16). The input is fixed pseudo-random data (the time does not depend on it). \
             All outputs are computed, as LiteRT does, unless --skip-segmentation is given. \
             notebooks-free-scripts/compare-litert.sh runs this beside LiteRT on the same machine.
             """)
@@ -65,8 +65,8 @@ struct PoseModelsBench: ParsableCommand {
         let cpu = CPUDescription.current
         var peaks: [String: Double] = [:]
         func peak(_ arithmetic: PeakArithmetic, _ path: KernelPath) -> Double? {
-            // The FP32 arithmetic of the bfloat16 path is avx512's.
-            let measured = arithmetic == .fp32 && path.roundsToBFloat16 ? KernelPath.avx512 : path
+            // The FP32 arithmetic of a bfloat16 path is that of the path it extends.
+            let measured = arithmetic == .fp32 ? path.fp32Arithmetic : path
             let key = "\(arithmetic) \(measured)"
             if let known = peaks[key] { return known }
             let value = ArithmeticPeak.gflops(arithmetic, path: measured, threads: inference.threads, seconds: 0.1)

@@ -174,8 +174,8 @@ final class FixturePipelineTests: XCTestCase {
     /// here (printed): landmarks MediaPipe sees (visibility above 0.5) and, for the hidden
     /// ones, the model's guess, within a quarter of the crop.
     func testBFloat16LandmarksStayNearMediaPipe() throws {
-        guard KernelPath.avx512bf16.isSupported else { throw XCTSkip("this CPU has no AVX512_BF16") }
-        let (detector, landmarker) = try models(kernels: .avx512bf16)
+        guard KernelPath.bfloat16.isSupported else { throw XCTSkip("this CPU cannot run \(KernelPath.bfloat16)") }
+        let (detector, landmarker) = try models(kernels: KernelPath.bfloat16)
         var visible: [Float] = [], hidden: [Float] = []
         for name in Self.names {
             let json = try expected(name)

@@ -216,24 +216,26 @@ final class PoseactCLITests: PoseactCLITestCase {
         XCTAssertTrue(bad.stderr.contains("--seconds must be above 0"), bad.stderr)
     }
 
-    /// --bfloat16 runs the models on avx512bf16 where the CPU has it; elsewhere, or against a
-    /// POSEACT_KERNELS that names another path, it is one line before any work.
+    /// --bfloat16 runs the models on the architecture's bfloat16 path (avx512bf16, neonbf16)
+    /// where the CPU has it; elsewhere, or against a POSEACT_KERNELS that names another path,
+    /// it is one line before any work.
     func testBFloat16Flag() throws {
         let run = try poseact(["bench", "pose", "--bfloat16", "--runs", "1", "--warmup", "0", "--models", Self.modelsDir.path])
-        if KernelPath.avx512bf16.isSupported {
+        let path = KernelPath.bfloat16
+        if path.isSupported {
             XCTAssertEqual(run.status, 0, run.stderr)
             for line in run.stdout.split(separator: "\n") {
                 let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-                XCTAssertEqual(object["kernels"] as? String, "avx512bf16")
+                XCTAssertEqual(object["kernels"] as? String, path.rawValue)
             }
             let clash = try poseact(["bench", "pose", "--bfloat16", "--runs", "1", "--models", Self.modelsDir.path],
-                                    environment: ["POSEACT_KERNELS": "avx2"])
+                                    environment: ["POSEACT_KERNELS": "portable"])
             XCTAssertNotEqual(clash.status, 0)
-            XCTAssertTrue(clash.stderr.contains("--bfloat16 and POSEACT_KERNELS=avx2 disagree"), clash.stderr)
+            XCTAssertTrue(clash.stderr.contains("--bfloat16 and POSEACT_KERNELS=portable disagree"), clash.stderr)
             XCTAssertTrue(clash.stdout.isEmpty, clash.stdout)
         } else {
             XCTAssertNotEqual(run.status, 0)
-            XCTAssertTrue(run.stderr.contains("cannot run the avx512bf16 kernels"), run.stderr)
+            XCTAssertTrue(run.stderr.contains("cannot run the \(path) kernels"), run.stderr)
         }
     }
 

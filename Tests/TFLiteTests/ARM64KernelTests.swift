@@ -3,9 +3,10 @@ import TestData
 import XCTest
 
 /// The C kernels built for aarch64 and run under qemu-user against the definition
-/// (notebooks-free-scripts/check-arm64-kernels.sh: the NEON path, with and without a fused
-/// residual, on BlazePose's shapes and on tails), then natively on every x86-64 path. CI
-/// installs the cross compiler and qemu; elsewhere the test is skipped with what to install.
+/// (notebooks-free-scripts/check-arm64-kernels.sh: the NEON path and the bfloat16 one, with
+/// and without a fused residual, on BlazePose's shapes and on tails), then natively on every
+/// x86-64 path. CI installs the cross compiler and qemu; elsewhere the test is skipped with
+/// what to install.
 final class ARM64KernelTests: XCTestCase {
     func testKernelsOnAArch64UnderQEMU() throws {
         #if !arch(x86_64)
@@ -28,10 +29,14 @@ final class ARM64KernelTests: XCTestCase {
         process.waitUntilExit()
         print(output)
         XCTAssertEqual(process.terminationStatus, 0, output)
-        // Every case ran on aarch64's one path: 10 convolutions and 6 depthwise, each plain
-        // and with a residual or clamp.
-        XCTAssertTrue(output.contains("aarch64: 32 passed, 0 failed"), output)
+        // Every case ran on aarch64's two paths (portable: 13 convolutions, a GEMM also split
+        // as threads split it, a few-channel one also by dot products, and 6 depthwise, each
+        // plain and with a residual and clamp, and the peak loops; neonbf16: the same, and its
+        // products of FP32 weights once), and the paths were found from what the emulated CPU has.
+        XCTAssertTrue(output.contains("aarch64: 134 passed, 0 failed"), output)
         XCTAssertTrue(output.contains("NEON: the portable kernels hold"), output)
+        XCTAssertTrue(output.contains("BF16: the neonbf16 kernels hold"), output)
+        XCTAssertTrue(output.contains("-cpu cortex-a76: paths: portable\n"), output)
         #endif
     }
 }

@@ -79,6 +79,12 @@ final class EngineParityTests: XCTestCase {
         XCTAssertEqual(KernelPath.avx2.isSupported, flags.isSuperset(of: ["avx2", "fma"]))
         XCTAssertEqual(KernelPath.avx512.isSupported, flags.isSuperset(of: ["avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl"]))
         XCTAssertEqual(KernelPath.avx512bf16.isSupported, KernelPath.avx512.isSupported && flags.contains("avx512_bf16"))
+        XCTAssertFalse(KernelPath.neonbf16.isSupported)
+        #elseif arch(arm64) && os(Linux)
+        let info = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let line = try XCTUnwrap(info.split(separator: "\n").first { $0.hasPrefix("Features") })
+        let features = Set(line.split(separator: " ").map(String.init))
+        XCTAssertEqual(KernelPath.supported, features.contains("bf16") ? [.neonbf16, .portable] : [.portable])
         #else
         XCTAssertEqual(KernelPath.supported, [.portable])
         #endif
@@ -90,7 +96,7 @@ final class EngineParityTests: XCTestCase {
         XCTAssertEqual(try KernelPath.chosen(environment: [:]), KernelPath.best)
         XCTAssertEqual(try KernelPath.chosen(environment: ["POSEACT_KERNELS": "portable"]), .portable)
         XCTAssertThrowsError(try KernelPath.chosen(environment: ["POSEACT_KERNELS": "sse9"])) { error in
-            XCTAssertEqual("\(error)", "POSEACT_KERNELS=sse9 is not a kernel path: use one of avx512bf16, avx512, avx2, portable")
+            XCTAssertEqual("\(error)", "POSEACT_KERNELS=sse9 is not a kernel path: use one of avx512bf16, avx512, avx2, neonbf16, portable")
         }
         for path in KernelPath.allCases where !path.isSupported {
             XCTAssertThrowsError(try KernelPath.chosen(environment: ["POSEACT_KERNELS": path.rawValue]))
@@ -118,7 +124,8 @@ final class EngineParityTests: XCTestCase {
         }
     }
 
-    /// The bfloat16 path (avx512bf16: convolutions multiplied in bfloat16, sums in FP32) is
+    /// The bfloat16 path (avx512bf16, or neonbf16 on ARM64: convolutions multiplied in
+    /// bfloat16, sums in FP32; the bounds were measured on avx512bf16) is
     /// not a float32 engine, so it is held to what a user sees rather than to raw tensors:
     /// the 33 body landmarks' positions in pixels of the 256-pixel crop, the pose presence
     /// score, the world landmarks, and the detector's boxes and scores where LiteRT finds a
@@ -126,11 +133,12 @@ final class EngineParityTests: XCTestCase {
     /// that a wrong product (a misplaced pair, a lost row) fails while bfloat16's own rounding
     /// passes; docs/engine.md has the figures on video.
     func testBFloat16PathStaysCloseToLiteRT() throws {
-        guard KernelPath.avx512bf16.isSupported else { throw XCTSkip("this CPU has no AVX512_BF16") }
+        let path = KernelPath.bfloat16
+        guard path.isSupported else { throw XCTSkip("this CPU cannot run \(path)") }
         let names = try fixtureNames(withLandmarks: true)
         for threads in [1, 2] {
             let interpreter = try Interpreter(path: Self.modelsDir.appendingPathComponent("pose_landmark_full.tflite").path,
-                                              options: .init(threads: threads, kernels: .avx512bf16))
+                                              options: .init(threads: threads, kernels: path))
             var distances: [Float] = [], visible: [Float] = [], presence: Float = 0, world: Float = 0
             for name in names {
                 let base = Self.fixturesDir.appendingPathComponent("landmark").appendingPathComponent(name).path
@@ -161,7 +169,7 @@ final class EngineParityTests: XCTestCase {
             XCTAssertLessThanOrEqual(world, 0.1)
         }
         let detector = try Interpreter(path: Self.modelsDir.appendingPathComponent("pose_detection.tflite").path,
-                                       options: .init(threads: 2, kernels: .avx512bf16))
+                                       options: .init(threads: 2, kernels: path))
         var box: Float = 0, score: Float = 0, found = 0
         for name in try fixtureNames(withLandmarks: false) {
             let base = Self.fixturesDir.appendingPathComponent("detector").appendingPathComponent(name).path

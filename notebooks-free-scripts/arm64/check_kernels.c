@@ -1,16 +1,19 @@
 // The pose engine's C kernels (Sources/CPUKernels) against the definition, on every path
 // the CPU running this program supports: built for aarch64 and run under qemu-user by
-// check-arm64-kernels.sh, this is the check of the NEON path that the Swift tests cannot
+// check-arm64-kernels.sh, this is the check of the NEON paths that the Swift tests cannot
 // make here (no Swift toolchain for aarch64 on this machine's registries).
 //
 // Each case is a convolution shape BlazePose has or one that exercises a tail (channels
-// past the last vector, odd panels, dilation, padding, few output channels), with and
-// without a fused residual and a clamp. The reference sums in double; the tolerance,
-// 1e-4 × (1 + |value|), is that of the Swift ConvolutionKernelTests (float sums of at most
-// a few hundred products of values below 1, where fused and unfused multiply-adds differ
-// by ~1e-6).
+// past the last vector, odd panels, odd K, dilation, padding, few output channels, more rows
+// than a bfloat16 block), with and without a fused residual and a clamp. The reference sums
+// in double; the tolerance, 1e-4 × (1 + |value|), is that of the Swift ConvolutionKernelTests
+// (float sums of at most a few hundred products of values below 1, where fused and unfused
+// multiply-adds differ by ~1e-6). A bfloat16 path's products (avx512bf16, neonbf16) are held
+// to the same bound against the definition on their operands rounded to bfloat16 (to
+// nearest, ties to even), which is what they compute up to the FP32 sums' order and rounding.
 //
 // Prints one line per case and path, then "N passed, M failed"; exit 1 on any failure.
+// `check_kernels --paths` only prints the paths this CPU runs ("paths: portable neonbf16").
 #include "CPUKernels.h"
 
 #include <math.h>
@@ -96,48 +99,142 @@ static pa_packed_weights pack(const float *filter, const float *bias, long n, lo
     return (pa_packed_weights){.data = data, .bias = b, .k = k, .n = n, .panels = panels};
 }
 
-static const char *path_name(pa_path p) { return p == PA_PATH_AVX512 ? "avx512" : p == PA_PATH_AVX2 ? "avx2" : "portable"; }
+#define PATHS 5
+static const pa_path paths[PATHS] = {PA_PATH_PORTABLE, PA_PATH_AVX2, PA_PATH_AVX512, PA_PATH_AVX512_BF16, PA_PATH_NEON_BF16};
+static const char *path_names[PATHS] = {"portable", "avx2", "avx512", "avx512bf16", "neonbf16"};
+static const char *path_name(pa_path p) {
+    for (int i = 0; i < PATHS; i++) if (paths[i] == p) return path_names[i];
+    return "?";
+}
 
-static void check_conv(const geometry *g, int seed, pa_path path) {
-    long oh = out_h(g), ow = out_w(g), k = g->kh * g->kw * g->cin, count = g->n * oh * ow * g->cout;
-    float *in = random_floats(g->n * g->ih * g->iw * g->cin, 10 + seed), *filter = random_floats(g->cout * k, 20 + seed);
-    float *bias = random_floats(g->cout, 30 + seed), *residual = random_floats(count, 40 + seed);
-    float *want = malloc(sizeof(float) * count), *got = malloc(sizeof(float) * count), *scratch = malloc(sizeof(float) * k);
-    pa_window w = {.input = in, .n = g->n, .ih = g->ih, .iw = g->iw, .c = g->cin, .oh = oh, .ow = ow, .kh = g->kh, .kw = g->kw,
-                   .stride_h = g->stride, .stride_w = g->stride, .dilation_h = g->dilation, .dilation_w = g->dilation,
-                   .pad_top = g->pad, .pad_left = g->pad};
-    long *koff = malloc(sizeof(long) * k);
+/// Whether the path multiplies packed weights in bfloat16 (given a pa_pack_bf16 copy).
+static int rounds(pa_path p) { return p == PA_PATH_AVX512_BF16 || p == PA_PATH_NEON_BF16; }
+
+/// x rounded to bfloat16 (to nearest, ties to even), as a float: what a bfloat16 path multiplies.
+static float bfloat16(float x) {
+    unsigned u;
+    memcpy(&u, &x, sizeof u);
+    u = (u + 0x7FFFu + ((u >> 16) & 1)) & 0xFFFF0000u;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+static float *rounded(const float *x, long count, int round) {
+    float *r = malloc(sizeof(float) * (count > 0 ? count : 1));
+    for (long i = 0; i < count; i++) r[i] = round ? bfloat16(x[i]) : x[i];
+    return r;
+}
+
+/// The product of a 1×1 convolution, as the engine's threads share it out: the rows in two
+/// parts, each part's panels in two ranges.
+static void split_gemm(pa_path path, const float *in, long k, long rows, const pa_packed_weights *pw, float *out,
+                       const float *res, long ldo, float lo, float hi) {
+    const long half = rows / 2 + 1 < rows ? rows / 2 + 1 : rows, p1 = pw->panels / 2;
+    const long starts[2] = {0, half}, ends[2] = {half, rows};
+    for (int part = 0; part < 2; part++) {
+        const long s = starts[part], n = ends[part] - s;
+        const float *r = res ? res + s * ldo : NULL;
+        pa_packed_gemm(path, in + s * k, k, n, pw, 0, p1, out + s * ldo, r, ldo, lo, hi);
+        pa_packed_gemm(path, in + s * k, k, n, pw, p1, pw->panels, out + s * ldo, r, ldo, lo, hi);
+    }
+}
+
+/// One convolution's operands and the kernels' view of them.
+typedef struct {
+    const geometry *g;
+    long oh, ow, k, count;
+    float *in, *filter, *bias, *residual, *scratch;
+    long *koff;
+    pa_window w;
+    pa_packed_weights pw;
+} conv_case;
+
+static conv_case make_case(const geometry *g, int seed) {
+    conv_case c = {.g = g, .oh = out_h(g), .ow = out_w(g), .k = g->kh * g->kw * g->cin};
+    c.count = g->n * c.oh * c.ow * g->cout;
+    c.in = random_floats(g->n * g->ih * g->iw * g->cin, 10 + seed);
+    c.filter = random_floats(g->cout * c.k, 20 + seed);
+    c.bias = random_floats(g->cout, 30 + seed);
+    c.residual = random_floats(c.count, 40 + seed);
+    c.scratch = malloc(sizeof(float) * c.k);
+    c.w = (pa_window){.input = c.in, .n = g->n, .ih = g->ih, .iw = g->iw, .c = g->cin, .oh = c.oh, .ow = c.ow, .kh = g->kh,
+                      .kw = g->kw, .stride_h = g->stride, .stride_w = g->stride, .dilation_h = g->dilation,
+                      .dilation_w = g->dilation, .pad_top = g->pad, .pad_left = g->pad};
+    c.koff = malloc(sizeof(long) * c.k);
     for (long ky = 0; ky < g->kh; ky++)
         for (long kx = 0; kx < g->kw; kx++)
-            for (long c = 0; c < g->cin; c++)
-                koff[(ky * g->kw + kx) * g->cin + c] = (ky * g->dilation * g->iw + kx * g->dilation) * g->cin + c;
-    pa_packed_weights pw = pack(filter, bias, g->cout, k);
-    int direct = g->kh == 1 && g->kw == 1 && g->stride == 1 && g->pad == 0;
+            for (long ch = 0; ch < g->cin; ch++)
+                c.koff[(ky * g->kw + kx) * g->cin + ch] = (ky * g->dilation * g->iw + kx * g->dilation) * g->cin + ch;
+    c.pw = pack(c.filter, c.bias, g->cout, c.k);
+    return c;
+}
+
+static void free_case(conv_case *c) {
+    free(c->in); free(c->filter); free(c->bias); free(c->residual); free(c->scratch); free(c->koff);
+    free((void *)c->pw.data); free((void *)c->pw.bias); free((void *)c->pw.bf16);
+}
+
+/// The packed product (a 1×1 convolution's GEMM straight from the input, else the
+/// convolution read in place) on `path` against the definition on operands rounded as
+/// `round` says; a GEMM also split between calls as the engine's threads split it.
+static void check_packed(const conv_case *c, pa_path path, int round, const float *res, float lo, float hi,
+                         const char *suffix) {
+    const geometry *g = c->g;
+    const long rows = g->n * c->oh * c->ow;
+    float *rin = rounded(c->in, g->n * g->ih * g->iw * g->cin, round), *rfilter = rounded(c->filter, g->cout * c->k, round);
+    float *want = malloc(sizeof(float) * c->count), *got = malloc(sizeof(float) * c->count);
+    reference(g, rin, rfilter, c->bias, res, 0, lo, hi, want);
     char what[160];
-    for (int r = 0; r < 2; r++) {
-        const float *res = r ? residual : NULL;
-        float lo = r ? 0 : -INFINITY, hi = r ? 6 : INFINITY;
-        reference(g, in, filter, bias, res, 0, lo, hi, want);
-        memset(got, 0xff, sizeof(float) * count);   // NaN: a value left unwritten fails
-        if (direct) {
-            pa_packed_gemm(path, in, k, g->n * oh * ow, &pw, 0, pw.panels, got, res, g->cout, lo, hi);
-            snprintf(what, sizeof what, "gemm %ldx%ld<-%ld%s", g->n * oh * ow, g->cout, k, r ? " +residual relu6" : "");
-        } else {
-            pa_conv_rows(path, &w, koff, &pw, got, res, 0, g->n * oh, lo, hi, scratch);
-            snprintf(what, sizeof what, "conv %ldx%ld %ld->%ld k%ldx%ld s%ld d%ld p%ld%s", g->ih, g->iw, g->cin, g->cout, g->kh,
-                     g->kw, g->stride, g->dilation, g->pad, r ? " +residual relu6" : "");
-        }
-        compare(what, path_name(path), got, want, count);
-        if (g->cout <= 4 && g->cin % 8 == 0) {
-            memset(got, 0xff, sizeof(float) * count);
-            pa_narrow_conv_rows(path, &w, filter, bias, g->cout, got, res, 0, g->n * oh, lo, hi);
-            snprintf(what, sizeof what, "narrow conv %ldx%ld %ld->%ld k%ldx%ld%s", g->ih, g->iw, g->cin, g->cout, g->kh, g->kw,
-                     r ? " +residual relu6" : "");
-            compare(what, path_name(path), got, want, count);
-        }
+    if (g->kh == 1 && g->kw == 1 && g->stride == 1 && g->pad == 0) {
+        memset(got, 0xff, sizeof(float) * c->count);   // NaN: a value left unwritten fails
+        pa_packed_gemm(path, c->in, c->k, rows, &c->pw, 0, c->pw.panels, got, res, g->cout, lo, hi);
+        snprintf(what, sizeof what, "gemm %ldx%ld<-%ld%s", rows, g->cout, c->k, suffix);
+        compare(what, path_name(path), got, want, c->count);
+        memset(got, 0xff, sizeof(float) * c->count);
+        split_gemm(path, c->in, c->k, rows, &c->pw, got, res, g->cout, lo, hi);
+        snprintf(what, sizeof what, "gemm %ldx%ld<-%ld split%s", rows, g->cout, c->k, suffix);
+        compare(what, path_name(path), got, want, c->count);
+    } else {
+        memset(got, 0xff, sizeof(float) * c->count);
+        pa_conv_rows(path, &c->w, c->koff, &c->pw, got, res, 0, g->n * c->oh, lo, hi, c->scratch);
+        snprintf(what, sizeof what, "conv %ldx%ld %ld->%ld k%ldx%ld s%ld d%ld p%ld%s", g->ih, g->iw, g->cin, g->cout, g->kh,
+                 g->kw, g->stride, g->dilation, g->pad, suffix);
+        compare(what, path_name(path), got, want, c->count);
     }
-    free(in); free(filter); free(bias); free(residual); free(want); free(got); free(scratch); free(koff);
-    free((void *)pw.data); free((void *)pw.bias);
+    free(rin); free(rfilter); free(want); free(got);
+}
+
+/// The few-channel convolution (dot products, FP32 on every path).
+static void check_narrow(const conv_case *c, pa_path path, const float *res, float lo, float hi, const char *suffix) {
+    const geometry *g = c->g;
+    float *want = malloc(sizeof(float) * c->count), *got = malloc(sizeof(float) * c->count);
+    reference(g, c->in, c->filter, c->bias, res, 0, lo, hi, want);
+    memset(got, 0xff, sizeof(float) * c->count);
+    pa_narrow_conv_rows(path, &c->w, c->filter, c->bias, g->cout, got, res, 0, g->n * c->oh, lo, hi);
+    char what[160];
+    snprintf(what, sizeof what, "narrow conv %ldx%ld %ld->%ld k%ldx%ld%s", g->ih, g->iw, g->cin, g->cout, g->kh, g->kw, suffix);
+    compare(what, path_name(path), got, want, c->count);
+    free(want); free(got);
+}
+
+static void check_conv(const geometry *g, int seed, pa_path path) {
+    conv_case c = make_case(g, seed);
+    if (rounds(path)) {
+        // The weights in bfloat16 as the engine packs them for this path; without that copy
+        // (training's products) the path multiplies in FP32, checked once.
+        unsigned short *bf = malloc(sizeof(unsigned short) * pa_bf16_count(&c.pw));
+        pa_pack_bf16(&c.pw, bf);
+        check_packed(&c, path, 0, NULL, -INFINITY, INFINITY, " fp32 weights");
+        c.pw.bf16 = bf;
+    }
+    for (int r = 0; r < 2; r++) {
+        const float *res = r ? c.residual : NULL;
+        const float lo = r ? 0 : -INFINITY, hi = r ? 6 : INFINITY;
+        const char *suffix = r ? " +residual relu6" : "";
+        check_packed(&c, path, rounds(path), res, lo, hi, suffix);
+        if (g->cout <= 4 && g->cin % 8 == 0) check_narrow(&c, path, res, lo, hi, suffix);
+    }
+    free_case(&c);
 }
 
 static void check_depthwise(const geometry *g, int seed, pa_path path) {
@@ -164,14 +261,39 @@ static void check_depthwise(const geometry *g, int seed, pa_path path) {
     free(in); free(filter); free(bias); free(want); free(got);
 }
 
-int main(void) {
+/// The arithmetic peaks' loops run and count their operations (not their speed): FP32 on
+/// every path, bfloat16 dot products (24 chains of 16 lanes × 2 on avx512bf16, 4 × 2 on
+/// neonbf16) on the bfloat16 paths alone.
+static void check_peaks(pa_path path) {
+    const long iterations = 1000;
+    const double fp32 = pa_peak_flops(path, PA_PEAK_FP32, iterations), bf16 = pa_peak_flops(path, PA_PEAK_BF16, iterations);
+    const double want = path == PA_PATH_AVX512_BF16 ? 2.0 * 32 * 24 * iterations
+                      : path == PA_PATH_NEON_BF16 ? 2.0 * 8 * 24 * iterations : 0;
+    const int ok = fp32 > 0 && bf16 == want;
+    printf("%s %-9s %-58s fp32 %.0f, bf16 %.0f (expected %.0f)\n", ok ? "ok  " : "FAIL", path_name(path),
+           "peak loops' operation counts", fp32, bf16, want);
+    ok ? passed++ : failed++;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--paths") == 0) {
+        printf("paths:");
+        for (int p = 0; p < PATHS; p++) if (pa_path_supported(paths[p])) printf(" %s", path_names[p]);
+        printf("\n");
+        return 0;
+    }
     const geometry convs[] = {
-        {1, 9, 11, 3, 24, 3, 3, 1, 1, 1},     // a first layer: 3 channels, taps
+        {1, 9, 11, 3, 24, 3, 3, 1, 1, 1},     // a first layer: 3 channels, taps (K 27, odd)
         {1, 10, 12, 3, 24, 3, 3, 2, 1, 1},    // stride 2, a half-empty second panel
         {1, 8, 9, 5, 40, 2, 3, 1, 2, 2},      // dilation, three panels
+        {1, 9, 10, 5, 27, 3, 3, 1, 1, 1},     // odd K (45), a last panel of 11 channels
         {1, 7, 7, 16, 1, 3, 3, 1, 1, 1},      // one output channel (the segmentation head)
         {1, 6, 13, 8, 3, 3, 3, 2, 1, 0},
-        {2, 5, 6, 24, 33, 1, 1, 1, 1, 0},     // 1×1: the GEMM straight from the input
+        {2, 5, 6, 24, 33, 1, 1, 1, 1, 0},     // 1×1: the GEMM straight from the input; 1 channel past 2 panels
+        {1, 5, 7, 37, 20, 1, 1, 1, 1, 0},     // odd K past a 32-value block, a last panel of 4
+        {1, 6, 7, 17, 30, 1, 1, 1, 1, 0},     // odd K, a last panel of 14
+        {1, 4, 5, 1, 16, 1, 1, 1, 1, 0},      // K 1: half a bfloat16 pair
+        {1, 7, 9, 300, 48, 1, 1, 1, 1, 0},    // more rows than one bfloat16 block holds
         {1, 14, 14, 112, 672, 1, 1, 1, 1, 0}, // BlazePose's expansion layers
         {1, 7, 7, 1152, 192, 1, 1, 1, 1, 0},  // and projections
     };
@@ -183,11 +305,11 @@ int main(void) {
         {1, 9, 10, 8, 8, 3, 2, 1, 2, 2},      // any kernel size, dilation
         {1, 56, 56, 144, 144, 3, 3, 1, 1, 1}, // BlazePose's
     };
-    const pa_path paths[] = {PA_PATH_PORTABLE, PA_PATH_AVX2, PA_PATH_AVX512};
-    for (int p = 0; p < 3; p++) {
+    for (int p = 0; p < PATHS; p++) {
         if (!pa_path_supported(paths[p])) continue;
         for (int i = 0; i < (int)(sizeof convs / sizeof convs[0]); i++) check_conv(&convs[i], i, paths[p]);
         for (int i = 0; i < (int)(sizeof depthwise / sizeof depthwise[0]); i++) check_depthwise(&depthwise[i], i, paths[p]);
+        check_peaks(paths[p]);
     }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

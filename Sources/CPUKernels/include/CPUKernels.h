@@ -10,13 +10,17 @@ extern "C" {
 #endif
 
 /// The instruction sets the kernels are built for. Portable is plain C over 128-bit
-/// vectors (SSE2 on x86-64, NEON on ARM64), which every CPU of either kind has.
+/// vectors (SSE2 on x86-64, NEON on ARM64), which every CPU of either kind has. The
+/// bfloat16 paths compute only the products of weights packed in bfloat16 (pa_pack_bf16)
+/// their own way; their other kernels are those of the FP32 path they extend.
 typedef enum {
     PA_PATH_PORTABLE = 0,
     PA_PATH_AVX2 = 1,      // AVX2 + FMA, 8 floats a vector, 16 registers
     PA_PATH_AVX512 = 2,    // AVX-512 F/DQ/BW/VL, 16 floats a vector, 32 registers
     PA_PATH_AVX512_BF16 = 3, // the AVX-512 path, with bfloat16 products (VDPBF16PS) where
                              // the weights were packed in bfloat16 too (pa_pack_bf16)
+    PA_PATH_NEON_BF16 = 4,   // ARM64 with FEAT_BF16: the portable path, with bfloat16
+                             // products (BFDOT) where the weights were packed in bfloat16
 } pa_path;
 
 /// 1 when this CPU, and the OS's saving of its registers, support `path`.
@@ -38,8 +42,8 @@ typedef struct {
     long k, n, panels;
     /// The same panels in bfloat16, or NULL: panel p holds, for each pair of rows
     /// (2q, 2q + 1), q < (K + 1) / 2, the 16 channels' two values side by side (32
-    /// bfloat16s, the odd row zero past K), as VDPBF16PS pairs them. Only the
-    /// PA_PATH_AVX512_BF16 products read it; where it is NULL they use `data`.
+    /// bfloat16s, the odd row zero past K), as VDPBF16PS and BFDOT pair them. Only the
+    /// bfloat16 paths' products read it; where it is NULL they use `data`.
     const unsigned short *bf16;
 } pa_packed_weights;
 
@@ -52,12 +56,12 @@ void pa_pack_bf16(const pa_packed_weights *w, unsigned short *out);
 
 /// The arithmetic limit of one core: `iterations` rounds of independent multiply-adds on
 /// registers only (no memory), as the path's kernels issue them. Returns the floating-point
-/// operations done (a multiply-add counts 2; a bfloat16 pair product VDPBF16PS does 2 per
-/// pair), for the caller to divide by the time it took. PA_PEAK_BF16 needs
-/// PA_PATH_AVX512_BF16.
+/// operations done (a multiply-add counts 2; a bfloat16 pair product, VDPBF16PS or BFDOT,
+/// does 2 per pair), for the caller to divide by the time it took. PA_PEAK_BF16 needs a
+/// bfloat16 path (0 on the others).
 typedef enum {
     PA_PEAK_FP32 = 0,   // FP32 on `path`'s vectors: FMA on AVX-512 and AVX2, mul + add portable
-    PA_PEAK_BF16 = 1,   // bfloat16 dot products into FP32 (VDPBF16PS, 512 bits)
+    PA_PEAK_BF16 = 1,   // bfloat16 dot products into FP32: VDPBF16PS (512 bits), BFDOT (128)
 } pa_peak_kind;
 double pa_peak_flops(pa_path path, pa_peak_kind kind, long iterations);
 
