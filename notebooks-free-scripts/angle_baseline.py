@@ -50,15 +50,21 @@ def angle(kp, names):
     return np.degrees(np.arccos(np.clip(cos, -1, 1))), sure
 
 
+def surer_side(kp, triple):
+    """One of ANGLES per frame, on the side whose three joints are surer, and whether that
+    side's joints are above 0.3."""
+    left, sure_l = angle(kp, [t.format("left") for t in triple])
+    right, sure_r = angle(kp, [t.format("right") for t in triple])
+    a = np.where(sure_l >= sure_r, left, right)
+    return a, np.isfinite(a) & (np.maximum(sure_l, sure_r) > 0.3)
+
+
 def angle_series(kp):
     """Per frame, the six angles on the surer side; a frame whose side is unsure takes the
     nearest sure frame's value (the whole clip's median if none is sure)."""
     out = []
     for triple in ANGLES:
-        left, sure_l = angle(kp, [t.format("left") for t in triple])
-        right, sure_r = angle(kp, [t.format("right") for t in triple])
-        a = np.where(sure_l >= sure_r, left, right)
-        ok = np.isfinite(a) & (np.maximum(sure_l, sure_r) > 0.3)
+        a, ok = surer_side(kp, triple)
         if ok.sum() == 0:
             a = np.full(len(a), np.nanmedian(a) if np.isfinite(a).any() else 90.0)
         else:
@@ -90,10 +96,7 @@ def dtw_distances(a, b, band):
 def features(kp):
     out = []
     for triple in ANGLES:
-        left, sure_l = angle(kp, [t.format("left") for t in triple])
-        right, sure_r = angle(kp, [t.format("right") for t in triple])
-        a = np.where(sure_l >= sure_r, left, right)
-        ok = np.isfinite(a) & (np.maximum(sure_l, sure_r) > 0.3)
+        a, ok = surer_side(kp, triple)
         a = a[ok] if ok.sum() > 3 else np.nan_to_num(a)
         out += [a.mean(), a.std(), np.percentile(a, 10), np.percentile(a, 90)]
     return np.array(out)

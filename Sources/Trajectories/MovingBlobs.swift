@@ -29,6 +29,10 @@ public struct MovingBlobs {
     public private(set) var movingShare: Float = 0
     /// The last frame at the working resolution, three floats a pixel.
     public private(set) var working: [Float] = []
+    /// The difference a pixel needed to be moving on the last frame.
+    private var threshold: Float = 30
+    /// The frame before, at the working resolution (empty after a change of size).
+    private var previous: [Float] = []
     private var background: [Float] = []
     private var difference: [Float] = []
     private var mask: [UInt8] = []
@@ -45,7 +49,11 @@ public struct MovingBlobs {
             difference = [Float](repeating: 0, count: width * height)
             mask = [UInt8](repeating: 0, count: width * height)
             background = []
+            previous = []
             learnt = 0
+        } else {
+            swap(&previous, &working)
+            if working.count != previous.count { working = [Float](repeating: 0, count: previous.count) }
         }
         let w = width, h = height, iw = image.width
         image.pixels.withUnsafeBufferPointer { src in
@@ -80,7 +88,8 @@ public struct MovingBlobs {
     public mutating func blobs(sizes: ClosedRange<Float>, region: (x: Float, y: Float, width: Float, height: Float)? = nil) -> [Blob] {
         guard background.count == working.count, learnt > 0 else { reset(); return [] }
         let n = width * height
-        let threshold = max(minimumDifference, 4 * medianDifference())
+        threshold = max(minimumDifference, 4 * medianDifference())
+        let threshold = self.threshold
         var moving = 0
         working.withUnsafeBufferPointer { cur in
             background.withUnsafeBufferPointer { bg in
@@ -101,6 +110,63 @@ public struct MovingBlobs {
         let found = components(threshold: threshold, sizes: sizes, region: region)
         learn()
         return found
+    }
+
+    /// Where a known object should be but no blob was found (it passes in front of something
+    /// that moves, and its pixels joined that thing's region): the compact region near
+    /// `centre` (frame pixels) that changed since the frame before and differs from the
+    /// background, about `size` across, and whole within `radius` of the centre. A large
+    /// moving thing changes only at its edges from one frame to the next, and an edge runs
+    /// out of the search window; the object changes where it is now and where it was, so it
+    /// must have moved more than its size since (the caller's to check). Call after `blobs`.
+    public func changedRegion(near centre: (x: Float, y: Float), radius: Float, size: Float) -> Blob? {
+        let frame = working, before = previous, f = Float(factor)
+        let r = Int(((radius + size) / f).rounded(.up))
+        let cx = Int(centre.x / f), cy = Int(centre.y / f)
+        let x0 = max(0, cx - r), x1 = min(width - 1, cx + r), y0 = max(0, cy - r), y1 = min(height - 1, cy + r)
+        guard x0 <= x1, y0 <= y1, frame.count == width * height * 3, before.count == frame.count, mask.count == width * height else { return nil }
+        let ww = x1 - x0 + 1, wh = y1 - y0 + 1
+        var on = [UInt8](repeating: 0, count: ww * wh)
+        var change = [Float](repeating: 0, count: ww * wh)
+        for y in y0...y1 {
+            for x in x0...x1 {
+                let i = y * width + x
+                let d = abs(frame[3 * i] - before[3 * i]) + abs(frame[3 * i + 1] - before[3 * i + 1]) + abs(frame[3 * i + 2] - before[3 * i + 2])
+                let k = (y - y0) * ww + (x - x0)
+                change[k] = d
+                if d > threshold && mask[i] != 0 { on[k] = 1 }
+            }
+        }
+        var best: (blob: Blob, distance: Float)?
+        var queue: [Int] = []
+        for start in 0..<(ww * wh) where on[start] == 1 {
+            on[start] = 2
+            queue = [start]
+            var count = 0, minX = ww, maxX = -1, minY = wh, maxY = -1, touches = false
+            var sw: Float = 0, sx: Float = 0, sy: Float = 0
+            while let k = queue.popLast() {
+                let x = k % ww, y = k / ww
+                count += 1
+                minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+                if x == 0 || y == 0 || x == ww - 1 || y == wh - 1 { touches = true }
+                let weight = change[k] - threshold / 2
+                sw += weight; sx += weight * (Float(x + x0) + 0.5); sy += weight * (Float(y + y0) + 0.5)
+                for dy in -1...1 where y + dy >= 0 && y + dy < wh {
+                    for dx in -1...1 where x + dx >= 0 && x + dx < ww {
+                        let j = (y + dy) * ww + x + dx
+                        if on[j] == 1 { on[j] = 2; queue.append(j) }
+                    }
+                }
+            }
+            let bw = maxX - minX + 1, bh = maxY - minY + 1
+            let side = Float(max(bw, bh)) * f
+            guard !touches, sw > 0, side >= 0.6 * size, side <= 1.6 * size, count * 3 >= bw * bh, max(bw, bh) <= 3 * min(bw, bh) else { continue }
+            let blob = Blob(x: sx / sw * f, y: sy / sw * f, size: side)
+            let distance = ((blob.x - centre.x) * (blob.x - centre.x) + (blob.y - centre.y) * (blob.y - centre.y)).squareRoot()
+            guard distance <= radius, distance < best?.distance ?? .infinity else { continue }
+            best = (blob, distance)
+        }
+        return best?.blob
     }
 
     /// The median colour difference over every 7th working pixel (a frame of moving objects

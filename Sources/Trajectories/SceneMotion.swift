@@ -47,6 +47,7 @@ public struct SceneMotion {
         let still = levels[0].meanDifference(to: previous[0], dx: 0, dy: 0)
         let best = levels[0].meanDifference(to: previous[0], dx: dx, dy: dy)
         guard still > best * 1.15 + 0.2 else { return (0, 0) }
+        if dx * dx + dy * dy >= 9, levels[0].standsStill(against: previous[0], dx: dx, dy: dy) { return (0, 0) }
         return (Float(dx) + fraction.x, Float(dy) + fraction.y)
     }
 
@@ -82,10 +83,32 @@ struct GrayLevel {
         return GrayLevel(width: w, height: h, gray: g)
     }
 
-    /// Mean |this(x, y) − other(x − dx, y − dy)| over the pixels both cover, every second row
-    /// and column at the finer levels (where the cost is in the pixel count, not the search).
-    func meanDifference(to other: GrayLevel, dx: Int, dy: Int) -> Float {
-        let x0 = max(0, dx), x1 = min(width, width + dx), y0 = max(0, dy), y1 = min(height, height + dy)
+    /// Whether a large shift is something big passing close to the camera rather than the
+    /// camera: of the picture's 4 × 3 tiles, at least three match the frame before clearly
+    /// better unshifted, and at least half as many as match it better shifted. When the
+    /// camera moves, every tile with something on it moves with it (the rendered shakes: 0 or
+    /// 1 tile still, 7 to 9 moved; a person walking past close to the camera: 3 to 9 still,
+    /// 2 to 6 moved). Only large shifts are checked: on a shake's first frames the shift is a
+    /// pixel or two, and a tile's plain wall cannot tell.
+    func standsStill(against other: GrayLevel, dx: Int, dy: Int) -> Bool {
+        var still = 0, moved = 0
+        for ty in 0..<3 {
+            for tx in 0..<4 {
+                let xs = (tx * width / 4)..<((tx + 1) * width / 4), ys = (ty * height / 3)..<((ty + 1) * height / 3)
+                let c0 = meanDifference(to: other, dx: 0, dy: 0, within: (xs, ys))
+                let cs = meanDifference(to: other, dx: dx, dy: dy, within: (xs, ys))
+                if c0 * 1.15 + 0.2 < cs { still += 1 } else if cs * 1.15 + 0.2 < c0 { moved += 1 }
+            }
+        }
+        return still >= 3 && 2 * still >= moved
+    }
+
+    /// Mean |this(x, y) − other(x − dx, y − dy)| over the pixels both cover (within the given
+    /// columns and rows, if any), every second row and column at the finer levels (where the
+    /// cost is in the pixel count, not the search).
+    func meanDifference(to other: GrayLevel, dx: Int, dy: Int, within: (x: Range<Int>, y: Range<Int>)? = nil) -> Float {
+        var x0 = max(0, dx), x1 = min(width, width + dx), y0 = max(0, dy), y1 = min(height, height + dy)
+        if let r = within { x0 = max(x0, r.x.lowerBound); x1 = min(x1, r.x.upperBound); y0 = max(y0, r.y.lowerBound); y1 = min(y1, r.y.upperBound) }
         guard x1 - x0 >= 8, y1 - y0 >= 8 else { return .infinity }
         let step = width > 200 ? 2 : 1
         var sum: Float = 0, count = 0

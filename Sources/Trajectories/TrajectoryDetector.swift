@@ -48,7 +48,9 @@ public struct TrajectoryOptions: Sendable, Equatable {
 /// in time, or a line) closely and keep going one way sideways. A track that ends with a
 /// known path waits `maximumHidden` seconds for its object to reappear on that path, or
 /// to hop up from where it landed (a bounce); a piece that joins it makes one trajectory,
-/// reported again with the same id (`Trajectory.revision`). While the camera moves
+/// reported again with the same id (`Trajectory.revision`). Where a track's object passes in
+/// front of something large that moves, their blobs are one and too big: the track looks
+/// at what changed since the frame before where its object should be. While the camera moves
 /// (`SceneMotion`) nothing is looked for; tracks under way end there.
 public final class TrajectoryDetector {
     public let options: TrajectoryOptions
@@ -66,6 +68,8 @@ public final class TrajectoryDetector {
     private var stillFrames = 0
     private var frameWidth = 0, frameHeight = 0
     private var lastTime: Double?
+    /// Seconds from the frame before to the last one.
+    private var frameInterval = 1.0 / 30
 
     public init(options: TrajectoryOptions = TrajectoryOptions()) { self.options = options }
 
@@ -80,6 +84,7 @@ public final class TrajectoryDetector {
     /// One frame: the trajectories that ended with it.
     public func push(_ image: RGBImage, time: Double) -> [Trajectory] {
         frameWidth = image.width; frameHeight = image.height
+        if let last = lastTime, time > last { frameInterval = time - last }
         lastTime = time
         blobs.load(image)
         let shift = motion.shift(width: blobs.width, height: blobs.height, rgb: blobs.working)
@@ -178,6 +183,12 @@ public final class TrajectoryDetector {
             trackTaken.insert(p.track); blobTaken.insert(p.blob)
             tracks[p.track].add(found[p.blob], time: time)
         }
+        for i in tracks.indices where !trackTaken.contains(i) {
+            if let b = changedRegion(for: tracks[i], time: time, maxStep: maxStep, widen: 1, found: found) {
+                tracks[i].add(b, time: time)
+                trackTaken.insert(i)
+            }
+        }
         var ended: [Trajectory] = []
         var kept: [Track] = []
         for (i, track) in tracks.enumerated() {
@@ -229,15 +240,42 @@ public final class TrajectoryDetector {
         }
         pairs.sort { $0.score < $1.score }
         var revived: [Int: Track] = [:]
+        func revive(_ i: Int, with blob: Blob) {
+            var track = waiting[i]
+            if track.revivedAt == nil { track.revivedAt = track.points.count }
+            track.add(blob, time: time)
+            revived[i] = track
+        }
         for p in pairs where revived[p.track] == nil && !taken.contains(p.blob) {
             taken.insert(p.blob)
-            var track = waiting[p.track]
-            if track.revivedAt == nil { track.revivedAt = track.points.count }
-            track.add(found[p.blob], time: time)
-            revived[p.track] = track
+            revive(p.track, with: found[p.blob])
+        }
+        for (i, track) in waiting.enumerated() where revived[i] == nil && track.pathIsKnown {
+            let unseen = Float(time - (track.points.last?.time ?? time))
+            if let b = changedRegion(for: track, time: time, maxStep: maxStep, widen: 1 + 4 * unseen / Float(options.maximumHidden), found: found) {
+                revive(i, with: b)
+            }
         }
         for i in revived.keys.sorted(by: >) { waiting.remove(at: i) }
         return revived.keys.sorted().compactMap { revived[$0] }
+    }
+
+    /// Where a moving track (two points or more; a waiting one whose path is known) found no
+    /// blob, its object may be passing in front of something that moves, their regions one:
+    /// what changed since the frame before at the predicted place
+    /// (`MovingBlobs.changedRegion`), if the object moved more than its size in a frame (else
+    /// where it was would count too). Not where a blob was found: that one is another track's,
+    /// or it was not this object.
+    private func changedRegion(for track: Track, time: Double, maxStep: Float, widen: Float, found: [Blob]) -> Blob? {
+        guard track.segmentCount >= 2, let m = track.motion else { return nil }
+        let (predicted, gate) = track.prediction(at: time, maxStep: maxStep)
+        guard contains(predicted) else { return nil }
+        let size = track.medianSize
+        let radius = gate * widen
+        guard !found.contains(where: { hypot($0.x - predicted.x, $0.y - predicted.y) <= radius + size }) else { return nil }
+        let before = m.position(at: time - frameInterval)
+        guard hypot(Float(before.x) - predicted.x, Float(before.y) - predicted.y) >= 1.5 * size else { return nil }
+        return blobs.changedRegion(near: predicted, radius: radius, size: size)
     }
 
     /// A track whose path has just become known (six points), or a shorter one as it ends,

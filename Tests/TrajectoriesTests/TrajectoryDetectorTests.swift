@@ -131,6 +131,56 @@ final class TrajectoryDetectorTests: XCTestCase {
         XCTAssertEqual(Double(apex.x), 40 + 400 * 0.64, accuracy: 8)
     }
 
+    func testABallInFrontOfAMovingBoxIsFollowedAcrossIt() throws {
+        // A box of 160 × 200 px, carried in at 0.3 s, swings 40 px either side behind the
+        // flight: where the ball passes in front of it, their moving regions are one blob, too
+        // big to be a ball.
+        let boxX = { (t: Double) -> Float in 240 + 40 * Float(sin(2 * Double.pi * t / 1.5)) }
+        let th = Throw(start: 0.2, x0: 40, y0: 250, vx: 400, vy: -320, g: 500)
+        let (found, _) = Self.run(frames: 60, flights: [], extra: { image, t in
+            if t >= 0.3 { image.fillRect((boxX(t), 100, 160, 200), color: RGB(60, 130, 200)) }
+            guard t >= th.start else { return }
+            let u = Float(t - th.start)
+            image.fillCircle(center: (th.x0 + th.vx * u, th.y0 + th.vy * u + th.g * u * u / 2), radius: 4, color: RGB(240, 120, 20))
+        })
+        let one = Trajectory.latest(found)
+        XCTAssertEqual(one.count, 1, "\(one.map { ($0.start, $0.end, $0.points.count) })")
+        let t = try XCTUnwrap(one.first)
+        // Followed in front of the box, not only on either side of it.
+        let inFront = t.points.filter { p in
+            let x = boxX(p.time)
+            return p.x > x + 6 && p.x < x + 154 && p.y > 106 && p.y < 294
+        }
+        XCTAssertGreaterThanOrEqual(inFront.count, 6, "\(t.points.map { ($0.time, $0.x, $0.y) })")
+        XCTAssertEqual(t.startSpeed, Self.speed(th, at: t.start), accuracy: 0.02 * Self.speed(th, at: t.start))
+    }
+
+    func testSomeoneWalkingPastCloseToTheCameraIsNotTheCameraMoving() {
+        // A plain wall with eight striped posters, and a striped body of 240 × 100 px walking
+        // across in front at 8 px a frame (a sixth of the picture: under the 30 % that means
+        // everything moves). The body outweighs the posters, so the best shift of the whole
+        // picture is its 8 px; the posters' tiles stand still. The ball flies above it.
+        let stripes = { (image: inout RGBImage, x: Float, y: Float, width: Float, height: Float) -> Void in
+            for s in stride(from: Float(0), to: width, by: 12) {
+                image.fillRect((x + s, y, 6, height), color: RGB(30, 30, 40))
+                image.fillRect((x + s + 6, y, 6, height), color: RGB(200, 190, 170))
+            }
+        }
+        let wall = { (image: inout RGBImage, _: Double) -> Void in
+            image.fillRect((0, 0, 640, 360), color: RGB(150, 160, 120))
+            for k in 0..<4 {
+                stripes(&image, Float(60 + 160 * k), 5, 40, 40)
+                stripes(&image, Float(60 + 160 * k), 290, 40, 40)
+            }
+        }
+        let th = Throw(start: 0.3, x0: 600, y0: 100, vx: -420, vy: -100, g: 200)
+        let (found, unstable) = Self.run(frames: 45, flights: [th], extra: wall, front: { image, t in
+            stripes(&image, Float(-60 + 8 * Int((30 * t).rounded())), 135, 240, 100)
+        })
+        XCTAssertEqual(unstable, [], "taken for the camera moving on frames \(unstable)")
+        XCTAssertEqual(Trajectory.latest(found).count, 1, "\(found.map { ($0.start, $0.end, $0.points.count) })")
+    }
+
     func testABounceGoesOnAsOneTrajectoryWithItsBouncePoint() throws {
         // Down onto the floor at y 300 at 1.0 s, then up at half the speed, still going right.
         let floorY: Float = 300
