@@ -263,7 +263,7 @@ public final class TrajectoryDetector {
     /// Where a moving track (two points or more; a waiting one whose path is known) found no
     /// blob, its object may be passing in front of something that moves, their regions one:
     /// what changed since the frame before at the predicted place
-    /// (`MovingBlobs.changedRegion`), if the object moved more than its size in a frame (else
+    /// (`MovingBlobs.changedRegion`), if the object moves 1.5 of its sizes a frame or more (else
     /// where it was would count too). Not where a blob was found: that one is another track's,
     /// or it was not this object.
     private func changedRegion(for track: Track, time: Double, maxStep: Float, widen: Float, found: [Blob]) -> Blob? {
