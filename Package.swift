@@ -40,8 +40,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // SHA-256 (the pose models' hash, the extraction journal's file names).
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // System libraries (Debian -dev packages), found by pkg-config.
@@ -100,9 +98,7 @@ let package = Package(
         // ---- Wing 2, keypoints → model.
         // The joint vocabulary, the HDF5 keypoint store, the keypoint formats and imports,
         // annotation files.
-        .target(name: "Keypoints", dependencies: ["Basics", "CHDF5",
-                                                  .product(name: "Crypto", package: "swift-crypto")],
-                swiftSettings: optimisedSettings),
+        .target(name: "Keypoints", dependencies: ["Basics", "CHDF5"], swiftSettings: optimisedSettings),
         // Keypoints into model input: the preprocessing spec and its windows, augmentation,
         // temporal filters and their quality, the windows file.
         .target(name: "KeypointWindows", dependencies: ["Basics", "Config", "Keypoints", "Tensor"], swiftSettings: optimisedSettings),
@@ -115,14 +111,12 @@ let package = Package(
         // `PanelGemm`), models, losses, optimisers, the training loop, its YAML config and
         // the weights file.
         .target(name: "Classifier", dependencies: ["Basics", "Config", "Evaluation", "Images", "Keypoints", "KeypointWindows", "MatrixProduct", "Tensor",
-                                                   .product(name: "Yams", package: "Yams"),
-                                                   .product(name: "Crypto", package: "swift-crypto")],
+                                                   .product(name: "Yams", package: "Yams")],
                 swiftSettings: optimisedSettings),
 
         // ---- Where the wings meet.
         // The one bridge from poses into the store: videos → keypoint clips.
-        .target(name: "Extraction", dependencies: ["Basics", "Keypoints", "Media", "Pose",
-                                                   .product(name: "Crypto", package: "swift-crypto")],
+        .target(name: "Extraction", dependencies: ["Basics", "Keypoints", "Media", "Pose"],
                 swiftSettings: optimisedSettings),
         // What a coach measures beyond the label: repetitions, occurrences, joint angles.
         .target(name: "Movement", swiftSettings: optimisedSettings),
@@ -175,8 +169,6 @@ let package = Package(
                 "Basics", "Classifier", "Evaluation", "Extraction", "Images", "Keypoints", "KeypointWindows", "Live", "LiveView",
                 "MatrixProduct", "Media", "Movement", "OutputLines", "PageServing", "Pose", "Studio", "Scenes", "Tensor", "TFLite", "ThrowEvaluation", "Trajectories",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                // (The pose models' sha256, checked where they are found.)
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: cliSettings),
 
@@ -195,13 +187,11 @@ let package = Package(
         .testTarget(name: "ImagesTests", dependencies: ["CZlib", "Images"], swiftSettings: commonSettings),
         .testTarget(name: "MediaTests", dependencies: ["TestData", "Basics", "Images", "Media"], swiftSettings: commonSettings),
         .testTarget(name: "PoseTests", dependencies: ["TestData", "Basics", "Images", "MatrixProduct", "Media", "Pose", "PoseFixtures", "TFLite", "Tensor"], swiftSettings: commonSettings),
-        .testTarget(name: "KeypointsTests", dependencies: ["TestData", "Basics", "CHDF5", "Keypoints", "KeypointWindows", "Tensor",
-                                                           .product(name: "Crypto", package: "swift-crypto")],
+        .testTarget(name: "KeypointsTests", dependencies: ["TestData", "Basics", "CHDF5", "Keypoints", "KeypointWindows", "Tensor"],
                     exclude: ["Samples"], swiftSettings: commonSettings),
         .testTarget(name: "ExtractionTests", dependencies: ["Extraction"], swiftSettings: commonSettings),
         .testTarget(name: "EvaluationTests", dependencies: ["TestData", "Basics", "Evaluation", "Images"], swiftSettings: commonSettings),
-        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Basics", "Classifier", "Config", "Evaluation", "Keypoints", "KeypointWindows", "Tensor", "TrainingFixtures",
-                                                            .product(name: "Crypto", package: "swift-crypto")],
+        .testTarget(name: "ClassifierTests", dependencies: ["TestData", "Basics", "Classifier", "Config", "Evaluation", "Keypoints", "KeypointWindows", "Tensor", "TrainingFixtures"],
                     swiftSettings: commonSettings),
         .testTarget(name: "ReaderFuzzingTests", dependencies: ["TestData", "Classifier", "Keypoints", "ReaderFuzzing", "Tensor", "TrainingFixtures"],
                     swiftSettings: commonSettings),

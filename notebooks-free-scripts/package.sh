@@ -172,7 +172,7 @@ for checkout in "$BUILD"/checkouts/*/; do
         if [[ -f "$f" ]]; then install -m 0644 "$f" "$DOC/licenses/swift-$(basename "$checkout").$(basename "$f")"; fi
     done
 done
-# …and of the C code they carry inside (BoringSSL, llhttp, LibYAML), whose notices live in its
+# …and of the C code they carry inside (llhttp, LibYAML), whose notices live in its
 # files' headers, or nowhere in the case of Yams's LibYAML.
 python3 notebooks-free-scripts/vendored_notices.py "$BUILD/checkouts" "$DOC/licenses"
 install -m 0644 notebooks-free-scripts/portable/LibYAML.License "$DOC/licenses/swift-Yams.LibYAML.License"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The notices of C code that Swift packages carry inside them (BoringSSL in swift-crypto,
-llhttp in swift-nio…), for a package's licenses/ folder.
+"""The notices of C code that Swift packages carry inside them (llhttp in swift-nio, the
+atomics shims…), for a package's licenses/ folder.
 
     vendored_notices.py CHECKOUTS_DIR OUT_DIR
 
@@ -8,7 +8,7 @@ For each package in CHECKOUTS_DIR: every LICENSE/COPYING/NOTICE file below its S
 copied as swift-<package>.<folder>.<name>; and the distinct leading comments that carry a
 copyright in its C, C++, header and assembly files are written, each once with the files'
 count, to swift-<package>.source-notices.txt (vendored code whose licence lives only in its
-files' headers, as BoringSSL's does)."""
+files' headers)."""
 import os
 import re
 import shutil

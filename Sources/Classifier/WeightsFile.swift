@@ -1,5 +1,4 @@
 import Basics
-import Crypto
 import Evaluation
 import Foundation
 import Keypoints

@@ -1,5 +1,4 @@
 import Basics
-import Crypto
 import Foundation
 import Keypoints
 

@@ -1,6 +1,5 @@
-import Crypto
+import Basics
 import Foundation
-import Keypoints
 import TFLite
 
 /// The BlazePose model files and where to find them.

@@ -1,4 +1,4 @@
-import Crypto
+import Basics
 import Foundation
 import Keypoints
 import KeypointWindows

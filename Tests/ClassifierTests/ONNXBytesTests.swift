@@ -1,4 +1,4 @@
-import Crypto
+import Basics
 import Keypoints
 import KeypointWindows
 import XCTest

@@ -25,11 +25,12 @@ final class ReaderCampaignTests: XCTestCase {
         for (index, (reader, seed)) in readers.enumerated() {
             // The seed itself is read: the cases start from a good file.
             XCTAssertNoThrow(try reader.read(seed), reader.name)
-            let result = try Campaign.run(reader, seedFile: seed, iterations: 25, seed: UInt64(34 + index), workDir: work)
+            let result = try Campaign.run(reader, seedFile: seed, iterations: 10, seed: UInt64(34 + index), workDir: work)
             print("fuzz \(reader.name): \(result.summary)")
             XCTAssertEqual(result.violations, [], reader.name)
             refused += result.refused
         }
-        XCTAssertGreaterThan(refused, readers.count * 5, "the changes reach the readers' checks")
+        // 10 cases each (fuzz.sh runs 100 under AddressSanitizer); 25 each refused 65 % (293 of 450).
+        XCTAssertGreaterThan(refused, readers.count * 3, "the changes reach the readers' checks")
     }
 }

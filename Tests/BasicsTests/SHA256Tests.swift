@@ -1,7 +1,6 @@
-import Crypto
+import Basics
 import Foundation
 import XCTest
-@testable import Keypoints
 
 /// SHA-256 as poseact uses it: the FIPS 180-2 known answers, over bytes and over a file
 /// read in chunks, and the journal file names it gives (a resumed extraction finds its parts by them).
