@@ -99,7 +99,7 @@ extension ActionClassifier {
                 buffer.array.withUnsafeBytes { hasher.update(bufferPointer: $0) }
             }
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return SHA256.hex(digest: hasher.finalize())
     }
 
     /// The group of member `m`'s tensors: `weights`, then `weights.1`, `weights.2`, …

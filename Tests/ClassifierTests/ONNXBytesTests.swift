@@ -29,7 +29,7 @@ final class ONNXBytesTests: XCTestCase {
         let graph = classifier({ $0.type = .stgcn; $0.inputNorm = true }, spec: spec)
         let plus = classifier({ $0.type = .stgcnPlusPlus; $0.flipAverage = false; $0.pooling = .max }, spec: spec)
         let ensemble = try ActionClassifier(ensemble: [tcn, graph], weights: [2, 1])
-        let hashes = try [tcn, graph, plus, ensemble].map { SHA256.hash(data: try $0.onnx()).map { String(format: "%02x", $0) }.joined() }
+        let hashes = try [tcn, graph, plus, ensemble].map { SHA256.hex(digest: SHA256.hash(data: try $0.onnx())) }
         XCTAssertEqual(hashes, [
             "cf206bbfad92ca0f54506ebeaa08ecab5bcc2f0117fc86a0695f54a1472629ef",
             "a2259b5f2334415b106f15405a0b5ccc2bcdf9866c1f127dfa551b04de04da71",
