@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// SHA-256 as poseact uses it: the FIPS 180-2 known answers, over bytes and over a file
-/// read in chunks, and the journal file names it gives (a resumed extraction finds its parts by them).
+/// read in chunks (the journal's file names from it are JournalTests').
 final class SHA256Tests: XCTestCase {
     static let known: [(String, String)] = [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
