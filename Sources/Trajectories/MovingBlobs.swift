@@ -84,7 +84,9 @@ public struct MovingBlobs {
 
     /// The regions of the loaded frame that differ from the background, with their sizes in
     /// frame pixels within `sizes`, compact (a blob fills at least a third of its box, and its
-    /// box is at most 3:1), and inside `region` (frame pixels) if given. Then learns the frame.
+    /// box is at most 3:1, and at least `sizes`' smallest across both ways: a line of pixels
+    /// along the edge of something, where the video's coding flickers, is not an object), and
+    /// inside `region` (frame pixels) if given. Then learns the frame.
     public mutating func blobs(sizes: ClosedRange<Float>, region: (x: Float, y: Float, width: Float, height: Float)? = nil) -> [Blob] {
         guard background.count == working.count, learnt > 0 else { reset(); return [] }
         let n = width * height
@@ -253,7 +255,8 @@ public struct MovingBlobs {
                     let bw = maxX - minX + 1, bh = maxY - minY + 1
                     guard max(bw, bh) <= maxSide, sw > 0 else { continue }
                     let side = Float(max(bw, bh)) * f
-                    guard sizes.contains(side), count * 3 >= bw * bh, max(bw, bh) <= 3 * min(bw, bh) else { continue }
+                    guard sizes.contains(side), Float(min(bw, bh)) * f >= sizes.lowerBound, count * 3 >= bw * bh,
+                          max(bw, bh) <= 3 * min(bw, bh) else { continue }
                     let blob = Blob(x: sx / sw * f, y: sy / sw * f, size: side)
                     if let r = region, !(blob.x >= r.x && blob.x < r.x + r.width && blob.y >= r.y && blob.y < r.y + r.height) { continue }
                     found.append(blob)

@@ -61,8 +61,9 @@ public final class TrajectoryDetector {
     private var blobs = MovingBlobs()
     private var motion = SceneMotion()
     private var tracks: [Track] = []
-    /// Tracks of three points or more that ended lately: a later piece of their object may
-    /// still join them, or take them in (`maximumHidden`).
+    /// Tracks of three points or more that ended lately (those of `minimumPoints` or more,
+    /// only if they make a trajectory): a later piece of their object may still join them,
+    /// or take them in (`maximumHidden`).
     private var waiting: [Track] = []
     private var nextID = 1
     private var stillFrames = 0
@@ -134,7 +135,7 @@ public final class TrajectoryDetector {
             }
             track.revivedAt = nil
         }
-        guard var t = track.trajectory(options: options, frameWidth: frameWidth, ending: ending), !isShadow(t) else { return nil }
+        guard var t = track.trajectory(options: options, frameWidth: frameWidth, ending: ending), !isShadow(t, of: track) else { return nil }
         if let id = track.id {
             track.revision += 1
             t.id = id
@@ -147,19 +148,23 @@ public final class TrajectoryDetector {
         return t
     }
 
-    /// A straight trajectory that keeps under a curved one, at its x at the same times, is
-    /// its object's shadow on the floor (a ball's shadow slides straight and fast).
-    private func isShadow(_ t: Trajectory) -> Bool {
+    /// A straight trajectory that keeps under a curved one (or one that bounced), at its x
+    /// where both were seen at once, is its object's shadow on the floor (a ball's shadow
+    /// slides straight and fast, seen from the moment the ball is). The curved one is any other
+    /// track: `track`'s own copy among those under way shares its first point (it may since
+    /// have taken in earlier points, or been cut back to before a revival). Compared point by
+    /// point, not along the other's fitted path: that is its last piece's, after a bounce
+    /// the hop's.
+    private func isShadow(_ t: Trajectory, of track: Track) -> Bool {
         let duration = t.end - t.start
         guard abs(t.motion.ay) * duration * duration / 8 < 2 else { return false }
         let reach = max(4, t.objectSize)
         return (tracks + waiting).contains { other in
-            guard let m = other.motion, other.segmentCount >= 4, abs(m.ay) > 100, other.points.first?.time != t.start else { return false }
-            let under = t.points.filter { p in
-                let q = m.position(at: p.time)
-                return abs(q.x - Double(p.x)) <= reach && q.y < Double(p.y) - reach
-            }
-            return under.count * 5 >= t.points.count * 4
+            guard !other.hopStarts.isEmpty || (other.segmentCount >= 4 && abs(other.motion?.ay ?? 0) > 100),
+                  !other.points.contains(track.points[0]), !track.points.contains(other.points[0]) else { return false }
+            let both = t.points.compactMap { p in other.points.first { $0.time == p.time }.map { (p, $0) } }
+            let under = both.filter { p, q in abs(q.x - p.x) <= Float(reach) && q.y < p.y - Float(reach) }
+            return both.count >= 4 && under.count * 5 >= both.count * 4
         }
     }
 
@@ -200,10 +205,16 @@ public final class TrajectoryDetector {
             let outside = !contains(next)
             if outside || track.missed > allowed {
                 if track.points.count < 6 { joinEarlierPieces(&track) }
-                if let t = finish(&track, outside ? .leftFrame : .stopped) { ended.append(t) }
+                let made = finish(&track, outside ? .leftFrame : .stopped)
+                if let made { ended.append(made) }
                 // Even one whose path leads out of the picture (it may have bounced unseen), or
-                // too short to know its path (a later piece may take it in).
-                if track.points.count >= 3 { waiting.append(track) }
+                // too short to know its path (a later piece may take it in). Not one as long as
+                // a trajectory's minimum that makes none: what it followed was not in flight (a
+                // ball rolling along the floor goes straight and slowly), and a later piece
+                // must not bend its path into one.
+                if track.points.count >= 3, made != nil || track.id != nil || track.points.count < options.minimumPoints {
+                    waiting.append(track)
+                }
             } else {
                 kept.append(track)
             }
@@ -281,21 +292,26 @@ public final class TrajectoryDetector {
     /// A track whose path has just become known (six points), or a shorter one as it ends,
     /// takes in the pieces before it that lie on its path followed back (its object seen
     /// briefly, then hidden): the latest such piece that ended at most `maximumHidden` before
-    /// it started, again and again. A piece joins when every one of its points lies within
+    /// it started, again and again, until it takes in one that bounced (whose last hop it
+    /// goes on). A piece joins when every one of its points (of its last hop) lies within
     /// three tolerances (`Track.tolerance`) of the path the two make together, and that path
     /// fits all their points within one and a half.
     private func joinEarlierPieces(_ track: inout Track) {
         guard track.id == nil, track.hopStarts.isEmpty else { return }
-        while let first = track.points.first {
+        // (Once it took in a piece with hops, what came before is that piece's.)
+        while track.hopStarts.isEmpty, let first = track.points.first {
             let tolerance = Track.tolerance(size: Double(track.medianSize)), later = track
             let candidates = waiting.indices.filter { i in
-                guard let last = waiting[i].points.last, waiting[i].hopStarts.isEmpty else { return false }
+                // A lone point gives no direction: a piece whose path is known must predict it
+                // (`revive`), not be bent to it.
+                guard let last = waiting[i].points.last, later.points.count >= 2 || !waiting[i].pathIsKnown else { return false }
                 return last.time < first.time && first.time - last.time <= options.maximumHidden
             }.sorted { waiting[$0].points.last!.time > waiting[$1].points.last!.time }
             let join = candidates.first { i in
-                let together = waiting[i].points + later.points
+                // Of one that bounced, its last hop: the later piece may be the rest of it.
+                let earlier = waiting[i].piece, together = earlier + later.points
                 guard let m = BallisticMotion.fit(together), m.residual(together) <= 1.5 * tolerance else { return false }
-                return waiting[i].points.allSatisfy { p in
+                return earlier.allSatisfy { p in
                     let q = m.position(at: p.time)
                     return hypot(Double(p.x) - q.x, Double(p.y) - q.y) <= 3 * tolerance
                 }
@@ -405,8 +421,10 @@ struct Track {
         refit()
     }
 
+    /// The current piece's points (since the last bounce).
+    var piece: [TrajectoryPoint] { Array(points[(hopStarts.last ?? 0)...]) }
+
     mutating func refit() {
-        let piece = Array(points[(hopStarts.last ?? 0)...])
         motion = piece.count >= 4 ? BallisticMotion.fit(piece) : piece.count >= 2 ? BallisticMotion.fit(piece, straight: true) : nil
     }
 
@@ -420,12 +438,22 @@ struct Track {
         refit()
     }
 
-    /// `earlier`'s points before its own; its id too, if it was reported.
+    /// `earlier`'s points before its own (and its hops: its own points go on its last one); its
+    /// id too, if it was reported.
     mutating func prepend(_ earlier: Track) {
+        hopStarts = earlier.hopStarts + hopStarts.map { $0 + earlier.points.count }
+        bounces = earlier.bounces + bounces
         points = earlier.points + points
         sizes = earlier.sizes + sizes
         if id == nil, let reported = earlier.id { id = reported; revision = earlier.revision }
         refit()
+    }
+
+    /// The points with another within a tenth of a second before or after them.
+    static func inRuns(_ points: [TrajectoryPoint]) -> [TrajectoryPoint] {
+        points.indices.filter { k in
+            (k > 0 && points[k].time - points[k - 1].time < 0.1) || (k + 1 < points.count && points[k + 1].time - points[k].time < 0.1)
+        }.map { points[$0] }
     }
 
     /// Six points or more, over `minimumSpan` seconds at least, with two on each side of a
@@ -507,8 +535,11 @@ struct Track {
                         ending: Trajectory.Ending) -> Trajectory? {
         // Enough points, or pieces of a flight seen on either side of a tenth of a second or
         // more unseen: six points at least, two on each side, spanning as long as the
-        // minimum's would at 30 fps.
-        guard points.count >= options.minimumPoints || Track.arePieces(points, minimumSpan: Double(options.minimumPoints - 1) / 30),
+        // minimum's would at 30 fps. A point seen alone (a tenth of a second or more from
+        // the points before and after it) counts for neither: a blob that happens to lie on
+        // the path across a gap confirms nothing.
+        let seen = Track.inRuns(points)
+        guard seen.count >= options.minimumPoints || Track.arePieces(seen, minimumSpan: Double(options.minimumPoints - 1) / 30),
               var motion = BallisticMotion.fit(points) else { return nil }
         let size = Double(sizes.sorted()[sizes.count / 2])
         let tolerance = Track.tolerance(size: size)
@@ -535,15 +566,15 @@ struct Track {
         // Pieces must be that fast end to end too: the path of a small thing that jitters in
         // place is long, its chord is not.
         let chord = Double(hypot(last.x - first.x, last.y - first.y))
-        guard points.count >= options.minimumPoints || chord / duration >= options.minimumSpeed * Double(frameWidth) else { return nil }
+        let asPieces = seen.count < options.minimumPoints || points.count < options.minimumPoints
+        guard !asPieces || chord / duration >= options.minimumSpeed * Double(frameWidth) else { return nil }
         // A path that does not bend (it sags under 2 px from its chord) is a straight line: free
         // flight seen for long enough always bends, so a straight one must be fast (a hard
         // throw seen briefly); feet and hands of people walking go straight and slowly.
         let sag = abs(motion.ay) * duration * duration / 8
         // (Pieces with fewer points than the minimum must bend: a shadow sliding along the
         // floor under a ball is seen in pieces too.)
-        let fewer = points.count < options.minimumPoints
-        guard sag >= 2 || (!fewer && path / duration >= options.minimumStraightSpeed * Double(frameWidth)) else { return nil }
+        guard sag >= 2 || (!asPieces && path / duration >= options.minimumStraightSpeed * Double(frameWidth)) else { return nil }
         let direction: Float = last.x >= first.x ? 1 : -1
         let backwards = zip(points, points.dropFirst()).filter { ($0.1.x - $0.0.x) * direction < -Float(tolerance) }.count
         guard backwards <= 1 else { return nil }

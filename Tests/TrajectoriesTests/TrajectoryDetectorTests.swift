@@ -181,6 +181,22 @@ final class TrajectoryDetectorTests: XCTestCase {
         XCTAssertEqual(Trajectory.latest(found).count, 1, "\(found.map { ($0.start, $0.end, $0.points.count) })")
     }
 
+    func testABallsShadowSeenFromTheSameFrameIsNoTrajectory() throws {
+        // A flat dark patch on the floor (y 320) under the ball from the frame it appears:
+        // straight and fast (400 px/s, over the 0.5 frame widths a second a straight path
+        // needs), so a trajectory of its own were it not the shadow of the curved one above.
+        let th = Throw(start: 0.1, x0: 40, y0: 200, vx: 400, vy: -250, g: 500)
+        let (found, _) = Self.run(frames: 40, flights: [th], extra: { image, t in
+            guard t >= th.start else { return }
+            image.fillRect((th.x0 + th.vx * Float(t - th.start) - 7, 318, 14, 5), color: RGB(90, 95, 70))
+        })
+        let one = Trajectory.latest(found)
+        XCTAssertEqual(one.count, 1, "\(one.map { ($0.start, $0.end, $0.points.map(\.y).max() ?? 0) })")
+        // The ball's, not the shadow's: it bends.
+        let t = try XCTUnwrap(one.first)
+        XCTAssertGreaterThan(t.motion.ay, 100)
+    }
+
     func testABounceGoesOnAsOneTrajectoryWithItsBouncePoint() throws {
         // Down onto the floor at y 300 at 1.0 s, then up at half the speed, still going right.
         let floorY: Float = 300
