@@ -37,6 +37,11 @@ public struct MovingBlobs {
     private var difference: [Float] = []
     private var mask: [UInt8] = []
     private var stack: [Int32] = []
+    /// The last frames at the working resolution (a byte a channel), what moved on each and
+    /// its threshold, oldest first, for looking back (`changedRegion(near:radius:size:ago:)`):
+    /// at most `pastFrames`, and at most 64 MB whatever the frame's size.
+    private var past: [(pixels: [UInt8], moving: [UInt8], threshold: Float, time: Double)] = []
+    public var pastFrames = 0
 
     public init() {}
 
@@ -50,6 +55,7 @@ public struct MovingBlobs {
             mask = [UInt8](repeating: 0, count: width * height)
             background = []
             previous = []
+            past = []
             learnt = 0
         } else {
             swap(&previous, &working)
@@ -80,14 +86,26 @@ public struct MovingBlobs {
         background = working
         learnt = 1
         movingShare = 0
+        past = []
     }
+
+    /// Frames kept to look back on: `pastFrames`, within 64 MB.
+    private var pastLimit: Int { min(pastFrames, (64 << 20) / max(1, width * height * 4)) }
+
+    /// How many frames before the last one can be looked back on.
+    public var framesToLookBack: Int { max(0, past.count - 2) }
+
+    /// The time the frame `ago` frames before the last one was given with.
+    public func pastTime(ago: Int) -> Double? { ago >= 0 && ago < past.count ? past[past.count - 1 - ago].time : nil }
 
     /// The regions of the loaded frame that differ from the background, with their sizes in
     /// frame pixels within `sizes`, compact (a blob fills at least a third of its box, and its
     /// box is at most 3:1, and at least `sizes`' smallest across both ways: a line of pixels
     /// along the edge of something, where the video's coding flickers, is not an object), and
     /// inside `region` (frame pixels) if given. Then learns the frame.
-    public mutating func blobs(sizes: ClosedRange<Float>, region: (x: Float, y: Float, width: Float, height: Float)? = nil) -> [Blob] {
+    /// (`time` only labels the frame kept for looking back.)
+    public mutating func blobs(sizes: ClosedRange<Float>, region: (x: Float, y: Float, width: Float, height: Float)? = nil,
+                               time: Double = 0) -> [Blob] {
         guard background.count == working.count, learnt > 0 else { reset(); return [] }
         let n = width * height
         threshold = max(minimumDifference, 4 * medianDifference())
@@ -110,6 +128,15 @@ public struct MovingBlobs {
         }
         movingShare = Float(moving) / Float(max(1, n))
         let found = components(threshold: threshold, sizes: sizes, region: region)
+        if pastLimit > 0 {
+            var pixels: [UInt8] = []
+            if past.count >= pastLimit { pixels = past.removeFirst().pixels; past.removeFirst(max(0, past.count - pastLimit + 1)) }
+            if pixels.count != working.count { pixels = [UInt8](repeating: 0, count: working.count) }
+            pixels.withUnsafeMutableBufferPointer { p in
+                working.withUnsafeBufferPointer { w in for i in 0..<w.count { p[i] = UInt8(w[i] + 0.5) } }
+            }
+            past.append((pixels, mask, threshold, time))
+        }
         learn()
         return found
     }
@@ -122,21 +149,42 @@ public struct MovingBlobs {
     /// out of the search window; the object changes where it is now and where it was, so it
     /// must have moved more than its size since (the caller's to check). Call after `blobs`.
     public func changedRegion(near centre: (x: Float, y: Float), radius: Float, size: Float) -> Blob? {
-        let frame = working, before = previous, f = Float(factor)
+        guard previous.count == working.count else { return nil }
+        let frame = working, before = previous
+        return Self.changedRegion(near: centre, radius: radius, size: size, width: width, height: height, factor: factor,
+                                  threshold: threshold, frame: { frame[$0] }, before: { before[$0] }, moving: { mask[$0] != 0 })
+    }
+
+    /// The same in the frame `ago` frames before the last one (1: the one before it), from the
+    /// frames kept (`pastFrames`): where an object was before it was first seen on its own.
+    public func changedRegion(near centre: (x: Float, y: Float), radius: Float, size: Float, ago: Int) -> Blob? {
+        guard ago >= 1, ago <= framesToLookBack else { return nil }
+        let now = past[past.count - 1 - ago], before = past[past.count - 2 - ago]
+        return Self.changedRegion(near: centre, radius: radius, size: size, width: width, height: height, factor: factor,
+                                  threshold: now.threshold, frame: { Float(now.pixels[$0]) }, before: { Float(before.pixels[$0]) },
+                                  moving: { now.moving[$0] != 0 })
+    }
+
+    /// `frame` and `before` give a channel of a working pixel (index 3 × pixel + channel),
+    /// `moving` whether a pixel differed from the background.
+    private static func changedRegion(near centre: (x: Float, y: Float), radius: Float, size: Float, width: Int, height: Int,
+                                      factor: Int, threshold: Float, frame: (Int) -> Float, before: (Int) -> Float,
+                                      moving: (Int) -> Bool) -> Blob? {
+        let f = Float(factor)
         let r = Int(((radius + size) / f).rounded(.up))
         let cx = Int(centre.x / f), cy = Int(centre.y / f)
         let x0 = max(0, cx - r), x1 = min(width - 1, cx + r), y0 = max(0, cy - r), y1 = min(height - 1, cy + r)
-        guard x0 <= x1, y0 <= y1, frame.count == width * height * 3, before.count == frame.count, mask.count == width * height else { return nil }
+        guard x0 <= x1, y0 <= y1 else { return nil }
         let ww = x1 - x0 + 1, wh = y1 - y0 + 1
         var on = [UInt8](repeating: 0, count: ww * wh)
         var change = [Float](repeating: 0, count: ww * wh)
         for y in y0...y1 {
             for x in x0...x1 {
                 let i = y * width + x
-                let d = abs(frame[3 * i] - before[3 * i]) + abs(frame[3 * i + 1] - before[3 * i + 1]) + abs(frame[3 * i + 2] - before[3 * i + 2])
+                let d = abs(frame(3 * i) - before(3 * i)) + abs(frame(3 * i + 1) - before(3 * i + 1)) + abs(frame(3 * i + 2) - before(3 * i + 2))
                 let k = (y - y0) * ww + (x - x0)
                 change[k] = d
-                if d > threshold && mask[i] != 0 { on[k] = 1 }
+                if d > threshold && moving(i) { on[k] = 1 }
             }
         }
         var best: (blob: Blob, distance: Float)?
@@ -253,10 +301,9 @@ public struct MovingBlobs {
                         }
                     }
                     let bw = maxX - minX + 1, bh = maxY - minY + 1
-                    guard max(bw, bh) <= maxSide, sw > 0 else { continue }
                     let side = Float(max(bw, bh)) * f
-                    guard sizes.contains(side), Float(min(bw, bh)) * f >= sizes.lowerBound, count * 3 >= bw * bh,
-                          max(bw, bh) <= 3 * min(bw, bh) else { continue }
+                    let ok = max(bw, bh) <= maxSide && sw > 0 && sizes.contains(side) && Float(min(bw, bh)) * f >= sizes.lowerBound && count * 3 >= bw * bh && max(bw, bh) <= 3 * min(bw, bh)
+                    guard ok else { continue }
                     let blob = Blob(x: sx / sw * f, y: sy / sw * f, size: side)
                     if let r = region, !(blob.x >= r.x && blob.x < r.x + r.width && blob.y >= r.y && blob.y < r.y + r.height) { continue }
                     found.append(blob)

@@ -50,7 +50,9 @@ public struct TrajectoryOptions: Sendable, Equatable {
 /// to hop up from where it landed (a bounce); a piece that joins it makes one trajectory,
 /// reported again with the same id (`Trajectory.revision`). Where a track's object passes in
 /// front of something large that moves, their blobs are one and too big: the track looks
-/// at what changed since the frame before where its object should be. While the camera moves
+/// at what changed since the frame before where its object should be, and a track whose
+/// object was first seen on its own after flying clear of such a thing looks back the same
+/// way, through the last frames kept, for where it was before. While the camera moves
 /// (`SceneMotion`) nothing is looked for; tracks under way end there.
 public final class TrajectoryDetector {
     public let options: TrajectoryOptions
@@ -62,8 +64,8 @@ public final class TrajectoryDetector {
     private var motion = SceneMotion()
     private var tracks: [Track] = []
     /// Tracks of three points or more that ended lately (those of `minimumPoints` or more,
-    /// only if they make a trajectory): a later piece of their object may still join them,
-    /// or take them in (`maximumHidden`).
+    /// only if they make a trajectory): a later piece of their object may still join them
+    /// (`maximumHidden`), or take them in (by its sixth point, or looking back).
     private var waiting: [Track] = []
     private var nextID = 1
     private var stillFrames = 0
@@ -106,7 +108,9 @@ public final class TrajectoryDetector {
         sceneIsStable = true
         let w = Float(image.width)
         let sizes = Float(options.objectSize.lowerBound) * w...Float(options.objectSize.upperBound) * w
-        let found = blobs.blobs(sizes: sizes, region: options.region)
+        // Frames kept to look back on: what a track's first points and the time hidden before span.
+        blobs.pastFrames = min(64, Int(((options.maximumHidden + 0.3) / frameInterval).rounded(.up)) + 2)
+        let found = blobs.blobs(sizes: sizes, region: options.region, time: time)
         return link(found, time: time)
     }
 
@@ -116,7 +120,7 @@ public final class TrajectoryDetector {
     private func endAll(_ ending: Trajectory.Ending) -> [Trajectory] {
         let done = tracks.compactMap { track -> Trajectory? in
             var track = track
-            if track.points.count < 6 { joinEarlierPieces(&track) }
+            if track.points.count < 6 { takeInWhatCameBefore(&track) }
             return finish(&track, ending)
         }
         tracks = []
@@ -179,6 +183,11 @@ public final class TrajectoryDetector {
                 let d = hypot(b.x - predicted.x, b.y - predicted.y)
                 guard d <= gate else { continue }
                 if track.points.count == 1, d < 0.3 * b.size { continue }   // not moving
+                // An object keeps its size: a speck of noise that flickers in place beside a
+                // ball's path must not take the ball's first points, nor the ball its, and a
+                // sliver of the ball (the rest of it lost against what moves behind) puts its
+                // centre off the path.
+                if max(b.size, track.medianSize) > 2.5 * min(b.size, track.medianSize) { continue }
                 pairs.append((i, j, d / gate + (track.segmentCount >= 3 ? 0 : 1)))
             }
         }
@@ -204,7 +213,7 @@ public final class TrajectoryDetector {
             let next = track.prediction(at: time, maxStep: maxStep).position
             let outside = !contains(next)
             if outside || track.missed > allowed {
-                if track.points.count < 6 { joinEarlierPieces(&track) }
+                if track.points.count < 6 { takeInWhatCameBefore(&track) }
                 let made = finish(&track, outside ? .leftFrame : .stopped)
                 if let made { ended.append(made) }
                 // Even one whose path leads out of the picture (it may have bounced unseen), or
@@ -223,7 +232,7 @@ public final class TrajectoryDetector {
         for (j, b) in found.enumerated() where !blobTaken.contains(j) {
             kept.append(Track(first: TrajectoryPoint(time: time, x: b.x, y: b.y), size: b.size))
         }
-        for k in kept.indices where kept[k].points.count == 6 { joinEarlierPieces(&kept[k]) }
+        for k in kept.indices where kept[k].points.count == 6 { takeInWhatCameBefore(&kept[k]) }
         joinBounces(&kept, time: time)
         // Bounded however busy the scene: the longest tracks are kept.
         if kept.count > 200 { kept = Array(kept.sorted { $0.points.count > $1.points.count }.prefix(200)) }
@@ -236,10 +245,14 @@ public final class TrajectoryDetector {
     /// extrapolated, and an object coming out from behind something shows only part of
     /// itself at first).
     private func revive(_ found: [Blob], taken: inout Set<Int>, time: Double, maxStep: Float) -> [Track] {
-        waiting.removeAll { track in track.points.last.map { time - $0.time > options.maximumHidden } ?? true }
+        // Kept as long as a later piece may take them in: one that started `maximumHidden`
+        // after, by its sixth point.
+        let span = options.maximumHidden + 6 * frameInterval
+        waiting.removeAll { track in track.points.last.map { time - $0.time > span } ?? true }
         if waiting.count > 200 { waiting.removeFirst(waiting.count - 200) }
+        let hiddenAtMost = { (track: Track) -> Bool in time - (track.points.last?.time ?? time) <= self.options.maximumHidden }
         var pairs: [(track: Int, blob: Int, score: Float)] = []
-        for (i, track) in waiting.enumerated() where track.pathIsKnown {
+        for (i, track) in waiting.enumerated() where track.pathIsKnown && hiddenAtMost(track) {
             let (predicted, gate) = track.prediction(at: time, maxStep: maxStep)
             guard contains(predicted) else { continue }
             let unseen = Float(time - (track.points.last?.time ?? time))
@@ -261,7 +274,7 @@ public final class TrajectoryDetector {
             taken.insert(p.blob)
             revive(p.track, with: found[p.blob])
         }
-        for (i, track) in waiting.enumerated() where revived[i] == nil && track.pathIsKnown {
+        for (i, track) in waiting.enumerated() where revived[i] == nil && track.pathIsKnown && hiddenAtMost(track) {
             let unseen = Float(time - (track.points.last?.time ?? time))
             if let b = changedRegion(for: track, time: time, maxStep: maxStep, widen: 1 + 4 * unseen / Float(options.maximumHidden), found: found) {
                 revive(i, with: b)
@@ -289,13 +302,74 @@ public final class TrajectoryDetector {
         return blobs.changedRegion(near: predicted, radius: radius, size: size)
     }
 
+    /// A track whose path has just become known (six points), or a shorter one as it ends:
+    /// the pieces before it (`joinEarlierPieces`), then where its object was before it was
+    /// first seen on its own (`lookBack`), then the pieces before that.
+    private func takeInWhatCameBefore(_ track: inout Track) {
+        joinEarlierPieces(&track)
+        if lookBack(&track) { joinEarlierPieces(&track) }
+    }
+
+    /// A track of four points or more, followed back along its path through the frames kept
+    /// (`MovingBlobs.pastFrames`): in each, what changed where its object should have been
+    /// (`MovingBlobs.changedRegion`, within the gate a track of its length has, widened with
+    /// the time unseen as `revive` does; only where it moved 1.5 of its sizes since the frame
+    /// before), the path refitted with each point found, until it has been unseen
+    /// `maximumHidden` seconds or leaves the picture. An object thrown in front of something
+    /// that moves is one region with it until it flies clear: this finds its start. Whether
+    /// it took in a point.
+    private func lookBack(_ track: inout Track) -> Bool {
+        guard track.id == nil, track.hopStarts.isEmpty, track.revivedAt == nil, track.segmentCount >= 4,
+              let first = track.points.first else { return false }
+        let size = track.medianSize
+        var ago = 1
+        while let t = blobs.pastTime(ago: ago), t >= first.time - 1e-6 { ago += 1 }
+        var lastSeen = first.time, added = false
+        while ago <= blobs.framesToLookBack, let t = blobs.pastTime(ago: ago), let before = blobs.pastTime(ago: ago + 1),
+              lastSeen - t <= options.maximumHidden, let m = track.motion {
+            defer { ago += 1 }
+            let q = m.position(at: t), p = (x: Float(q.x), y: Float(q.y))
+            guard contains(p) else { break }
+            let b = m.position(at: before)
+            guard hypot(Float(b.x) - p.x, Float(b.y) - p.y) >= 1.5 * size else { continue }
+            let gate = track.points.count >= 6 ? max(4, 0.6 * size) : max(6, 1.5 * size)
+            let unseen = Float(lastSeen - t) - Float(frameInterval)
+            guard let blob = blobs.changedRegion(near: p, radius: gate * (1 + 4 * max(0, unseen) / Float(options.maximumHidden)),
+                                                 size: size, ago: ago) else { continue }
+            // A piece that ended there (seen on its own) is the same object's: it goes before,
+            // whole (`Track.fits`), and the look back ends. One that does not fit is another
+            // object's if its path is known, and keeps its points if it was reported (they
+            // would be reported twice): the look back ends there. A shorter one, not reported,
+            // is no one's yet (a ball's first points, and the hand's blob it left), and the look
+            // back goes on through it.
+            if let w = waiting.firstIndex(where: { piece in
+                piece.points.contains { $0.time == t && hypot($0.x - blob.x, $0.y - blob.y) <= max(4, 0.6 * size) }
+            }) {
+                var earlier = waiting[w]
+                if let k = earlier.points.firstIndex(where: { $0.time == t }), k + 1 < earlier.points.count {
+                    // (after this point, it took what the look back passed by)
+                    earlier.restore(count: k + 1)
+                }
+                if Track.fits(earlier.piece, before: track.points, tolerance: Track.tolerance(size: Double(size))) {
+                    waiting.remove(at: w)
+                    track.prepend(earlier)
+                    return true
+                }
+                if earlier.id != nil || earlier.pathIsKnown { return added }
+            }
+            track.prepend(TrajectoryPoint(time: t, x: blob.x, y: blob.y), size: blob.size)
+            lastSeen = t
+            added = true
+        }
+        return added
+    }
+
     /// A track whose path has just become known (six points), or a shorter one as it ends,
     /// takes in the pieces before it that lie on its path followed back (its object seen
     /// briefly, then hidden): the latest such piece that ended at most `maximumHidden` before
     /// it started, again and again, until it takes in one that bounced (whose last hop it
-    /// goes on). A piece joins when every one of its points (of its last hop) lies within
-    /// three tolerances (`Track.tolerance`) of the path the two make together, and that path
-    /// fits all their points within one and a half.
+    /// goes on). A piece joins when its points (of its last hop) and the track's make one
+    /// path (`Track.fits`, within `Track.tolerance`).
     private func joinEarlierPieces(_ track: inout Track) {
         guard track.id == nil, track.hopStarts.isEmpty else { return }
         // (Once it took in a piece with hops, what came before is that piece's.)
@@ -307,16 +381,8 @@ public final class TrajectoryDetector {
                 guard let last = waiting[i].points.last, later.points.count >= 2 || !waiting[i].pathIsKnown else { return false }
                 return last.time < first.time && first.time - last.time <= options.maximumHidden
             }.sorted { waiting[$0].points.last!.time > waiting[$1].points.last!.time }
-            let join = candidates.first { i in
-                // Of one that bounced, its last hop: the later piece may be the rest of it.
-                let earlier = waiting[i].piece, together = earlier + later.points
-                guard let m = BallisticMotion.fit(together), m.residual(together) <= 1.5 * tolerance else { return false }
-                return earlier.allSatisfy { p in
-                    let q = m.position(at: p.time)
-                    return hypot(Double(p.x) - q.x, Double(p.y) - q.y) <= 3 * tolerance
-                }
-            }
-            guard let i = join else { return }
+            // Of one that bounced, its last hop: the later piece may be the rest of it.
+            guard let i = candidates.first(where: { Track.fits(waiting[$0].piece, before: later.points, tolerance: tolerance) }) else { return }
             track.prepend(waiting.remove(at: i))
         }
     }
@@ -446,6 +512,26 @@ struct Track {
         points = earlier.points + points
         sizes = earlier.sizes + sizes
         if id == nil, let reported = earlier.id { id = reported; revision = earlier.revision }
+        refit()
+    }
+
+    /// Whether `earlier` goes before `later` on one path: every one of its points lies within
+    /// three tolerances (`tolerance`) of the path the two make together, and that path fits
+    /// all their points within one and a half.
+    static func fits(_ earlier: [TrajectoryPoint], before later: [TrajectoryPoint], tolerance: Double) -> Bool {
+        let together = earlier + later
+        guard let m = BallisticMotion.fit(together), m.residual(together) <= 1.5 * tolerance else { return false }
+        return earlier.allSatisfy { p in
+            let q = m.position(at: p.time)
+            return hypot(Double(p.x) - q.x, Double(p.y) - q.y) <= 3 * tolerance
+        }
+    }
+
+    /// A point before all its own (its object found where it was before).
+    mutating func prepend(_ point: TrajectoryPoint, size: Float) {
+        points.insert(point, at: 0)
+        sizes.insert(size, at: 0)
+        hopStarts = hopStarts.map { $0 + 1 }
         refit()
     }
 
