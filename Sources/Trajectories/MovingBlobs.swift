@@ -301,9 +301,10 @@ public struct MovingBlobs {
                         }
                     }
                     let bw = maxX - minX + 1, bh = maxY - minY + 1
+                    guard max(bw, bh) <= maxSide, sw > 0 else { continue }
                     let side = Float(max(bw, bh)) * f
-                    let ok = max(bw, bh) <= maxSide && sw > 0 && sizes.contains(side) && Float(min(bw, bh)) * f >= sizes.lowerBound && count * 3 >= bw * bh && max(bw, bh) <= 3 * min(bw, bh)
-                    guard ok else { continue }
+                    guard sizes.contains(side), Float(min(bw, bh)) * f >= sizes.lowerBound, count * 3 >= bw * bh,
+                          max(bw, bh) <= 3 * min(bw, bh) else { continue }
                     let blob = Blob(x: sx / sw * f, y: sy / sw * f, size: side)
                     if let r = region, !(blob.x >= r.x && blob.x < r.x + r.width && blob.y >= r.y && blob.y < r.y + r.height) { continue }
                     found.append(blob)
