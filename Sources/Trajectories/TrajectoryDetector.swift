@@ -82,7 +82,7 @@ public final class TrajectoryDetector {
     }
 
     /// The tracks under way that already look like trajectories (for drawing as they fly).
-    public var ongoing: [Trajectory] { tracks.compactMap { $0.trajectory(options: options, frameWidth: frameWidth, ending: .stopped) } }
+    public var ongoing: [Trajectory] { tracks.compactMap { $0.trajectory(options: options, frame: (frameWidth, frameHeight), ending: .stopped) } }
 
     /// One frame: the trajectories that ended with it.
     public func push(_ image: RGBImage, time: Double) -> [Trajectory] {
@@ -120,7 +120,7 @@ public final class TrajectoryDetector {
     private func endAll(_ ending: Trajectory.Ending) -> [Trajectory] {
         let done = tracks.compactMap { track -> Trajectory? in
             var track = track
-            if track.points.count < 6 { takeInWhatCameBefore(&track) }
+            completeEnding(&track)
             return finish(&track, ending)
         }
         tracks = []
@@ -133,13 +133,13 @@ public final class TrajectoryDetector {
     /// joined points spoil its path, goes back to what it was and reports nothing new.
     private func finish(_ track: inout Track, _ ending: Trajectory.Ending) -> Trajectory? {
         if let base = track.revivedAt {
-            if track.points.count - base < 3 || track.trajectory(options: options, frameWidth: frameWidth, ending: ending) == nil {
+            if track.points.count - base < 3 || track.trajectory(options: options, frame: (frameWidth, frameHeight), ending: ending) == nil {
                 track.restore(count: base)
                 return nil
             }
             track.revivedAt = nil
         }
-        guard var t = track.trajectory(options: options, frameWidth: frameWidth, ending: ending), !isShadow(t, of: track) else { return nil }
+        guard var t = track.trajectory(options: options, frame: (frameWidth, frameHeight), ending: ending), !isShadow(t, of: track) else { return nil }
         if let id = track.id {
             track.revision += 1
             t.id = id
@@ -179,10 +179,12 @@ public final class TrajectoryDetector {
         let maxStep = 0.12 * Float(frameWidth)
         for (i, track) in tracks.enumerated() {
             let (predicted, gate) = track.prediction(at: time, maxStep: maxStep)
+            // A lone point whose blob is there again stands still (a speck, a still hand): it
+            // takes no other blob, or it would take a passing ball's, frame after frame.
+            if track.points.count == 1, found.contains(where: { hypot($0.x - predicted.x, $0.y - predicted.y) < 0.3 * $0.size }) { continue }
             for (j, b) in found.enumerated() {
                 let d = hypot(b.x - predicted.x, b.y - predicted.y)
                 guard d <= gate else { continue }
-                if track.points.count == 1, d < 0.3 * b.size { continue }   // not moving
                 // An object keeps its size: a speck of noise that flickers in place beside a
                 // ball's path must not take the ball's first points, nor the ball its, and a
                 // sliver of the ball (the rest of it lost against what moves behind) puts its
@@ -213,15 +215,16 @@ public final class TrajectoryDetector {
             let next = track.prediction(at: time, maxStep: maxStep).position
             let outside = !contains(next)
             if outside || track.missed > allowed {
-                if track.points.count < 6 { takeInWhatCameBefore(&track) }
+                completeEnding(&track)
                 let made = finish(&track, outside ? .leftFrame : .stopped)
                 if let made { ended.append(made) }
                 // Even one whose path leads out of the picture (it may have bounced unseen), or
-                // too short to know its path (a later piece may take it in). Not one as long as
-                // a trajectory's minimum that makes none: what it followed was not in flight (a
-                // ball rolling along the floor goes straight and slowly), and a later piece
-                // must not bend its path into one.
-                if track.points.count >= 3, made != nil || track.id != nil || track.points.count < options.minimumPoints {
+                // too short to know its path (a later piece may take it in). Not one with as
+                // many points seen in runs as a trajectory's minimum that makes none: what it
+                // followed was not in flight (a ball rolling along the floor goes straight and
+                // slowly), and a later piece must not bend its path into one.
+                if track.points.count >= 3,
+                   made != nil || track.id != nil || Track.inRuns(track.points).count < options.minimumPoints {
                     waiting.append(track)
                 }
             } else {
@@ -287,8 +290,8 @@ public final class TrajectoryDetector {
     /// Where a moving track (two points or more; a waiting one whose path is known) found no
     /// blob, its object may be passing in front of something that moves, their regions one:
     /// what changed since the frame before at the predicted place
-    /// (`MovingBlobs.changedRegion`), if the object moves 1.5 of its sizes a frame or more (else
-    /// where it was would count too). Not where a blob was found: that one is another track's,
+    /// (`MovingBlobs.changedRegion`), if the object moves 1.2 of its sizes a frame or more (else
+    /// where it was and where it is are one region). Not where a blob was found: that one is another track's,
     /// or it was not this object.
     private func changedRegion(for track: Track, time: Double, maxStep: Float, widen: Float, found: [Blob]) -> Blob? {
         guard track.segmentCount >= 2, let m = track.motion else { return nil }
@@ -298,8 +301,27 @@ public final class TrajectoryDetector {
         let radius = gate * widen
         guard !found.contains(where: { hypot($0.x - predicted.x, $0.y - predicted.y) <= radius + size }) else { return nil }
         let before = m.position(at: time - frameInterval)
-        guard hypot(Float(before.x) - predicted.x, Float(before.y) - predicted.y) >= 1.5 * size else { return nil }
+        guard hypot(Float(before.x) - predicted.x, Float(before.y) - predicted.y) >= 1.2 * size else { return nil }
         return blobs.changedRegion(near: predicted, radius: radius, size: size)
+    }
+
+    /// A track that ends before its path is known (under six points): what came before it
+    /// (`takeInWhatCameBefore`); if it then rises from where a waiting track came down, it is
+    /// that track's hop after a bounce (`joinBounces` joins a hop seen from its start while
+    /// it is young; one found by looking back is joined here).
+    private func completeEnding(_ track: inout Track) {
+        guard track.points.count < 6 else { return }
+        takeInWhatCameBefore(&track)
+        guard track.id == nil, track.bounces.isEmpty, track.revivedAt == nil else { return }
+        var best: (join: Bounce, index: Int)?
+        for (w, fall) in waiting.enumerated() {
+            guard let join = bounce(of: fall, into: track), join.distance < (best?.join.distance ?? .infinity) else { continue }
+            best = (join, w)
+        }
+        guard let best else { return }
+        var fall = waiting.remove(at: best.index)
+        fall.append(hop: best.join.hop, bounce: best.join.point)
+        track = fall
     }
 
     /// A track whose path has just become known (six points), or a shorter one as it ends:
@@ -313,9 +335,10 @@ public final class TrajectoryDetector {
     /// A track of four points or more, followed back along its path through the frames kept
     /// (`MovingBlobs.pastFrames`): in each, what changed where its object should have been
     /// (`MovingBlobs.changedRegion`, within the gate a track of its length has, widened with
-    /// the time unseen as `revive` does; only where it moved 1.5 of its sizes since the frame
-    /// before), the path refitted with each point found, until it has been unseen
-    /// `maximumHidden` seconds or leaves the picture. An object thrown in front of something
+    /// the time unseen as `revive` does), the path refitted with each point found, until it
+    /// has been unseen `maximumHidden` seconds, leaves the picture, or moved less than 1.2 of
+    /// its sizes since the frame before (followed further back unchecked, a slow thing's path
+    /// extrapolated leads anywhere). An object thrown in front of something
     /// that moves is one region with it until it flies clear: this finds its start. Whether
     /// it took in a point.
     private func lookBack(_ track: inout Track) -> Bool {
@@ -331,7 +354,7 @@ public final class TrajectoryDetector {
             let q = m.position(at: t), p = (x: Float(q.x), y: Float(q.y))
             guard contains(p) else { break }
             let b = m.position(at: before)
-            guard hypot(Float(b.x) - p.x, Float(b.y) - p.y) >= 1.5 * size else { continue }
+            guard hypot(Float(b.x) - p.x, Float(b.y) - p.y) >= 1.2 * size else { break }
             let gate = track.points.count >= 6 ? max(4, 0.6 * size) : max(6, 1.5 * size)
             let unseen = Float(lastSeen - t) - Float(frameInterval)
             guard let blob = blobs.changedRegion(near: p, radius: gate * (1 + 4 * max(0, unseen) / Float(options.maximumHidden)),
@@ -350,7 +373,8 @@ public final class TrajectoryDetector {
                     // (after this point, it took what the look back passed by)
                     earlier.restore(count: k + 1)
                 }
-                if Track.fits(earlier.piece, before: track.points, tolerance: Track.tolerance(size: Double(size))) {
+                if let off = Track.offPath(earlier.piece, before: track.points, tolerance: Track.tolerance(size: Double(size))) {
+                    earlier.removeFromPiece(off)
                     waiting.remove(at: w)
                     track.prepend(earlier)
                     return true
@@ -382,8 +406,12 @@ public final class TrajectoryDetector {
                 return last.time < first.time && first.time - last.time <= options.maximumHidden
             }.sorted { waiting[$0].points.last!.time > waiting[$1].points.last!.time }
             // Of one that bounced, its last hop: the later piece may be the rest of it.
-            guard let i = candidates.first(where: { Track.fits(waiting[$0].piece, before: later.points, tolerance: tolerance) }) else { return }
-            track.prepend(waiting.remove(at: i))
+            guard let (i, off) = candidates.lazy.compactMap({ i in
+                Track.offPath(self.waiting[i].piece, before: later.points, tolerance: tolerance).map { (i, $0) }
+            }).first else { return }
+            var earlier = waiting.remove(at: i)
+            earlier.removeFromPiece(off)
+            track.prepend(earlier)
         }
     }
 
@@ -447,7 +475,7 @@ public final class TrajectoryDetector {
         let a = m.position(at: meet.time), b = rise.position(at: meet.time)
         let point = TrajectoryPoint(time: meet.time, x: Float((a.x + b.x) / 2), y: Float((a.y + b.y) / 2))
         guard Double(point.y) >= Double(max(last.y, first.y)) - Double(fall.medianSize),
-              fall.trajectory(options: options, frameWidth: frameWidth, ending: .stopped) != nil else { return nil }
+              fall.trajectory(options: options, frame: (frameWidth, frameHeight), ending: .stopped) != nil else { return nil }
         return Bounce(distance: meet.distance, point: point, hop: hop)
     }
 
@@ -515,16 +543,35 @@ struct Track {
         refit()
     }
 
-    /// Whether `earlier` goes before `later` on one path: every one of its points lies within
-    /// three tolerances (`tolerance`) of the path the two make together, and that path fits
-    /// all their points within one and a half.
-    static func fits(_ earlier: [TrajectoryPoint], before later: [TrajectoryPoint], tolerance: Double) -> Bool {
-        let together = earlier + later
-        guard let m = BallisticMotion.fit(together), m.residual(together) <= 1.5 * tolerance else { return false }
-        return earlier.allSatisfy { p in
-            let q = m.position(at: p.time)
-            return hypot(Double(p.x) - q.x, Double(p.y) - q.y) <= 3 * tolerance
+    /// Whether `earlier` goes before `later` on one path, and which of its points (offsets in
+    /// `earlier`) are off that path: every other one of its points lies within three
+    /// tolerances (`tolerance`) of the path they make with `later`'s, which fits all of those
+    /// within one and a half. A third of `earlier`'s points at most, the worst first, may be
+    /// off, and three must stay: a piece's first point is often the hand that threw, its last
+    /// a blob beside the object where it went into something that moves.
+    static func offPath(_ earlier: [TrajectoryPoint], before later: [TrajectoryPoint], tolerance: Double) -> [Int]? {
+        var kept = Array(earlier.indices), off: [Int] = []
+        let most = min(earlier.count / 3, max(0, earlier.count - 3))
+        while true {
+            let together = kept.map { earlier[$0] } + later
+            guard let m = BallisticMotion.fit(together) else { return nil }
+            let distance = kept.map { k -> Double in
+                let q = m.position(at: earlier[k].time)
+                return hypot(Double(earlier[k].x) - q.x, Double(earlier[k].y) - q.y)
+            }
+            guard let worst = distance.indices.max(by: { distance[$0] < distance[$1] }) else { return nil }
+            if distance[worst] <= 3 * tolerance { return m.residual(together) <= 1.5 * tolerance ? off.sorted() : nil }
+            guard off.count < most else { return nil }
+            off.append(kept.remove(at: worst))
         }
+    }
+
+    /// Without the points at these offsets in its current piece (points off its path).
+    mutating func removeFromPiece(_ offsets: [Int]) {
+        guard !offsets.isEmpty else { return }
+        let start = hopStarts.last ?? 0
+        for k in offsets.sorted(by: >) { points.remove(at: start + k); sizes.remove(at: start + k) }
+        refit()
     }
 
     /// A point before all its own (its object found where it was before).
@@ -594,10 +641,10 @@ struct Track {
     /// The trajectory this track makes: its flight (the points up to its first bounce, which
     /// must make a trajectory on their own, `flight(_:)`) and the hops after each bounce that
     /// follow a path of their own (three points or more, within twice the flight's tolerance).
-    func trajectory(options: TrajectoryOptions, frameWidth: Int, ending: Trajectory.Ending) -> Trajectory? {
+    func trajectory(options: TrajectoryOptions, frame: (width: Int, height: Int), ending: Trajectory.Ending) -> Trajectory? {
         let flightEnd = hopStarts.first ?? points.count
         guard var t = flight(Array(points[..<flightEnd]), sizes: Array(sizes[..<flightEnd]), options: options,
-                             frameWidth: frameWidth, ending: ending) else { return nil }
+                             frame: frame, ending: ending) else { return nil }
         let tolerance = Track.tolerance(size: t.objectSize)
         for (k, start) in hopStarts.enumerated() {
             let hop = Array(points[start..<(k + 1 < hopStarts.count ? hopStarts[k + 1] : points.count)])
@@ -614,10 +661,11 @@ struct Track {
     /// The trajectory a flight's points make, if they make one: enough points, a path that fits
     /// within max(1 px, 10 % of the object's size) root mean square (a thrown object's centre
     /// follows its parabola to a fraction of a pixel; a swaying or swinging thing's does not),
-    /// that goes at least four object sizes and 20 pixels, does not turn back sideways, and
-    /// does not fall upwards (its acceleration along the image's up is under 100 px/s²,
-    /// a tenth of gravity at 100 pixels a metre), and at `minimumSpeed` at least.
-    private func flight(_ points: [TrajectoryPoint], sizes: [Float], options: TrajectoryOptions, frameWidth: Int,
+    /// that goes at least four object sizes and 20 pixels, does not turn back sideways, does
+    /// not fall upwards (its acceleration along the image's up is under 100 px/s², a tenth of
+    /// gravity at 100 pixels a metre) and, if it bends, falls at that at least and at ten
+    /// frame heights a second² at most, and at `minimumSpeed` at least.
+    private func flight(_ points: [TrajectoryPoint], sizes: [Float], options: TrajectoryOptions, frame: (width: Int, height: Int),
                         ending: Trajectory.Ending) -> Trajectory? {
         // Enough points, or pieces of a flight seen on either side of a tenth of a second or
         // more unseen: six points at least, two on each side, spanning as long as the
@@ -630,14 +678,14 @@ struct Track {
         let size = Double(sizes.sorted()[sizes.count / 2])
         let tolerance = Track.tolerance(size: size)
         // A few points may not be free flight: the object still touching the hand's blob, a
-        // piece of another blob taken on the way, the landing. The worst point is dropped
-        // while it lies more than three tolerances off the path the others make, a fifth of
-        // the points at most.
+        // piece of another blob taken on the way, the landing, a ball half out from behind
+        // something (its centre a few pixels off). The worst point is dropped while it lies
+        // more than two tolerances off the path the others make, a fifth of the points at most.
         var points = points
         let keep = max(min(options.minimumPoints, points.count), points.count * 4 / 5)
         while points.count > keep {
             let off = points.map { p -> Double in let q = motion.position(at: p.time); return hypot(Double(p.x) - q.x, Double(p.y) - q.y) }
-            guard let worst = off.indices.max(by: { off[$0] < off[$1] }), off[worst] > 3 * tolerance else { break }
+            guard let worst = off.indices.max(by: { off[$0] < off[$1] }), off[worst] > 2 * tolerance else { break }
             points.remove(at: worst)
             guard let refit = BallisticMotion.fit(points) else { return nil }
             motion = refit
@@ -648,19 +696,25 @@ struct Track {
         let path = zip(points, points.dropFirst()).reduce(0.0) { $0 + Double(hypot($1.1.x - $1.0.x, $1.1.y - $1.0.y)) }
         guard path >= max(20, 4 * size) else { return nil }
         let duration = max(1e-6, last.time - first.time)
-        guard path / duration >= options.minimumSpeed * Double(frameWidth) else { return nil }
+        guard path / duration >= options.minimumSpeed * Double(frame.width) else { return nil }
         // Pieces must be that fast end to end too: the path of a small thing that jitters in
         // place is long, its chord is not.
         let chord = Double(hypot(last.x - first.x, last.y - first.y))
         let asPieces = seen.count < options.minimumPoints || points.count < options.minimumPoints
-        guard !asPieces || chord / duration >= options.minimumSpeed * Double(frameWidth) else { return nil }
+        guard !asPieces || chord / duration >= options.minimumSpeed * Double(frame.width) else { return nil }
         // A path that does not bend (it sags under 2 px from its chord) is a straight line: free
         // flight seen for long enough always bends, so a straight one must be fast (a hard
-        // throw seen briefly); feet and hands of people walking go straight and slowly.
+        // throw seen briefly); feet and hands of people walking go straight and slowly. One that
+        // bends must bend down as free fall does, at 100 px/s² at least (a tenth of gravity at
+        // 100 pixels a metre): pieces of something rolling along the floor, joined across a
+        // gap, bend a little either way. And at ten frame heights a second² at most: gravity
+        // seen in a picture a metre tall (a thrower in view makes it two or more); a hand's
+        // blobs linked up and down bend as they happen to.
         let sag = abs(motion.ay) * duration * duration / 8
         // (Pieces with fewer points than the minimum must bend: a shadow sliding along the
         // floor under a ball is seen in pieces too.)
-        guard sag >= 2 || (!asPieces && path / duration >= options.minimumStraightSpeed * Double(frameWidth)) else { return nil }
+        let falls = motion.ay >= 100 && motion.ay <= 10 * Double(frame.height)
+        guard sag >= 2 ? falls : !asPieces && path / duration >= options.minimumStraightSpeed * Double(frame.width) else { return nil }
         let direction: Float = last.x >= first.x ? 1 : -1
         let backwards = zip(points, points.dropFirst()).filter { ($0.1.x - $0.0.x) * direction < -Float(tolerance) }.count
         guard backwards <= 1 else { return nil }
