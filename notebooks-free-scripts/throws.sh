@@ -11,8 +11,8 @@
 # 2. 200 throws in scenes of one or two (seed 17): `poseact throws score` with the seed-1
 #    model: throws found, speed and angle errors, types and hits.
 # 3. 12 minutes of distractor scenes, no throw (seed 18): false trajectories per 10 minutes.
-# 4. 200 throws in cluttered scenes (issue 54; seed 1010, rendered only after the detector's
-#    last change: it was tuned on seeds 101, 303, 202, 404, 606, 707, 808 and 909): the detector alone:
+# 4. 200 throws in cluttered scenes (issue 54; seed 1010, never looked at while the detector
+#    was tuned, on seeds 101, 303, 202, 404, 606, 707, 808 and 909): the detector alone:
 #    flights made as exactly one trajectory, false trajectories, start speed errors.
 #
 # The seeds of 2 and 3 were never rendered while the detector was written (it was tuned

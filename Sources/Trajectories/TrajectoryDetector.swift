@@ -290,9 +290,9 @@ public final class TrajectoryDetector {
     /// Where a moving track (two points or more; a waiting one whose path is known) found no
     /// blob, its object may be passing in front of something that moves, their regions one:
     /// what changed since the frame before at the predicted place
-    /// (`MovingBlobs.changedRegion`), if the object moves 1.2 of its sizes a frame or more (else
-    /// where it was and where it is are one region). Not where a blob was found: that one is another track's,
-    /// or it was not this object.
+    /// (`MovingBlobs.changedRegion`), if the object moves 1.2 of its sizes a frame or more
+    /// (else where it was and where it is are one region). Not where a blob was found: that
+    /// one is another track's, or it was not this object.
     private func changedRegion(for track: Track, time: Double, maxStep: Float, widen: Float, found: [Blob]) -> Blob? {
         guard track.segmentCount >= 2, let m = track.motion else { return nil }
         let (predicted, gate) = track.prediction(at: time, maxStep: maxStep)
