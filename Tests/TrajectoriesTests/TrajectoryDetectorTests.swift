@@ -107,7 +107,7 @@ final class TrajectoryDetectorTests: XCTestCase {
     func testSomethingFallingFasterThanGravityInAPictureAMetreTallIsNoTrajectory() {
         // A disc goes up and comes down at 5,400 px/s² (15 heights of this 360-px picture a
         // second²: gravity if the picture were 0.65 m tall), the way a hand's blobs linked up
-        // and down can bend; and the same path at a third of that, which is a flight.
+        // and down can bend; and the same throw at a third of that, which is a flight.
         func run(_ g: Float) -> [Trajectory] {
             Self.run(frames: 40, flights: []) { image, t in
                 guard t >= 0.1 else { return }
@@ -268,13 +268,14 @@ final class TrajectoryDetectorTests: XCTestCase {
     }
 
     func testAStillSquareBesideWhereABallIsFirstSeenTakesNoneOfItsBlobs() throws {
-        // A slow ball (8 px a frame, its size: where it was and where it is touch, so neither
-        // a search nor a look back can tell it) comes out from behind a post at x 372 and is
-        // seen for 23 frames until the input ends. A dark square of 6 × 6 px stands still 40 px
-        // below its path from 0.1 s on: a blob on every frame (where something moved, the
-        // background learns slowly), nearer to the ball's first sixteen blobs than a lone
-        // point's next one may be. Were the square's lone point of each frame to take the
-        // ball's blob, the ball would have a track of its own for its last seven only.
+        // A slow ball (8 px a frame, about its size: where it was and where it is touch, so
+        // neither a search nor a look back can tell it) comes out from behind a post at x 372
+        // and is seen for 22 frames until the input ends. A dark square of 6 × 6 px stands
+        // still 55 px below its path from 0.1 s on: a blob on every frame (where something
+        // moved, the background learns slowly), nearer to the ball's first twelve blobs than
+        // a lone point's next one may be (77 px here). Were the square's lone point of each
+        // frame to take the ball's blob, the ball would have a track of its own only from
+        // 0.7 s on, its last ten frames.
         let th = Throw(start: 0.2, x0: 360, y0: 200, vx: 240, vy: -100, g: 200)
         let (found, _) = Self.run(frames: 31, flights: [th], extra: { image, t in
             if t >= 0.1 { image.fillRect((427, 232, 6, 6), color: RGB(20, 20, 30)) }
