@@ -360,11 +360,11 @@ public final class TrajectoryDetector {
             guard let blob = blobs.changedRegion(near: p, radius: gate * (1 + 4 * max(0, unseen) / Float(options.maximumHidden)),
                                                  size: size, ago: ago) else { continue }
             // A piece that ended there (seen on its own) is the same object's: it goes before,
-            // whole (`Track.fits`), and the look back ends. One that does not fit is another
-            // object's if its path is known, and keeps its points if it was reported (they
-            // would be reported twice): the look back ends there. A shorter one, not reported,
-            // is no one's yet (a ball's first points, and the hand's blob it left), and the look
-            // back goes on through it.
+            // less its points off the path (`Track.offPath`), and the look back ends. One that
+            // does not fit is another object's if its path is known, and keeps its points if it
+            // was reported (they would be reported twice): the look back ends there. A shorter
+            // one, not reported, is no one's yet (a ball's first points, and the hand's blob it
+            // left), and the look back goes on through it.
             if let w = waiting.firstIndex(where: { piece in
                 piece.points.contains { $0.time == t && hypot($0.x - blob.x, $0.y - blob.y) <= max(4, 0.6 * size) }
             }) {
@@ -374,9 +374,8 @@ public final class TrajectoryDetector {
                     earlier.restore(count: k + 1)
                 }
                 if let off = Track.offPath(earlier.piece, before: track.points, tolerance: Track.tolerance(size: Double(size))) {
-                    earlier.removeFromPiece(off)
                     waiting.remove(at: w)
-                    track.prepend(earlier)
+                    track.prepend(earlier, without: off)
                     return true
                 }
                 if earlier.id != nil || earlier.pathIsKnown { return added }
@@ -393,7 +392,7 @@ public final class TrajectoryDetector {
     /// briefly, then hidden): the latest such piece that ended at most `maximumHidden` before
     /// it started, again and again, until it takes in one that bounced (whose last hop it
     /// goes on). A piece joins when its points (of its last hop) and the track's make one
-    /// path (`Track.fits`, within `Track.tolerance`).
+    /// path (`Track.offPath`, within `Track.tolerance`; its points off that path are dropped).
     private func joinEarlierPieces(_ track: inout Track) {
         guard track.id == nil, track.hopStarts.isEmpty else { return }
         // (Once it took in a piece with hops, what came before is that piece's.)
@@ -409,9 +408,7 @@ public final class TrajectoryDetector {
             guard let (i, off) = candidates.lazy.compactMap({ i in
                 Track.offPath(self.waiting[i].piece, before: later.points, tolerance: tolerance).map { (i, $0) }
             }).first else { return }
-            var earlier = waiting.remove(at: i)
-            earlier.removeFromPiece(off)
-            track.prepend(earlier)
+            track.prepend(waiting.remove(at: i), without: off)
         }
     }
 
@@ -532,9 +529,13 @@ struct Track {
         refit()
     }
 
-    /// `earlier`'s points before its own (and its hops: its own points go on its last one); its
-    /// id too, if it was reported.
-    mutating func prepend(_ earlier: Track) {
+    /// `earlier`'s points before its own (and its hops: its own points go on its last one),
+    /// but those of its last piece at the offsets `off` (off the path, `offPath`); its id too,
+    /// if it was reported.
+    mutating func prepend(_ earlier: Track, without off: [Int]) {
+        var earlier = earlier
+        let start = earlier.hopStarts.last ?? 0
+        for k in off.sorted(by: >) { earlier.points.remove(at: start + k); earlier.sizes.remove(at: start + k) }
         hopStarts = earlier.hopStarts + hopStarts.map { $0 + earlier.points.count }
         bounces = earlier.bounces + bounces
         points = earlier.points + points
@@ -564,14 +565,6 @@ struct Track {
             guard off.count < most else { return nil }
             off.append(kept.remove(at: worst))
         }
-    }
-
-    /// Without the points at these offsets in its current piece (points off its path).
-    mutating func removeFromPiece(_ offsets: [Int]) {
-        guard !offsets.isEmpty else { return }
-        let start = hopStarts.last ?? 0
-        for k in offsets.sorted(by: >) { points.remove(at: start + k); sizes.remove(at: start + k) }
-        refit()
     }
 
     /// A point before all its own (its object found where it was before).
