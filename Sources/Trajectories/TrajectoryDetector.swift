@@ -177,6 +177,7 @@ public final class TrajectoryDetector {
         // with a fitted path before new ones.
         var pairs: [(track: Int, blob: Int, score: Float)] = []
         let maxStep = 0.12 * Float(frameWidth)
+        let awaited = awaitedBlobs(found, time: time, maxStep: maxStep)
         for (i, track) in tracks.enumerated() {
             let (predicted, gate) = track.prediction(at: time, maxStep: maxStep)
             // A lone point whose blob is there again stands still (a speck, a still hand): it
@@ -190,6 +191,7 @@ public final class TrajectoryDetector {
                 // sliver of the ball (the rest of it lost against what moves behind) puts its
                 // centre off the path.
                 if max(b.size, track.medianSize) > 2.5 * min(b.size, track.medianSize) { continue }
+                if track.segmentCount < 3, awaited.contains(j) { continue }
                 pairs.append((i, j, d / gate + (track.segmentCount >= 3 ? 0 : 1)))
             }
         }
@@ -243,10 +245,32 @@ public final class TrajectoryDetector {
         return ended
     }
 
-    /// Blobs no track took that lie where a waiting track's object would be now: it was
-    /// hidden and is seen again. The gate widens with the time unseen (the path is
-    /// extrapolated, and an object coming out from behind something shows only part of
-    /// itself at first).
+    /// Blobs where a waiting track's object would be now (`revivalGate`): a track too young
+    /// to have a direction takes none of them. A speck that shows where a ball comes out from
+    /// behind something would take its first blobs, and the ball be seen again too late to be
+    /// joined to its path.
+    private func awaitedBlobs(_ found: [Blob], time: Double, maxStep: Float) -> Set<Int> {
+        var awaited = Set<Int>()
+        for track in waiting {
+            guard let (predicted, reach) = revivalGate(track, time: time, maxStep: maxStep) else { continue }
+            for (j, b) in found.enumerated() where hypot(b.x - predicted.x, b.y - predicted.y) <= reach { awaited.insert(j) }
+        }
+        return awaited
+    }
+
+    /// Where a waiting track whose path is known, unseen at most `maximumHidden`, has its
+    /// object now, and how far from there a blob may be its object seen again: its gate,
+    /// widened with the time unseen (the path is extrapolated, and an object coming out from
+    /// behind something shows only part of itself at first).
+    private func revivalGate(_ track: Track, time: Double, maxStep: Float) -> (predicted: (x: Float, y: Float), reach: Float)? {
+        guard track.pathIsKnown, let last = track.points.last, time - last.time <= options.maximumHidden else { return nil }
+        let (predicted, gate) = track.prediction(at: time, maxStep: maxStep)
+        guard contains(predicted) else { return nil }
+        return (predicted, gate * (1 + 4 * Float(time - last.time) / Float(options.maximumHidden)))
+    }
+
+    /// Blobs no track took that lie where a waiting track's object would be now
+    /// (`revivalGate`): it was hidden and is seen again.
     private func revive(_ found: [Blob], taken: inout Set<Int>, time: Double, maxStep: Float) -> [Track] {
         // Kept as long as a later piece may take them in: one that started `maximumHidden`
         // after, by its sixth point.
@@ -255,11 +279,8 @@ public final class TrajectoryDetector {
         if waiting.count > 200 { waiting.removeFirst(waiting.count - 200) }
         let hiddenAtMost = { (track: Track) -> Bool in time - (track.points.last?.time ?? time) <= self.options.maximumHidden }
         var pairs: [(track: Int, blob: Int, score: Float)] = []
-        for (i, track) in waiting.enumerated() where track.pathIsKnown && hiddenAtMost(track) {
-            let (predicted, gate) = track.prediction(at: time, maxStep: maxStep)
-            guard contains(predicted) else { continue }
-            let unseen = Float(time - (track.points.last?.time ?? time))
-            let wide = gate * (1 + 4 * unseen / Float(options.maximumHidden))
+        for (i, track) in waiting.enumerated() {
+            guard let (predicted, wide) = revivalGate(track, time: time, maxStep: maxStep) else { continue }
             for (j, b) in found.enumerated() where !taken.contains(j) {
                 let d = hypot(b.x - predicted.x, b.y - predicted.y)
                 if d <= wide { pairs.append((i, j, d / wide)) }
@@ -348,6 +369,9 @@ public final class TrajectoryDetector {
         var ago = 1
         while let t = blobs.pastTime(ago: ago), t >= first.time - 1e-6 { ago += 1 }
         var lastSeen = first.time, added = false
+        // A point found after two frames unseen or more waits for one in the frame before it:
+        // alone, it is as likely the thrower's hand, moving the ball along before the release.
+        var lone: (point: TrajectoryPoint, size: Float, ago: Int)?
         while ago <= blobs.framesToLookBack, let t = blobs.pastTime(ago: ago), let before = blobs.pastTime(ago: ago + 1),
               lastSeen - t <= options.maximumHidden, let m = track.motion {
             defer { ago += 1 }
@@ -380,7 +404,15 @@ public final class TrajectoryDetector {
                 }
                 if earlier.id != nil || earlier.pathIsKnown { return added }
             }
-            track.prepend(TrajectoryPoint(time: t, x: blob.x, y: blob.y), size: blob.size)
+            let point = TrajectoryPoint(time: t, x: blob.x, y: blob.y)
+            if let l = lone, l.ago == ago - 1 {
+                track.prepend(l.point, size: l.size)
+            } else if unseen >= 2 * Float(frameInterval) - 1e-4 {
+                lone = (point, blob.size, ago)
+                continue
+            }
+            lone = nil
+            track.prepend(point, size: blob.size)
             lastSeen = t
             added = true
         }

@@ -310,6 +310,46 @@ final class TrajectoryDetectorTests: XCTestCase {
         XCTAssertEqual(t.startSpeed, Self.speed(th, at: t.start), accuracy: 0.02 * Self.speed(th, at: t.start))
     }
 
+    func testASpeckWhereABallComesOutFromHidingTakesNoneOfItsBlobs() throws {
+        // The ball is seen for eleven frames (half of it in the last), hidden behind a post for
+        // 0.43 s (near the half second a path waits), seen for one frame between that post and a
+        // second one (half of it), hidden for three more, then seen for thirteen. In the frame before it shows
+        // between the posts, a speck of 5 × 5 px shows 35 px from where it is then, further than
+        // the waiting path reaches, and 19 px from where it shows. Were the speck's lone point
+        // to take that blob, the half second would be over when the ball is seen again, and the
+        // flight two trajectories.
+        let th = Throw(start: 0.1, x0: 40, y0: 250, vx: 450, vy: -300, g: 500)
+        let (found, _) = Self.run(frames: 44, flights: [th], front: { image, t in
+            image.fillRect((190, 0, 195, 360), color: RGB(70, 60, 120))
+            image.fillRect((395, 0, 45, 360), color: RGB(70, 60, 120))
+            if Int((t * 30).rounded()) == 25 { image.fillRect((398, 178, 5, 5), color: RGB(20, 20, 30)) }
+        })
+        let one = Trajectory.latest(found)
+        XCTAssertEqual(one.count, 1, "\(one.map { ($0.start, $0.end, $0.points.count) })")
+        let t = try XCTUnwrap(one.first)
+        XCTAssertTrue(t.points.contains { $0.x < 190 } && t.points.contains { $0.x > 440 }, "\(t.points.map { ($0.time, $0.x, $0.y) })")
+        XCTAssertFalse(t.points.contains { abs($0.x - 400.5) < 3 && abs($0.y - 180.5) < 3 }, "\(t.points.map { ($0.time, $0.x, $0.y) })")
+    }
+
+    func testAHandOnTheWayBackAlongAPathIsNotTheThrowsStart() throws {
+        // The ball comes out from behind a post (x 140–300) at 0.5 s; 0.2 s before, a square of
+        // 8 × 8 px (the thrower's hand, say) shows for one frame in front of the post, where the
+        // ball's path followed back would have been. Alone after six frames unseen, it is not
+        // where the flight began.
+        let th = Throw(start: 0.2, x0: 160, y0: 250, vx: 500, vy: -300, g: 500)
+        let (found, _) = Self.run(frames: 30, flights: [th], front: { image, t in
+            image.fillRect((140, 0, 164, 360), color: RGB(70, 60, 120))
+            if Int((t * 30).rounded()) == 9 {
+                let u: Float = 0.1, x = th.x0 + th.vx * u, y = th.y0 + th.vy * u + th.g * u * u / 2
+                image.fillRect((x - 4, y - 4, 8, 8), color: RGB(240, 120, 20))
+            }
+        })
+        let one = Trajectory.latest(found)
+        XCTAssertEqual(one.count, 1, "\(one.map { ($0.start, $0.end, $0.points.count) })")
+        let t = try XCTUnwrap(one.first)
+        XCTAssertGreaterThan(t.start, 0.4, "\(t.points.map { ($0.time, $0.x, $0.y) })")
+    }
+
     func testABounceGoesOnAsOneTrajectoryWithItsBouncePoint() throws {
         // Down onto the floor at y 300 at 1.0 s, then up at half the speed, still going right.
         let floorY: Float = 300
