@@ -125,26 +125,29 @@ public struct BallisticMotion: Sendable, Equatable {
         return atan2(-v.y, abs(v.x)) * 180 / .pi
     }
 
-    /// The least-squares fit of `points` (at least three, two for a straight line when
-    /// `ay` is to be 0): x linear in time, y quadratic. Nil when the times do not spread.
-    public static func fit(_ points: [TrajectoryPoint], straight: Bool = false) -> BallisticMotion? {
-        guard let first = points.first, points.count >= (straight ? 2 : 3) else { return nil }
+    /// The least-squares fit of `points` (at least three; two when `ay` is given, or is to be
+    /// 0 for a straight line): x linear in time, y quadratic. Nil when the times do not spread.
+    public static func fit(_ points: [TrajectoryPoint], straight: Bool = false, ay given: Double? = nil) -> BallisticMotion? {
+        let given = straight ? 0 : given
+        guard let first = points.first, points.count >= (given != nil ? 2 : 3) else { return nil }
         let t0 = first.time
         // Normal equations on u = t − t0 (sums of powers of u), solved by Cramer's rule.
         var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0
         var sx = 0.0, sxu = 0.0, sy = 0.0, syu = 0.0, syu2 = 0.0
         for p in points {
             let u = p.time - t0, u2 = u * u
+            // (With ay given, y less its pull is linear in u.)
+            let y = Double(p.y) - (given ?? 0) * u2 / 2
             s0 += 1; s1 += u; s2 += u2; s3 += u2 * u; s4 += u2 * u2
             sx += Double(p.x); sxu += Double(p.x) * u
-            sy += Double(p.y); syu += Double(p.y) * u; syu2 += Double(p.y) * u2
+            sy += y; syu += y * u; syu2 += y * u2
         }
         let d2 = s0 * s2 - s1 * s1
         guard d2 > 1e-12 else { return nil }
         let vx = (s0 * sxu - s1 * sx) / d2, x0 = (sx - vx * s1) / s0
-        if straight {
+        if let given {
             let vy = (s0 * syu - s1 * sy) / d2, y0 = (sy - vy * s1) / s0
-            return BallisticMotion(t0: t0, x0: x0, vx: vx, y0: y0, vy: vy, ay: 0)
+            return BallisticMotion(t0: t0, x0: x0, vx: vx, y0: y0, vy: vy, ay: given)
         }
         // y = c0 + c1·u + c2·u²: [s0 s1 s2; s1 s2 s3; s2 s3 s4]·c = [sy syu syu2]
         let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)

@@ -369,9 +369,11 @@ public final class TrajectoryDetector {
         var ago = 1
         while let t = blobs.pastTime(ago: ago), t >= first.time - 1e-6 { ago += 1 }
         var lastSeen = first.time, added = false
-        // A point found after two frames unseen or more waits for one in the frame before it:
-        // alone, it is as likely the thrower's hand, moving the ball along before the release.
-        var lone: (point: TrajectoryPoint, size: Float, ago: Int)?
+        // Points found after two frames unseen or more are taken for a while: once three are
+        // (the object seen in snatches inside a region), they stay; if fewer are, the track is
+        // as it was before them. One or two are as likely the thrower's hand, moving the ball
+        // along before the release.
+        var provisional: (before: Track, count: Int)?
         while ago <= blobs.framesToLookBack, let t = blobs.pastTime(ago: ago), let before = blobs.pastTime(ago: ago + 1),
               lastSeen - t <= options.maximumHidden, let m = track.motion {
             defer { ago += 1 }
@@ -402,20 +404,15 @@ public final class TrajectoryDetector {
                     track.prepend(earlier, without: off)
                     return true
                 }
-                if earlier.id != nil || earlier.pathIsKnown { return added }
+                if earlier.id != nil || earlier.pathIsKnown { break }
             }
-            let point = TrajectoryPoint(time: t, x: blob.x, y: blob.y)
-            if let l = lone, l.ago == ago - 1 {
-                track.prepend(l.point, size: l.size)
-            } else if unseen >= 2 * Float(frameInterval) - 1e-4 {
-                lone = (point, blob.size, ago)
-                continue
-            }
-            lone = nil
-            track.prepend(point, size: blob.size)
+            if provisional == nil && unseen >= 2 * Float(frameInterval) - 1e-4 { provisional = (track, 0) }
+            track.prepend(TrajectoryPoint(time: t, x: blob.x, y: blob.y), size: blob.size)
             lastSeen = t
-            added = true
+            if let p = provisional { provisional = p.count + 1 >= 3 ? nil : (p.before, p.count + 1) }
+            if provisional == nil { added = true }
         }
+        if let p = provisional { track = p.before }
         return added
     }
 
@@ -486,11 +483,16 @@ public final class TrajectoryDetector {
         guard fall.pathIsKnown, let m = fall.motion, let last = fall.points.last else { return nil }
         let hop = young.keeping(after: last.time)
         guard hop.points.count >= 2, let first = hop.points.first, first.time - last.time <= 0.3,
-              let rise = BallisticMotion.fit(hop.points, straight: true) else { return nil }
+              let straight = BallisticMotion.fit(hop.points, straight: true) else { return nil }
+        let downwards = m.velocity(at: last.time).y, rising = -max(20, 0.1 * downwards)
+        // It rises. A hop first seen near its top (its rise hidden) rises too slowly for that:
+        // followed back at the fall's pull, it rose from the floor, if it is a size or more
+        // above where it came down (a ball rolling on along the floor fits that pull as well).
+        let nearItsTop = straight.vy >= rising
+        guard let rise = nearItsTop ? BallisticMotion.fit(hop.points, ay: m.ay) : straight else { return nil }
         // Sideways it goes on the same way, at a good part of its speed (what sways in place,
         // a leaf on a branch, goes down and up again too, but not along).
-        let downwards = m.velocity(at: last.time).y
-        guard downwards > 0, rise.vy < -max(20, 0.1 * downwards), abs(m.vx) >= 0.05 * Double(frameWidth),
+        guard downwards > 0, abs(m.vx) >= 0.05 * Double(frameWidth),
               (rise.vx >= 0) == (m.vx >= 0), abs(rise.vx) >= 0.3 * abs(m.vx) else { return nil }
         var meet: (distance: Double, time: Double) = (.infinity, last.time)
         var t = last.time
@@ -500,9 +502,10 @@ public final class TrajectoryDetector {
             if d < meet.distance { meet = (d, t) }
             t += 0.002
         }
-        guard meet.distance <= max(8, 2 * Double(fall.medianSize)) else { return nil }
+        guard meet.distance <= max(8, 2 * Double(fall.medianSize)), rise.velocity(at: meet.time).y < rising else { return nil }
         let a = m.position(at: meet.time), b = rise.position(at: meet.time)
         let point = TrajectoryPoint(time: meet.time, x: Float((a.x + b.x) / 2), y: Float((a.y + b.y) / 2))
+        if nearItsTop, let top = hop.points.map(\.y).min(), top > point.y - fall.medianSize { return nil }
         guard Double(point.y) >= Double(max(last.y, first.y)) - Double(fall.medianSize),
               fall.trajectory(options: options, frame: (frameWidth, frameHeight), ending: .stopped) != nil else { return nil }
         return Bounce(distance: meet.distance, point: point, hop: hop)

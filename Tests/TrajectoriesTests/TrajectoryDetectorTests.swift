@@ -333,14 +333,15 @@ final class TrajectoryDetectorTests: XCTestCase {
 
     func testAHandOnTheWayBackAlongAPathIsNotTheThrowsStart() throws {
         // The ball comes out from behind a post (x 140–300) at 0.5 s; 0.2 s before, a square of
-        // 8 × 8 px (the thrower's hand, say) shows for one frame in front of the post, where the
-        // ball's path followed back would have been. Alone after six frames unseen, it is not
-        // where the flight began.
+        // 8 × 8 px (the thrower's hand, say) shows for two frames in front of the post, where the
+        // ball's path followed back would have been. Two points after five frames unseen are
+        // not where the flight began.
         let th = Throw(start: 0.2, x0: 160, y0: 250, vx: 500, vy: -300, g: 500)
         let (found, _) = Self.run(frames: 30, flights: [th], front: { image, t in
             image.fillRect((140, 0, 164, 360), color: RGB(70, 60, 120))
-            if Int((t * 30).rounded()) == 9 {
-                let u: Float = 0.1, x = th.x0 + th.vx * u, y = th.y0 + th.vy * u + th.g * u * u / 2
+            let i = Int((t * 30).rounded())
+            if i == 8 || i == 9 {
+                let u = Float(t - th.start), x = th.x0 + th.vx * u, y = th.y0 + th.vy * u + th.g * u * u / 2
                 image.fillRect((x - 4, y - 4, 8, 8), color: RGB(240, 120, 20))
             }
         })
@@ -382,5 +383,39 @@ final class TrajectoryDetectorTests: XCTestCase {
         XCTAssertEqual(t.flightTime, bounce.time - t.start, accuracy: 1e-9)
         XCTAssertEqual(t.hops.count, 1)
         XCTAssertTrue(t.points.contains { $0.time > landing + 0.1 }, "the hop's points are the trajectory's")
+    }
+
+    func testAHopFirstSeenAtItsTopGoesOnAsOneTrajectory() throws {
+        // The fall of the test above, then a low hop (up at 0.3 of the speed it came down at:
+        // 13 px high, 0.44 s long), its rise hidden behind a post from x 285 to 313. It is seen
+        // from 0.17 s after the bounce, near its top: its first three points rise at 7 px/s on
+        // average, where a bounce wants 44 (a tenth of the fall's speed down) or more.
+        let floorY: Float = 300
+        let th = Throw(start: 0.3, x0: 60, y0: 150, vx: 250, vy: -100, g: 600)
+        let fall: Double = (100 + Double(100 * 100 + 2 * 600 * 150).squareRoot()) / 600
+        let landing: Double = 0.3 + fall
+        let down: Float = th.vy + th.g * Float(fall), landX: Float = th.x0 + th.vx * Float(fall)
+        let draw = { (image: inout RGBImage, t: Double) -> Void in
+            guard t >= th.start else { return }
+            var p: (x: Float, y: Float)
+            if t <= landing {
+                let u = Float(t - th.start)
+                p = (th.x0 + th.vx * u, th.y0 + th.vy * u + th.g * u * u / 2)
+            } else {
+                let u = Float(t - landing)
+                p = (landX + 0.8 * th.vx * u, min(floorY, floorY - 0.3 * down * u + th.g * u * u / 2))
+            }
+            image.fillCircle(center: p, radius: 4, color: RGB(240, 120, 20))
+        }
+        let (found, _) = Self.run(frames: 52, flights: [], extra: draw, front: { image, _ in
+            image.fillRect((285, 0, 28, 360), color: RGB(70, 60, 120))
+        })
+        let one = Trajectory.latest(found)
+        XCTAssertEqual(one.count, 1, "\(one.map { ($0.start, $0.end, $0.points.count, $0.bounces.count) })")
+        let t = try XCTUnwrap(one.first)
+        let bounce = try XCTUnwrap(t.bounces.first, "\(t.points.map { ($0.time, $0.x, $0.y) })")
+        XCTAssertEqual(bounce.time, landing, accuracy: 2.0 / 30)
+        XCTAssertEqual(Double(bounce.x), Double(landX), accuracy: 8)
+        XCTAssertTrue(t.points.contains { $0.time > landing + 0.25 }, "the hop's points are the trajectory's")
     }
 }
