@@ -351,8 +351,11 @@ final class TrajectoryDetectorTests: XCTestCase {
         XCTAssertGreaterThan(t.start, 0.4, "\(t.points.map { ($0.time, $0.x, $0.y) })")
     }
 
-    func testABounceGoesOnAsOneTrajectoryWithItsBouncePoint() throws {
-        // Down onto the floor at y 300 at 1.0 s, then up at half the speed, still going right.
+    /// A ball thrown at 0.3 s from (60, 150), 250 px/s sideways and 100 up under 600 px/s²,
+    /// comes down onto the floor at y 300 at 1.19 s (`landing`, at x `landX`), goes up again at
+    /// `rebound` of the speed it came down at and 0.8 of its speed sideways, and rolls on along
+    /// the floor once down again.
+    static func bounce(rebound: Float) -> (draw: (inout RGBImage, Double) -> Void, landing: Double, landX: Float) {
         let floorY: Float = 300
         let th = Throw(start: 0.3, x0: 60, y0: 150, vx: 250, vy: -100, g: 600)
         let fall: Double = (100 + Double(100 * 100 + 2 * 600 * 150).squareRoot()) / 600
@@ -366,11 +369,16 @@ final class TrajectoryDetectorTests: XCTestCase {
                 p = (th.x0 + th.vx * u, th.y0 + th.vy * u + th.g * u * u / 2)
             } else {
                 let u = Float(t - landing)
-                let y: Float = floorY - 0.5 * down * u + th.g * u * u / 2
-                p = (landX + 0.8 * th.vx * u, min(floorY, y))
+                p = (landX + 0.8 * th.vx * u, min(floorY, floorY - rebound * down * u + th.g * u * u / 2))
             }
             image.fillCircle(center: p, radius: 4, color: RGB(240, 120, 20))
         }
+        return (draw, landing, landX)
+    }
+
+    func testABounceGoesOnAsOneTrajectoryWithItsBouncePoint() throws {
+        // Up again at half the speed it came down at.
+        let (draw, landing, landX) = Self.bounce(rebound: 0.5)
         let (found, _) = Self.run(frames: 75, flights: [], extra: draw)
         let one = Trajectory.latest(found)
         XCTAssertEqual(one.count, 1, "\(one.map { ($0.start, $0.end, $0.points.count, $0.bounces.count) })")
@@ -379,34 +387,18 @@ final class TrajectoryDetectorTests: XCTestCase {
         // Where the two paths meet: within two frames and 6 px of the true bounce.
         XCTAssertEqual(bounce.time, landing, accuracy: 2.0 / 30)
         XCTAssertEqual(Double(bounce.x), Double(landX), accuracy: 6)
-        XCTAssertEqual(Double(bounce.y), Double(floorY), accuracy: 6)
+        XCTAssertEqual(Double(bounce.y), 300, accuracy: 6)
         XCTAssertEqual(t.flightTime, bounce.time - t.start, accuracy: 1e-9)
         XCTAssertEqual(t.hops.count, 1)
         XCTAssertTrue(t.points.contains { $0.time > landing + 0.1 }, "the hop's points are the trajectory's")
     }
 
     func testAHopFirstSeenAtItsTopGoesOnAsOneTrajectory() throws {
-        // The fall of the test above, then a low hop (up at 0.3 of the speed it came down at:
-        // 13 px high, 0.44 s long), its rise hidden behind a post from x 285 to 313. It is seen
-        // from 0.17 s after the bounce, near its top: its first three points rise at 7 px/s on
-        // average, where a bounce wants 44 (a tenth of the fall's speed down) or more.
-        let floorY: Float = 300
-        let th = Throw(start: 0.3, x0: 60, y0: 150, vx: 250, vy: -100, g: 600)
-        let fall: Double = (100 + Double(100 * 100 + 2 * 600 * 150).squareRoot()) / 600
-        let landing: Double = 0.3 + fall
-        let down: Float = th.vy + th.g * Float(fall), landX: Float = th.x0 + th.vx * Float(fall)
-        let draw = { (image: inout RGBImage, t: Double) -> Void in
-            guard t >= th.start else { return }
-            var p: (x: Float, y: Float)
-            if t <= landing {
-                let u = Float(t - th.start)
-                p = (th.x0 + th.vx * u, th.y0 + th.vy * u + th.g * u * u / 2)
-            } else {
-                let u = Float(t - landing)
-                p = (landX + 0.8 * th.vx * u, min(floorY, floorY - 0.3 * down * u + th.g * u * u / 2))
-            }
-            image.fillCircle(center: p, radius: 4, color: RGB(240, 120, 20))
-        }
+        // A low hop (up at 0.3 of the speed it came down at: 13 px high, 0.44 s long), its rise
+        // hidden behind a post from x 285 to 313. It is seen from 0.17 s after the bounce, near
+        // its top: its first three points rise at 7 px/s on average, where a bounce wants 44
+        // (a tenth of the fall's speed down) or more.
+        let (draw, landing, landX) = Self.bounce(rebound: 0.3)
         let (found, _) = Self.run(frames: 52, flights: [], extra: draw, front: { image, _ in
             image.fillRect((285, 0, 28, 360), color: RGB(70, 60, 120))
         })
