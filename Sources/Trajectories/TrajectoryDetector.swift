@@ -369,11 +369,9 @@ public final class TrajectoryDetector {
         var ago = 1
         while let t = blobs.pastTime(ago: ago), t >= first.time - 1e-6 { ago += 1 }
         var lastSeen = first.time, added = false
-        // Points found after two frames unseen or more are taken for a while: once three are
-        // (the object seen in snatches inside a region), they stay; if fewer are, the track is
-        // as it was before them. One or two are as likely the thrower's hand, moving the ball
-        // along before the release.
-        var provisional: (before: Track, count: Int)?
+        // Points found after two frames unseen or more are taken three in a row, or not at all:
+        // fewer are as likely the thrower's hand, moving the ball along before the release.
+        var held: [(point: TrajectoryPoint, size: Float, ago: Int)] = []
         while ago <= blobs.framesToLookBack, let t = blobs.pastTime(ago: ago), let before = blobs.pastTime(ago: ago + 1),
               lastSeen - t <= options.maximumHidden, let m = track.motion {
             defer { ago += 1 }
@@ -404,15 +402,25 @@ public final class TrajectoryDetector {
                     track.prepend(earlier, without: off)
                     return true
                 }
-                if earlier.id != nil || earlier.pathIsKnown { break }
+                if earlier.id != nil || earlier.pathIsKnown { return added }
             }
-            if provisional == nil && unseen >= 2 * Float(frameInterval) - 1e-4 { provisional = (track, 0) }
-            track.prepend(TrajectoryPoint(time: t, x: blob.x, y: blob.y), size: blob.size)
+            let point = TrajectoryPoint(time: t, x: blob.x, y: blob.y)
+            if held.last?.ago != ago - 1 {
+                held.removeAll()
+                if unseen < 2 * Float(frameInterval) - 1e-4 {
+                    track.prepend(point, size: blob.size)
+                    lastSeen = t
+                    added = true
+                    continue
+                }
+            }
+            held.append((point, blob.size, ago))
+            guard held.count >= 3 else { continue }
+            for h in held { track.prepend(h.point, size: h.size) }
+            held.removeAll()
             lastSeen = t
-            if let p = provisional { provisional = p.count + 1 >= 3 ? nil : (p.before, p.count + 1) }
-            if provisional == nil { added = true }
+            added = true
         }
-        if let p = provisional { track = p.before }
         return added
     }
 
