@@ -394,7 +394,7 @@ final class TrajectoryDetectorTests: XCTestCase {
     }
 
     func testAHopFirstSeenAtItsTopGoesOnAsOneTrajectory() throws {
-        // A low hop (up at 0.3 of the speed it came down at: 13 px high, 0.44 s long), its rise
+        // A low hop (up at 0.3 of the speed it came down at: 14 px high, 0.44 s long), its rise
         // hidden behind a post from x 285 to 313. It is seen from 0.17 s after the bounce, near
         // its top: its first three points rise at 7 px/s on average, where a bounce wants 44
         // (a tenth of the fall's speed down) or more.
