@@ -258,16 +258,26 @@ public final class TrajectoryDetector {
         return awaited
     }
 
-    /// Where a waiting track whose path is known, unseen at most `maximumHidden`, has its
-    /// object now, and how far from there a blob may be its object seen again: its gate,
-    /// widened with the time unseen (the path is extrapolated, and an object coming out from
-    /// behind something shows only part of itself at first).
+    /// Where a waiting track that may be seen again (`unseenWaiting`) has its object now, and
+    /// how far from there a blob may be its object: its gate, `widening` with the time unseen.
     private func revivalGate(_ track: Track, time: Double, maxStep: Float) -> (predicted: (x: Float, y: Float), reach: Float)? {
-        guard track.pathIsKnown, let last = track.points.last, time - last.time <= options.maximumHidden else { return nil }
+        guard let unseen = unseenWaiting(track, time: time) else { return nil }
         let (predicted, gate) = track.prediction(at: time, maxStep: maxStep)
         guard contains(predicted) else { return nil }
-        return (predicted, gate * (1 + 4 * Float(time - last.time) / Float(options.maximumHidden)))
+        return (predicted, gate * widening(unseen: unseen))
     }
+
+    /// How long a waiting track whose path is known has been unseen, if at most
+    /// `maximumHidden` (it may be seen again).
+    private func unseenWaiting(_ track: Track, time: Double) -> Double? {
+        guard track.pathIsKnown, let last = track.points.last, time - last.time <= options.maximumHidden else { return nil }
+        return time - last.time
+    }
+
+    /// How much a gate widens after `unseen` seconds unseen, five times at `maximumHidden`:
+    /// the path is extrapolated, and an object coming out from behind something shows only
+    /// part of itself at first.
+    private func widening(unseen: Double) -> Float { 1 + 4 * Float(unseen) / Float(options.maximumHidden) }
 
     /// Blobs no track took that lie where a waiting track's object would be now
     /// (`revivalGate`): it was hidden and is seen again.
@@ -277,7 +287,6 @@ public final class TrajectoryDetector {
         let span = options.maximumHidden + 6 * frameInterval
         waiting.removeAll { track in track.points.last.map { time - $0.time > span } ?? true }
         if waiting.count > 200 { waiting.removeFirst(waiting.count - 200) }
-        let hiddenAtMost = { (track: Track) -> Bool in time - (track.points.last?.time ?? time) <= self.options.maximumHidden }
         var pairs: [(track: Int, blob: Int, score: Float)] = []
         for (i, track) in waiting.enumerated() {
             guard let (predicted, wide) = revivalGate(track, time: time, maxStep: maxStep) else { continue }
@@ -298,9 +307,9 @@ public final class TrajectoryDetector {
             taken.insert(p.blob)
             revive(p.track, with: found[p.blob])
         }
-        for (i, track) in waiting.enumerated() where revived[i] == nil && track.pathIsKnown && hiddenAtMost(track) {
-            let unseen = Float(time - (track.points.last?.time ?? time))
-            if let b = changedRegion(for: track, time: time, maxStep: maxStep, widen: 1 + 4 * unseen / Float(options.maximumHidden), found: found) {
+        for (i, track) in waiting.enumerated() where revived[i] == nil {
+            guard let unseen = unseenWaiting(track, time: time) else { continue }
+            if let b = changedRegion(for: track, time: time, maxStep: maxStep, widen: widening(unseen: unseen), found: found) {
                 revive(i, with: b)
             }
         }
@@ -381,7 +390,7 @@ public final class TrajectoryDetector {
             guard hypot(Float(b.x) - p.x, Float(b.y) - p.y) >= 1.2 * size else { break }
             let gate = track.points.count >= 6 ? max(4, 0.6 * size) : max(6, 1.5 * size)
             let unseen = Float(lastSeen - t) - Float(frameInterval)
-            guard let blob = blobs.changedRegion(near: p, radius: gate * (1 + 4 * max(0, unseen) / Float(options.maximumHidden)),
+            guard let blob = blobs.changedRegion(near: p, radius: gate * widening(unseen: Double(max(0, unseen))),
                                                  size: size, ago: ago) else { continue }
             // A piece that ended there (seen on its own) is the same object's: it goes before,
             // less its points off the path (`Track.offPath`), and the look back ends. One that
