@@ -73,8 +73,8 @@ public struct ClipOutcome: Sendable {
 ///   app's release angle) and the direction of flight against the true launch angle, degrees.
 /// - A flight (the figure's throws and the strays of cluttered scenes) is **one trajectory**
 ///   when exactly one trajectory is true of it (follows it, or is the piece after its
-///   bounce); its **start speed** error is |the trajectory's speed at its first point − the
-///   true speed then| / the true speed then.
+///   bounce and follows no other flight); its **start speed** error is |the trajectory's
+///   speed at its first point − the true speed then| / the true speed then.
 public struct ThrowScore: Codable, Sendable {
     public var clips = 0
     public var seconds = 0.0
@@ -129,7 +129,9 @@ public struct ThrowScore: Codable, Sendable {
             if o.trajectories.contains(where: { follows($0, f) }) { flightsTracked += 1 }
             else { untracked.append(String(format: "%@ %.2f s", o.clip, f.release)) }
             flightsScored += 1
-            let its = o.trajectories.filter { follows($0, f) || isHop($0, of: f) }
+            // A trajectory that follows another flight is that flight's, even where it starts
+            // near where this one came down.
+            let its = o.trajectories.filter { t in follows(t, f) || (isHop(t, of: f) && !o.flights.contains { follows(t, $0) }) }
             guard its.count == 1, let t = its.first else {
                 notOne.append(String(format: "%@ %.2f s: %d trajectories", o.clip, f.release, its.count))
                 continue
