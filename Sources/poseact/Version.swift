@@ -1,3 +1,3 @@
 /// poseact's version: `poseact --version`, and the package's (notebooks-free-scripts/package.sh
 /// reads it from here).
-let poseactVersion = "0.51.0"
+let poseactVersion = "0.52.0"

@@ -233,6 +233,25 @@ final class TrajectoryDetectorTests: XCTestCase {
         XCTAssertEqual(Trajectory.latest(found).count, 1, "\(found.map { ($0.start, $0.end, $0.points.count) })")
     }
 
+    func testWalkersOutweighingTheOneStillThingAreNotTheCameraMoving() {
+        // A plain wall with one small striped poster, and two plain bodies (40 × 200 px)
+        // walking across in front at 8 px a frame. Only the poster's tile stands still, and
+        // aligning with the bodies leaves its stripes: about as much difference as the
+        // bodies made (the rendered scenes' walkers in front of a plain wall do the same).
+        let wall = { (image: inout RGBImage, _: Double) -> Void in
+            image.fillRect((0, 0, 640, 360), color: RGB(150, 160, 120))
+            for s in stride(from: Float(0), to: 40, by: 12) { image.fillRect((20 + s, 230, 6, 60), color: RGB(30, 30, 40)) }
+        }
+        let th = Throw(start: 0.3, x0: 600, y0: 80, vx: -420, vy: -100, g: 200)
+        let (found, unstable) = Self.run(frames: 45, flights: [th], noise: 0, extra: wall, front: { image, t in
+            let x = Float(8 * Int((30 * t).rounded()))
+            image.fillRect((100 + x, 150, 40, 200), color: RGB(60, 110, 60))
+            image.fillRect((260 + x, 150, 40, 200), color: RGB(60, 110, 60))
+        })
+        XCTAssertEqual(unstable, [], "taken for the camera moving on frames \(unstable)")
+        XCTAssertEqual(Trajectory.latest(found).count, 1, "\(found.map { ($0.start, $0.end, $0.points.count) })")
+    }
+
     func testABallsShadowSeenFromTheSameFrameIsNoTrajectory() throws {
         // A flat dark patch on the floor (y 320) under the ball from the frame it appears:
         // straight and fast (400 px/s, over the 0.5 frame widths a second a straight path
