@@ -53,7 +53,7 @@ public struct TrajectoryOptions: Sendable, Equatable {
 /// at what changed since the frame before where its object should be, and a track whose
 /// object was first seen on its own after flying clear of such a thing looks back the same
 /// way, through the last frames kept, for where it was before. While the camera moves
-/// (`SceneMotion`) nothing is looked for; tracks under way end there.
+/// (`SceneMotion`) nothing is looked for; tracks under way end there, and wait as others do.
 public final class TrajectoryDetector {
     public let options: TrajectoryOptions
     /// Whether the camera stood still on the last frame (and long enough since it moved).
@@ -117,22 +117,43 @@ public final class TrajectoryDetector {
     /// The end of the input: the tracks under way end.
     public func finish() -> [Trajectory] { endAll(.inputEnded) }
 
+    /// Every track under way ends. When the camera moved they wait, with those waiting already:
+    /// what looked like the camera moving for a frame or two may have been something large
+    /// passing close to it, and an object seen again on its path once the picture is still
+    /// (`maximumHidden` after it was last seen) is joined to it. After a real shake (half a
+    /// second or more) none is left waiting.
     private func endAll(_ ending: Trajectory.Ending) -> [Trajectory] {
-        let done = tracks.compactMap { track -> Trajectory? in
+        var done: [Trajectory] = []
+        for track in tracks {
             var track = track
             completeEnding(&track)
-            return finish(&track, ending)
+            let made = finish(&track, ending)
+            if let made { done.append(made) }
+            if ending == .cameraMoved, mayWait(track, made: made != nil) { waiting.append(track) }
         }
         tracks = []
-        waiting = []
+        if ending != .cameraMoved { waiting = [] }
         return done
     }
 
+    /// Whether an ended track waits for a later piece of its object: one of three points or
+    /// more that made a trajectory (now or before), or too short to know its path (a later
+    /// piece may take it in), wherever its path leads (out of the picture too: it may have
+    /// bounced unseen). Not one with as many points seen in runs as a trajectory's minimum
+    /// that makes none: what it followed was not in flight (a ball rolling along the floor
+    /// goes straight and slowly), and a later piece must not bend its path into one.
+    private func mayWait(_ track: Track, made: Bool) -> Bool {
+        track.points.count >= 3 && (made || track.id != nil || Track.inRuns(track.points).count < options.minimumPoints)
+    }
+
     /// The trajectory an ended track makes, numbered: a new one, or the next revision of the
-    /// one it was (a piece joined it). A track revived by fewer than three points, or whose
-    /// joined points spoil its path, goes back to what it was and reports nothing new.
+    /// one it was (a piece joined it). A track revived by fewer than three points reports
+    /// nothing new: it keeps them if they lie on its path (`Track.seenAgainOnPath`; its object
+    /// glimpsed between two things that hide it, and it may be seen again for as long after
+    /// them), else goes back to what it was, as one whose joined points spoil its path does.
     private func finish(_ track: inout Track, _ ending: Trajectory.Ending) -> Trajectory? {
         if let base = track.revivedAt {
+            if track.points.count - base < 3, track.seenAgainOnPath(from: base) { return nil }
             if track.points.count - base < 3 || track.trajectory(options: options, frame: (frameWidth, frameHeight), ending: ending) == nil {
                 track.restore(count: base)
                 return nil
@@ -220,15 +241,7 @@ public final class TrajectoryDetector {
                 completeEnding(&track)
                 let made = finish(&track, outside ? .leftFrame : .stopped)
                 if let made { ended.append(made) }
-                // Even one whose path leads out of the picture (it may have bounced unseen), or
-                // too short to know its path (a later piece may take it in). Not one with as
-                // many points seen in runs as a trajectory's minimum that makes none: what it
-                // followed was not in flight (a ball rolling along the floor goes straight and
-                // slowly), and a later piece must not bend its path into one.
-                if track.points.count >= 3,
-                   made != nil || track.id != nil || Track.inRuns(track.points).count < options.minimumPoints {
-                    waiting.append(track)
-                }
+                if mayWait(track, made: made != nil) { waiting.append(track) }
             } else {
                 kept.append(track)
             }
@@ -655,6 +668,18 @@ struct Track {
         t.hopStarts = []; t.bounces = []
         t.refit()
         return t
+    }
+
+    /// Whether the points from `base` on (a revival's) lie on the path of the piece before them,
+    /// within the gate a track whose path is known has (`prediction`).
+    func seenAgainOnPath(from base: Int) -> Bool {
+        let start = hopStarts.last ?? 0
+        guard base - start >= 6, base < points.count, let m = BallisticMotion.fit(Array(points[start..<base])) else { return false }
+        let gate = Double(max(4, 0.6 * medianSize))
+        return points[base...].allSatisfy { p in
+            let q = m.position(at: p.time)
+            return hypot(Double(p.x) - q.x, Double(p.y) - q.y) <= gate
+        }
     }
 
     /// Back to its first `count` points (what a revival added did not hold).

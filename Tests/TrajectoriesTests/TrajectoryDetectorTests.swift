@@ -159,6 +159,38 @@ final class TrajectoryDetectorTests: XCTestCase {
         XCTAssertEqual(Double(apex.x), 40 + 400 * 0.64, accuracy: 8)
     }
 
+    func testABallGlimpsedBetweenTwoPostsIsOneTrajectory() throws {
+        // Two posts in front: the ball (13.3 px a frame) is hidden 0.3 s, seen whole in the
+        // 20 px between them on one frame, hidden 0.3 s more: 0.6 s from its last point
+        // before the first post to its first after the second, longer than a path waits
+        // (`maximumHidden`), but what was glimpsed between lies on its path.
+        let th = Throw(start: 0.1, x0: 40, y0: 250, vx: 400, vy: -320, g: 500)
+        let (found, _) = Self.run(frames: 60, flights: [th], front: { image, _ in
+            image.fillRect((200, 0, 110, 360), color: RGB(70, 60, 120))
+            image.fillRect((330, 0, 100, 360), color: RGB(70, 60, 120))
+        })
+        let one = Trajectory.latest(found)
+        XCTAssertEqual(one.count, 1, "\(found.map { ($0.id, $0.start, $0.end, $0.points.count) })")
+        let t = try XCTUnwrap(one.first)
+        XCTAssertTrue(t.points.contains { $0.x < 190 } && t.points.contains { $0.x > 440 })
+        XCTAssertEqual(t.startSpeed, Self.speed(th, at: t.start), accuracy: 0.02 * Self.speed(th, at: t.start))
+    }
+
+    func testACameraJoltedForAFrameLeavesTheFlightOneTrajectory() throws {
+        // The picture jumps 3 px right and 2 down on frame 25 only: the detector takes it for
+        // the camera moving (frames 25 and 26) and looks for nothing until it has been still
+        // for five frames; the flight seen before and after is one trajectory, with no point
+        // from those frames.
+        let th = Throw(start: 0.2, x0: 40, y0: 250, vx: 300, vy: -300, g: 400)
+        let (found, unstable) = Self.run(frames: 60, flights: [th], shake: { i in i == 25 ? (3, 2) : (0, 0) })
+        XCTAssertTrue(unstable.contains(25), "\(unstable)")
+        let one = Trajectory.latest(found)
+        XCTAssertEqual(one.count, 1, "\(found.map { ($0.id, $0.start, $0.end, $0.points.count) })")
+        let t = try XCTUnwrap(one.first)
+        XCTAssertTrue(t.points.contains { $0.time < 24.5 / 30 } && t.points.contains { $0.time > 32.5 / 30 })
+        XCTAssertFalse(t.points.contains { unstable.contains(Int(($0.time * 30).rounded())) }, "\(t.points.map(\.time))")
+    }
+
     /// The left edge of a box of 160 × 200 px (y 100–300), carried in at 0.3 s, that swings
     /// 40 px either side.
     static func boxX(_ t: Double) -> Float { 240 + 40 * Float(sin(2 * Double.pi * t / 1.5)) }
