@@ -11,10 +11,10 @@
 # 2. 200 throws in scenes of one or two (seed 17): `poseact throws score` with the seed-1
 #    model: throws found, speed and angle errors, types and hits.
 # 3. 12 minutes of distractor scenes, no throw (seed 18): false trajectories per 10 minutes.
-# 4. 200 throws in cluttered scenes (issue 54; seed 1313, never looked at while the detector
-#    was tuned, on seeds 101, 303, 202, 404, 606, 707, 808, 909, 1010, 1111 and 1212): the
-#    detector alone: flights made as exactly one trajectory, false trajectories, start speed
-#    errors.
+# 4. 200 throws in cluttered scenes (issue 54; seed 1414, never looked at while the detector
+#    was tuned, on seeds 101, 303, 202, 404, 606, 707, 808, 909, 1010, 1111, 1212 and 1313):
+#    the detector alone: flights made as exactly one trajectory, false trajectories, start
+#    speed errors.
 #
 # The seeds of 2 and 3 were never rendered while the detector was written (it was tuned
 # on seeds 1000, 2000 and 2001; seeds 7 and 8 measured the version before the last rule,
@@ -41,8 +41,8 @@ done
 "$BIN" throws score "$OUT/throws" --model "$OUT/run-1" --json --models models > "$OUT/score-throws.json"
 [ -d "$OUT/distractors" ] || "$BIN" throws render "$OUT/distractors" --set distractors --minutes 12 --seed 18 >&2
 "$BIN" throws score "$OUT/distractors" --json > "$OUT/score-distractors.json"
-[ -d "$OUT/clutter-1313" ] || "$BIN" throws render "$OUT/clutter-1313" --set clutter --count 200 --seed 1313 >&2
-"$BIN" throws score "$OUT/clutter-1313" --json > "$OUT/score-clutter.json"
+[ -d "$OUT/clutter-1414" ] || "$BIN" throws render "$OUT/clutter-1414" --set clutter --count 200 --seed 1414 >&2
+"$BIN" throws score "$OUT/clutter-1414" --json > "$OUT/score-clutter.json"
 python3 - "$OUT" <<'PY'
 import json, statistics, sys
 out = sys.argv[1]
