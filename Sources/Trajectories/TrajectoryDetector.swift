@@ -401,7 +401,7 @@ public final class TrajectoryDetector {
             guard contains(p) else { break }
             let b = m.position(at: before)
             guard hypot(Float(b.x) - p.x, Float(b.y) - p.y) >= 1.2 * size else { break }
-            let gate = track.points.count >= 6 ? max(4, 0.6 * size) : max(6, 1.5 * size)
+            let gate = track.points.count >= 6 ? Track.knownPathGate(size: size) : max(6, 1.5 * size)
             let unseen = Float(lastSeen - t) - Float(frameInterval)
             guard let blob = blobs.changedRegion(near: p, radius: gate * widening(unseen: Double(max(0, unseen))),
                                                  size: size, ago: ago) else { continue }
@@ -412,7 +412,7 @@ public final class TrajectoryDetector {
             // one, not reported, is no one's yet (a ball's first points, and the hand's blob it
             // left), and the look back goes on through it.
             if let w = waiting.firstIndex(where: { piece in
-                piece.points.contains { $0.time == t && hypot($0.x - blob.x, $0.y - blob.y) <= max(4, 0.6 * size) }
+                piece.points.contains { $0.time == t && hypot($0.x - blob.x, $0.y - blob.y) <= Track.knownPathGate(size: size) }
             }) {
                 var earlier = waiting[w]
                 if let k = earlier.points.firstIndex(where: { $0.time == t }), k + 1 < earlier.points.count {
@@ -656,6 +656,11 @@ struct Track {
         }
     }
 
+    /// How far from where a track whose path is known (six points) predicts its object a blob
+    /// may be to be it: the path is known to a fraction of a pixel, and a bounce or a landing
+    /// falls outside.
+    static func knownPathGate(size: Float) -> Float { max(4, 0.6 * size) }
+
     /// How closely a thrown object's centre follows its path: max(1 px, 10 % of its size)
     /// root mean square (a swaying or swinging thing's does not).
     static func tolerance(size: Double) -> Double { max(1, 0.1 * size) }
@@ -671,11 +676,11 @@ struct Track {
     }
 
     /// Whether the points from `base` on (a revival's) lie on the path of the piece before them,
-    /// within the gate a track whose path is known has (`prediction`).
+    /// within the gate a track whose path is known has (`knownPathGate`).
     func seenAgainOnPath(from base: Int) -> Bool {
         let start = hopStarts.last ?? 0
         guard base - start >= 6, base < points.count, let m = BallisticMotion.fit(Array(points[start..<base])) else { return false }
-        let gate = Double(max(4, 0.6 * medianSize))
+        let gate = Double(Track.knownPathGate(size: medianSize))
         return points[base...].allSatisfy { p in
             let q = m.position(at: p.time)
             return hypot(Double(p.x) - q.x, Double(p.y) - q.y) <= gate
@@ -702,8 +707,7 @@ struct Track {
         let p = (x: Float(q.x), y: Float(q.y))
         let step = hypot(p.x - last.x, p.y - last.y)
         let size = medianSize
-        // A long track's path is known to a fraction of a pixel: a bounce or a landing falls outside.
-        if n >= 6 { return (p, max(4, 0.6 * size)) }
+        if n >= 6 { return (p, Track.knownPathGate(size: size)) }
         if n >= 4 { return (p, max(6, 1.5 * size, 0.2 * step)) }
         return (p, max(8, 2.5 * size, 0.6 * step))
     }
