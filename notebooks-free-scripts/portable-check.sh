@@ -66,13 +66,23 @@ SOURCE_CLIP="$(ls -S "$PUSHUPS"/train/correct/*.mp4 | tail -n 4 | head -n 1)"
 enc() { ffmpeg -nostdin -loglevel error -y -i "$SOURCE_CLIP" -t 3 -an "$@" || die "ffmpeg $* failed"; }
 C="$R/check/codecs/correct"
 # A phone stores the sensor's frames turned and says so in the display matrix: the frames
-# turned 90° clockwise, then (stream copy, the only way FFmpeg 5.1 writes the matrix) the
-# rotate=90 tag, whose matrix turns them back as FFmpeg's own players do. The same seconds
-# upright in H.264 are the reference: read with its rotation, the phone clip's person is
-# where the reference's is; without, the clip is taller than wide; turned wrongly, elsewhere.
+# turned 90° clockwise, then, on stream copy, a matrix that turns them back 90°
+# counter-clockwise as FFmpeg's own players do. FFmpeg 6.1 and later write it from the input
+# option -display_rotation 90; FFmpeg 5.1 (Debian 12's) has no such option and writes it from
+# the rotate=90 tag, which the later ones ignore (a clip made so is not turned at all). The
+# matrix is then read back with ffprobe, so a machine whose ffmpeg wrote none says so here.
+# The same seconds upright in H.264 are the reference: read with its rotation, the phone
+# clip's person is where the reference's is; without, the clip is taller than wide; turned
+# wrongly, elsewhere.
 enc -vf "transpose=1,scale=-2:480" -c:v libx265 -preset ultrafast -x265-params log-level=error -tag:v hvc1 "$WORK/phone.mov"
-ffmpeg -nostdin -loglevel error -y -i "$WORK/phone.mov" -c copy -metadata:s:v:0 rotate=90 "$C/phone-hevc-rotated.mov" \
+PHONE="$C/phone-hevc-rotated.mov"
+ffmpeg -nostdin -loglevel error -y -display_rotation:v:0 90 -i "$WORK/phone.mov" -c copy "$PHONE" 2>/dev/null \
+    || ffmpeg -nostdin -loglevel error -y -i "$WORK/phone.mov" -c copy -metadata:s:v:0 rotate=90 "$PHONE" \
     || die "the phone clip could not be remuxed with its rotation"
+rotation="$(ffprobe -v error -select_streams v:0 -show_streams "$PHONE" | sed -n 's/^rotation=//p' | head -n 1)"
+[[ "$rotation" == 90 || "$rotation" == 90.0* ]] \
+    || die "the host's $(ffmpeg -version | head -n 1 | cut -d' ' -f1-3) wrote the phone clip with rotation '${rotation:-none}', not 90: the check needs a clip that says how to turn it"
+say "the phone clip's display matrix: $rotation° counter-clockwise ($(command -v ffmpeg): $(ffmpeg -version | head -n 1 | cut -d' ' -f3))"
 enc -vf scale=480:-2 -c:v libx264 -preset ultrafast "$C/upright-h264.mp4"
 enc -vf scale=-2:360 -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 800k "$C/vp9.webm"
 enc -vf scale=-2:360 -c:v libaom-av1 -cpu-used 8 -crf 40 -b:v 0 "$C/av1.mkv"
