@@ -9,7 +9,7 @@ import Pose
 /// --models: where the BlazePose model files are; --bfloat16: how they multiply.
 struct PoseModelsOption: ParsableArguments {
     @Option(help: "Folder with the .tflite files.") var models: String?
-    @Flag(help: ArgumentHelp("Multiply the pose models' convolutions in bfloat16, on CPUs with AVX512_BF16 (Zen 4 and later, Sapphire Rapids; 1.3–1.6× faster) or ARM's BF16 (Graviton 3 and 4, Neoverse V1/V2/N2, Cortex-A710 and later; not measured): landmarks a median of ~2 px from MediaPipe's on 1080p frames instead of 0.01 (docs/engine.md).",
+    @Flag(help: ArgumentHelp("Multiply the pose models' convolutions in bfloat16, on CPUs with AVX512_BF16 (Zen 4 and later, Sapphire Rapids; 1.3–1.6× faster) or ARM's BF16 (Graviton 3 and 4, Neoverse V1/V2/N2, Cortex-A710 and later; not measured): landmarks a median of ~1.5 px from MediaPipe's on 1080p frames instead of 0.01 (docs/engine.md).",
                              discussion: "The same as POSEACT_KERNELS=avx512bf16 (neonbf16 on ARM64)."))
     var bfloat16 = false
 

@@ -35,6 +35,9 @@ final class Conv2DKernel: Kernel {
     /// --profile`). Larger K (not in these models) keeps OpenBLAS's cache blocking.
     static let packedMaxK = 4096
 
+    /// Input channels from which a layer's products are bfloat16 on a bfloat16 path.
+    static let bfloat16MinChannels = 16
+
     var k: Int { kh * kw * inShape.c }
     var detail: String { "\(inShape)→\(outShape) \(kh)×\(kw)/\(strideH)\(direct ? " direct" : "")\(residual != nil ? " +add" : "")" }
     var flops: Int { 2 * outShape.n * outShape.h * outShape.w * outShape.c * k + (residual != nil ? outShape.count : 0) }
@@ -61,10 +64,11 @@ final class Conv2DKernel: Kernel {
         narrow = path != nil && outShape.c <= 4 && inShape.c % 8 == 0
         packed = !narrow && path != nil && k < Conv2DKernel.packedMaxK
             ? PackedWeights(filter: filter.pointer, n: outShape.c, k: k, bias: bias.pointer) : nil
-        // Every packed layer, the first (the picture's 3 channels) and the last included: the
-        // path is asked for speed, and keeping the first or the small deep layers in FP32
-        // halved the fixtures' median landmark deviation but not its tail (docs/experiments.md).
-        if let packed, path?.roundsToBFloat16 == true { packed.roundToBFloat16() }
+        // bfloat16 where the layer reads 16 channels or more. With fewer (the picture's 3, the
+        // segmentation head's 8) rounding the few inputs of each pixel to pairs costs more
+        // than the faster products save: such layers took 1.14–1.35× their FP32 time
+        // (docs/experiments.md), and they stay FP32.
+        if let packed, path?.roundsToBFloat16 == true, inShape.c >= Conv2DKernel.bfloat16MinChannels { packed.roundToBFloat16() }
         window = .allocate(capacity: 1)
         window.initialize(to: pa_window(
             input: input, n: inShape.n, ih: inShape.h, iw: inShape.w, c: inShape.c, oh: outShape.h, ow: outShape.w,
