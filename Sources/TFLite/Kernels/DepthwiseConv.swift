@@ -9,7 +9,8 @@ import Tensor
 ///   output (N, OH, OW, Cout)
 /// With depth multiplier 1 (every BlazePose layer), the kernel path's C loops
 /// (`Sources/CPUKernels`): a vector of channels at a time held in registers across all
-/// KH·KW taps, four neighbouring pixels sharing each weight load, 3×3 and 5×5 unrolled.
+/// KH·KW taps, four neighbouring pixels (eight on AVX-512 at stride 1) sharing each weight
+/// load, 3×3 and 5×5 unrolled.
 /// Other multipliers take the plain Swift loops below.
 final class DepthwiseConvKernel: Kernel {
     let name = "DEPTHWISE_CONV_2D"
