@@ -24,6 +24,7 @@ const pa_kernel_table pa_kernels_avx2 = {
     .gemm_tile_rows = GEMM_MR, .gemm_tile_panels = GEMM_NP,
     .packed_gemm = packed_gemm_avx2, .conv_rows = conv_rows_avx2,
     .narrow_conv_rows = narrow_rows_avx2, .depthwise_rows = depthwise_rows_avx2,
+    .resize_rows = resize_rows_avx2,
     .peak_fp32 = peak_fp32_avx2,
     .gemm_atb = gemm_atb_avx2,
 };

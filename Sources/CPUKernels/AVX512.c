@@ -37,10 +37,18 @@ static void depthwise_rows_avx512(const pa_depthwise *d, long row_begin, long ro
     }
 }
 
+/// Channels in multiples of 16 take 16-wide vectors; the segmentation head's 8 take 8-wide
+/// ones rather than half-masked 16-wide ones.
+static void resize_rows_avx512_any(const pa_resize *r, long row_begin, long row_end) {
+    if (r->c % 16 == 0 || r->c > 16) resize_rows_avx512(r, row_begin, row_end);
+    else resize_rows_avx512_8(r, row_begin, row_end);
+}
+
 const pa_kernel_table pa_kernels_avx512 = {
     .gemm_tile_rows = GEMM_MR, .gemm_tile_panels = GEMM_NP,
     .packed_gemm = packed_gemm_avx512, .conv_rows = conv_rows_avx512,
     .narrow_conv_rows = narrow_rows_avx512_8, .depthwise_rows = depthwise_rows_avx512,
+    .resize_rows = resize_rows_avx512_any,
     .peak_fp32 = peak_fp32_avx512,
     .gemm_atb = gemm_atb_avx512,
 };

@@ -232,6 +232,9 @@ static void gemm_atb_bf16(const float *a, long lda, const float *b, long ldb, lo
                           long gsa, long gsb, long m, float *c, long ldc, long col_begin, long col_end) {
     pa_kernels_avx512.gemm_atb(a, lda, b, ldb, rows, groups, gsa, gsb, m, c, ldc, col_begin, col_end);
 }
+static void resize_rows_bf16(const pa_resize *r, long row_begin, long row_end) {
+    pa_kernels_avx512.resize_rows(r, row_begin, row_end);
+}
 static double peak_fp32_bf16(long iterations) { return pa_kernels_avx512.peak_fp32(iterations); }
 
 #define PEAK_BF16_ACC 24
@@ -256,6 +259,7 @@ const pa_kernel_table pa_kernels_avx512_bf16 = {
     .gemm_tile_rows = BF_MR, .gemm_tile_panels = 2,
     .packed_gemm = packed_gemm_bf16, .conv_rows = conv_rows_bf16,
     .narrow_conv_rows = narrow_rows_bf16, .depthwise_rows = depthwise_rows_bf16,
+    .resize_rows = resize_rows_bf16,
     .peak_fp32 = peak_fp32_bf16,
     .gemm_atb = gemm_atb_bf16,
 };

@@ -89,6 +89,10 @@ void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long
     table(path)->depthwise_rows(d, row_begin, row_end, c_begin, c_end);
 }
 
+void pa_resize_rows(pa_path path, const pa_resize *r, long row_begin, long row_end) {
+    table(path)->resize_rows(r, row_begin, row_end);
+}
+
 double pa_peak_flops(pa_path path, pa_peak_kind kind, long iterations) {
     if (kind == PA_PEAK_FP32) return table(path)->peak_fp32(iterations);
 #if defined(__x86_64__)

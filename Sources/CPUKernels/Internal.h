@@ -30,6 +30,7 @@ typedef struct {
     void (*depthwise_rows)(const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end);
     void (*gemm_atb)(const float *a, long lda, const float *b, long ldb, long rows, long groups,
                      long gsa, long gsb, long m, float *c, long ldc, long col_begin, long col_end);
+    void (*resize_rows)(const pa_resize *r, long row_begin, long row_end);
     double (*peak_fp32)(long iterations);
 } pa_kernel_table;
 

@@ -427,6 +427,53 @@ static inline void SUF(dw_row)(const pa_depthwise *d, long row, long c_begin, lo
     else SUF(dw_row_body)(d, row, c_begin, c_end, 0, 0, 0);
 }
 
+// ---- Bilinear resize --------------------------------------------------------------------
+
+/// a + (b − a) · f, each step its own statement: clang fuses a multiply and an add only
+/// within one expression, so no path makes a multiply-add of it and all give the same bits.
+PA_INLINE V SUF(lerp)(V a, V b, V f) {
+    V d = b - a;
+    V m = d * f;
+    return a + m;
+}
+
+/// One output pixel's `count` channels (count ≤ VW) from c: the four neighbours blended
+/// across, then down, then the residual added and clamped where there is one.
+PA_INLINE void SUF(resize_vector)(const float *tl, const float *tr, const float *bl, const float *br, V fx, V fy,
+                                  const float *res, V lo, V hi, float *o, long count) {
+    const V t = SUF(lerp)(SUF(load_part)(tl, count), SUF(load_part)(tr, count), fx);
+    const V u = SUF(lerp)(SUF(load_part)(bl, count), SUF(load_part)(br, count), fx);
+    V v = SUF(lerp)(t, u, fy);
+    if (res) v = SUF(clamp)(v + SUF(load_part)(res, count), lo, hi);
+    SUF(store_first)(o, v, count);
+}
+
+/// Output rows [row_begin, row_end) of a bilinear resize (CPUKernels.h), a vector of
+/// channels at a time, the last part-vector through load_part / store_first.
+__attribute__((unused)) static void SUF(resize_rows)(const pa_resize *r, long row_begin, long row_end) {
+    const long C = r->c, iw = r->iw, ow = r->ow, whole = C / VW * VW;
+    const V lo = SUF(splat)(r->lo), hi = SUF(splat)(r->hi);
+    for (long row = row_begin; row < row_end; row++) {
+        const long b = row / r->oh, oy = row % r->oh;
+        const float *top = r->input + (b * r->ih + r->y0[oy]) * iw * C;
+        const float *bottom = r->input + (b * r->ih + r->y1[oy]) * iw * C;
+        const V fy = SUF(splat)(r->fy[oy]);
+        float *out = r->output + row * ow * C;
+        const float *res = r->residual ? r->residual + row * ow * C : NULL;
+        for (long ox = 0; ox < ow; ox++) {
+            const long x0 = r->x0[ox] * C, x1 = r->x1[ox] * C, at = ox * C;
+            const V fx = SUF(splat)(r->fx[ox]);
+            long c = 0;
+            for (; c < whole; c += VW)
+                SUF(resize_vector)(top + x0 + c, top + x1 + c, bottom + x0 + c, bottom + x1 + c, fx, fy,
+                                   res ? res + at + c : NULL, lo, hi, out + at + c, VW);
+            if (c < C)
+                SUF(resize_vector)(top + x0 + c, top + x1 + c, bottom + x0 + c, bottom + x1 + c, fx, fy,
+                                   res ? res + at + c : NULL, lo, hi, out + at + c, C - c);
+        }
+    }
+}
+
 // ---- Convolution to a few output channels --------------------------------------------------
 
 PA_INLINE float SUF(hsum)(V v) {

@@ -214,6 +214,9 @@ static void gemm_atb_nbf16(const float *a, long lda, const float *b, long ldb, l
                            long gsa, long gsb, long m, float *c, long ldc, long col_begin, long col_end) {
     pa_kernels_portable.gemm_atb(a, lda, b, ldb, rows, groups, gsa, gsb, m, c, ldc, col_begin, col_end);
 }
+static void resize_rows_nbf16(const pa_resize *r, long row_begin, long row_end) {
+    pa_kernels_portable.resize_rows(r, row_begin, row_end);
+}
 static double peak_fp32_nbf16(long iterations) { return pa_kernels_portable.peak_fp32(iterations); }
 
 #define NB_PEAK_ACC 24
@@ -238,6 +241,7 @@ const pa_kernel_table pa_kernels_neon_bf16 = {
     .gemm_tile_rows = NB_MR, .gemm_tile_panels = 1,
     .packed_gemm = packed_gemm_nbf16, .conv_rows = conv_rows_nbf16,
     .narrow_conv_rows = narrow_rows_nbf16, .depthwise_rows = depthwise_rows_nbf16,
+    .resize_rows = resize_rows_nbf16,
     .peak_fp32 = peak_fp32_nbf16,
     .gemm_atb = gemm_atb_nbf16,
 };

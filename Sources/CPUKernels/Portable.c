@@ -21,6 +21,7 @@ const pa_kernel_table pa_kernels_portable = {
     .gemm_tile_rows = GEMM_MR, .gemm_tile_panels = GEMM_NP,
     .packed_gemm = packed_gemm_portable, .conv_rows = conv_rows_portable,
     .narrow_conv_rows = narrow_rows_portable, .depthwise_rows = depthwise_rows_portable,
+    .resize_rows = resize_rows_portable,
     .peak_fp32 = peak_fp32_portable,
     .gemm_atb = gemm_atb_portable,
 };

@@ -210,7 +210,7 @@ final class KernelBuilder {
         return ResizeBilinearKernel(input: try activationPointer(ins[0]), inShape: x, output: try activationPointer(outs[0]), outShape: out,
                                     alignCorners: alignCorners, halfPixelCenters: halfPixel,
                                     residual: try fusedResidual[i].map { UnsafePointer(try activationPointer($0.residual)) },
-                                    activation: try fusedResidual[i].map { try activation($0.activation, op: i) } ?? .none)
+                                    activation: try fusedResidual[i].map { try activation($0.activation, op: i) } ?? .none, path: path)
     }
 
     func maxPool2D() throws -> any Kernel {

@@ -30,10 +30,10 @@ final class ARM64KernelTests: XCTestCase {
         print(output)
         XCTAssertEqual(process.terminationStatus, 0, output)
         // Every case ran on aarch64's two paths (portable: 13 convolutions, a GEMM also split
-        // as threads split it, a few-channel one also by dot products, and 6 depthwise, each
-        // plain and with a residual and clamp, and the peak loops; neonbf16: the same, and its
+        // as threads split it, a few-channel one also by dot products, 6 depthwise and 4
+        // resizes, each plain and with a residual and clamp, and the peak loops; neonbf16: the same, and its
         // products of FP32 weights once), and the paths were found from what the emulated CPU has.
-        XCTAssertTrue(output.contains("aarch64: 134 passed, 0 failed"), output)
+        XCTAssertTrue(output.contains("aarch64: 150 passed, 0 failed"), output)
         XCTAssertTrue(output.contains("NEON: the portable kernels hold"), output)
         XCTAssertTrue(output.contains("BF16: the neonbf16 kernels hold"), output)
         XCTAssertTrue(output.contains("-cpu cortex-a76: paths: portable\n"), output)

@@ -11,6 +11,7 @@
 // multiply-adds differ by ~1e-6). A bfloat16 path's products (avx512bf16, neonbf16) are held
 // to the same bound against the definition on their operands rounded to bfloat16 (to
 // nearest, ties to even), which is what they compute up to the FP32 sums' order and rounding.
+// The bilinear resize is held to the same bits as a float-at-a-time blend, on every path.
 //
 // Prints one line per case and path, then "N passed, M failed"; exit 1 on any failure.
 // `check_kernels --paths` only prints the paths this CPU runs ("paths: portable neonbf16").
@@ -261,6 +262,60 @@ static void check_depthwise(const geometry *g, int seed, pa_path path) {
     free(in); free(filter); free(bias); free(want); free(got);
 }
 
+/// A bilinear resize against the same three blends done a float at a time: every path must
+/// give the same bits (CPUKernels.h), so the check is exact. TensorFlow's half-pixel rule,
+/// or align_corners, gives the rows and columns each output reads, as Layout.swift does.
+static void axis(long in, long out, int align, long *lowv, long *highv, float *frac) {
+    const float scale = align && out > 1 ? (float)(in - 1) / (float)(out - 1) : (float)in / (float)out;
+    for (long o = 0; o < out; o++) {
+        const float src = align ? (float)o * scale : ((float)o + 0.5f) * scale - 0.5f;
+        const float low = floorf(src);
+        long l = (long)low < 0 ? 0 : (long)low, h = (long)ceilf(src) > in - 1 ? in - 1 : (long)ceilf(src);
+        lowv[o] = l > in - 1 ? in - 1 : l; highv[o] = h; frac[o] = src - low;
+    }
+}
+
+static float lerp1(float a, float b, float f) {
+    float d = b - a;
+    float m = d * f;
+    return a + m;
+}
+
+static void check_resize(long n, long ih, long iw, long c, long oh, long ow, int align, int seed, pa_path path) {
+    const long count = n * oh * ow * c;
+    float *in = random_floats(n * ih * iw * c, 80 + seed), *res = random_floats(count, 90 + seed);
+    float *want = malloc(sizeof(float) * count), *got = malloc(sizeof(float) * count);
+    long *idx = malloc(sizeof(long) * 2 * (oh + ow));
+    float *frac = malloc(sizeof(float) * (oh + ow));
+    axis(ih, oh, align, idx, idx + oh, frac);
+    axis(iw, ow, align, idx + 2 * oh, idx + 2 * oh + ow, frac + oh);
+    char what[160];
+    for (int r = 0; r < 2; r++) {
+        const float lo = r ? 0 : -INFINITY, hi = r ? 6 : INFINITY;
+        for (long b = 0; b < n; b++) for (long y = 0; y < oh; y++) for (long x = 0; x < ow; x++) for (long k = 0; k < c; k++) {
+            const float *top = in + (b * ih + idx[y]) * iw * c, *bottom = in + (b * ih + idx[oh + y]) * iw * c;
+            const long x0 = idx[2 * oh + x] * c + k, x1 = idx[2 * oh + ow + x] * c + k, at = ((b * oh + y) * ow + x) * c + k;
+            float v = lerp1(lerp1(top[x0], top[x1], frac[oh + x]), lerp1(bottom[x0], bottom[x1], frac[oh + x]), frac[y]);
+            if (r) { v += res[at]; v = v < lo ? lo : v > hi ? hi : v; }
+            want[at] = v;
+        }
+        memset(got, 0xff, sizeof(float) * count);
+        pa_resize z = {.input = in, .residual = r ? res : NULL, .output = got, .n = n, .ih = ih, .iw = iw, .c = c,
+                       .oh = oh, .ow = ow, .y0 = idx, .y1 = idx + oh, .x0 = idx + 2 * oh, .x1 = idx + 2 * oh + ow,
+                       .fy = frac, .fx = frac + oh, .lo = lo, .hi = hi};
+        pa_resize_rows(path, &z, 0, n * oh);
+        long differ = 0, at = 0;
+        for (long i = 0; i < count; i++)
+            if (memcmp(&got[i], &want[i], sizeof(float)) != 0) { if (!differ) at = i; differ++; }
+        snprintf(what, sizeof what, "resize %ldx%ld to %ldx%ld c%ld%s%s", ih, iw, oh, ow, c, align ? " align" : "",
+                 r ? " +add relu6" : "");
+        printf("%s %-9s %-58s %ld values not the same bits\n", differ ? "FAIL" : "ok  ", path_name(path), what, differ);
+        if (differ) printf("     at %ld: got %.9g, expected %.9g\n", at, got[at], want[at]);
+        differ ? failed++ : passed++;
+    }
+    free(in); free(res); free(want); free(got); free(idx); free(frac);
+}
+
 /// The arithmetic peaks' loops run and count their operations (not their speed): FP32 on
 /// every path, bfloat16 dot products (24 chains of 16 lanes × 2 on avx512bf16, 4 × 2 on
 /// neonbf16) on the bfloat16 paths alone.
@@ -309,6 +364,11 @@ int main(int argc, char **argv) {
         if (!pa_path_supported(paths[p])) continue;
         for (int i = 0; i < (int)(sizeof convs / sizeof convs[0]); i++) check_conv(&convs[i], i, paths[p]);
         for (int i = 0; i < (int)(sizeof depthwise / sizeof depthwise[0]); i++) check_depthwise(&depthwise[i], i, paths[p]);
+        // The segmentation head's 8 channels (an 8-wide path on AVX-512), 16 + 8, a tail of 3; down and with align_corners.
+        check_resize(1, 5, 6, 8, 10, 12, 0, 0, paths[p]);
+        check_resize(2, 4, 7, 24, 8, 14, 0, 1, paths[p]);
+        check_resize(1, 6, 5, 35, 12, 10, 0, 2, paths[p]);
+        check_resize(1, 9, 11, 16, 4, 5, 1, 3, paths[p]);
         check_peaks(paths[p]);
     }
     printf("%d passed, %d failed\n", passed, failed);

@@ -95,6 +95,22 @@ typedef struct {
 /// [c_begin, c_end); c_begin is a multiple of 16.
 void pa_depthwise_rows(pa_path path, const pa_depthwise *d, long row_begin, long row_end, long c_begin, long c_end);
 
+/// A bilinear resize, NHWC: input (n, ih, iw, c) → output (n, oh, ow, c). Output row oy
+/// blends input rows y0[oy] and y1[oy] by fy[oy], output column ox input columns x0[ox]
+/// and x1[ox] by fx[ox] (the caller applies TensorFlow's coordinate rules). With a
+/// residual (n, oh, ow, c), the ADD fused after it: clamp(resized + residual, lo, hi).
+typedef struct {
+    const float *input, *residual;   // residual NULL for none
+    float *output;
+    long n, ih, iw, c, oh, ow;
+    const long *y0, *y1, *x0, *x1;
+    const float *fy, *fx;
+    float lo, hi;
+} pa_resize;
+
+/// Output rows [row_begin, row_end) of the flattened (n · oh). Every path gives the same bits.
+void pa_resize_rows(pa_path path, const pa_resize *r, long row_begin, long row_end);
+
 /// The window of a convolution over an NHWC input (n, ih, iw, c) giving (n, oh, ow, ·).
 typedef struct {
     const float *input;

@@ -1,3 +1,5 @@
+import CPUKernels
+import MatrixProduct
 import Tensor
 
 /// PAD with zeros: output (D0+p0+q0, …) holds the input at offset (p0, p1, …). Any rank ≤ 4
@@ -47,20 +49,25 @@ final class PadKernel: Kernel {
 
 /// RESIZE_BILINEAR, NHWC: (N, IH, IW, C) → (N, OH, OW, C), TensorFlow's coordinate rules
 /// (align_corners, half_pixel_centers) and its clamping at the borders; with a residual
-/// (N, OH, OW, C), a fused ADD after it: act(resize + residual).
+/// (N, OH, OW, C), a fused ADD after it: act(resize + residual). The blending is the kernel
+/// path's C loop (`pa_resize_rows`); the rows and columns each output reads, computed here once.
 final class ResizeBilinearKernel: Kernel {
     let name = "RESIZE_BILINEAR"
-    let input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
-    let residual: UnsafePointer<Float>?, activation: FusedActivation
     let inShape: Shape4, outShape: Shape4
-    let ys: [(Int, Int, Float)], xs: [(Int, Int, Float)]   // (low, high, fraction) per output row/column
-    var flops: Int { outShape.count * (residual != nil ? 5 : 4) }
-    var detail: String { residual != nil ? "+add" : "" }
+    let hasResidual: Bool
+    let path: KernelPath
+    /// y0, y1 (OH each), then x0, x1 (OW each): the input rows and columns each output blends.
+    private let indices: UnsafeMutableBufferPointer<Int>
+    /// fy (OH), then fx (OW): the weight of the second row and column.
+    private let fractions: UnsafeMutableBufferPointer<Float>
+    private let params: UnsafeMutablePointer<pa_resize>
+    var flops: Int { outShape.count * (hasResidual ? 5 : 4) }
+    var detail: String { hasResidual ? "+add" : "" }
 
     init(input: UnsafePointer<Float>, inShape: Shape4, output: UnsafeMutablePointer<Float>, outShape: Shape4,
-         alignCorners: Bool, halfPixelCenters: Bool, residual: UnsafePointer<Float>? = nil, activation: FusedActivation = .none) {
-        self.input = input; self.output = output; self.inShape = inShape; self.outShape = outShape
-        self.residual = residual; self.activation = activation
+         alignCorners: Bool, halfPixelCenters: Bool, residual: UnsafePointer<Float>? = nil,
+         activation: FusedActivation = .none, path: KernelPath) {
+        self.inShape = inShape; self.outShape = outShape; self.hasResidual = residual != nil; self.path = path
         func axis(_ inSize: Int, _ outSize: Int) -> [(Int, Int, Float)] {
             let scale: Float = alignCorners && outSize > 1 ? Float(inSize - 1) / Float(outSize - 1)
                                                            : Float(inSize) / Float(outSize)
@@ -71,51 +78,30 @@ final class ResizeBilinearKernel: Kernel {
                 return (min(low, inSize - 1), high, src - lowF)
             }
         }
-        ys = axis(inShape.h, outShape.h); xs = axis(inShape.w, outShape.w)
+        let ys = axis(inShape.h, outShape.h), xs = axis(inShape.w, outShape.w)
+        let oh = outShape.h, ow = outShape.w
+        indices = .allocate(capacity: 2 * (oh + ow))
+        fractions = .allocate(capacity: oh + ow)
+        for (i, (low, high, f)) in ys.enumerated() { indices[i] = low; indices[oh + i] = high; fractions[i] = f }
+        for (i, (low, high, f)) in xs.enumerated() {
+            indices[2 * oh + i] = low; indices[2 * oh + ow + i] = high; fractions[oh + i] = f
+        }
+        let (lo, hi) = activation.bounds
+        let base = UnsafePointer(indices.baseAddress!), weights = UnsafePointer(fractions.baseAddress!)
+        params = .allocate(capacity: 1)
+        params.initialize(to: pa_resize(
+            input: input, residual: residual, output: output,
+            n: inShape.n, ih: inShape.h, iw: inShape.w, c: inShape.c, oh: oh, ow: ow,
+            y0: base, y1: base + oh, x0: base + 2 * oh, x1: base + 2 * oh + ow,
+            fy: weights, fx: weights + oh, lo: lo, hi: hi))
     }
 
+    deinit { indices.deallocate(); fractions.deallocate(); params.deallocate() }
+
     func run(_ pool: ThreadPool, threads: Int) {
-        let c = inShape.c
         pool.parallelFor(outShape.n * outShape.h, threads: threads,
-                         minPerThread: minimumPerThread(floatsPerItem: outShape.w * c)) { range, _ in
-            let (lo, hi) = self.activation.bounds
-            for row in range {
-                let b = row / self.outShape.h, oy = row % self.outShape.h
-                let (y0, y1, fy) = self.ys[oy]
-                let top = self.input + (b * self.inShape.h + y0) * self.inShape.w * c
-                let bottom = self.input + (b * self.inShape.h + y1) * self.inShape.w * c
-                for ox in 0..<self.outShape.w {
-                    let (x0, x1, fx) = self.xs[ox]
-                    let out = self.output + (row * self.outShape.w + ox) * c
-                    let tl = top + x0 * c, tr = top + x1 * c, bl = bottom + x0 * c, br = bottom + x1 * c
-                    var ch = 0
-                    let fx8 = SIMD8<Float>(repeating: fx), fy8 = SIMD8<Float>(repeating: fy)
-                    while ch + 8 <= c {   // the same arithmetic as the scalar loop, eight channels at a time
-                        let t = load8(tl + ch) + (load8(tr + ch) - load8(tl + ch)) * fx8
-                        let u = load8(bl + ch) + (load8(br + ch) - load8(bl + ch)) * fx8
-                        store8(t + (u - t) * fy8, out + ch)
-                        ch += 8
-                    }
-                    while ch < c {
-                        let t = tl[ch] + (tr[ch] - tl[ch]) * fx
-                        let u = bl[ch] + (br[ch] - bl[ch]) * fx
-                        out[ch] = t + (u - t) * fy
-                        ch += 1
-                    }
-                }
-                // The fused ADD, over the row just written (still in L1): a separate pass
-                // keeps the loop above free of the residual's branch.
-                if let residual = self.residual {
-                    let count = self.outShape.w * c, start = row * count
-                    let out = self.output + start, res = residual + start
-                    var i = 0
-                    while i + 8 <= count {
-                        store8(clamp8(load8(out + i) + load8(res + i), lo: lo, hi: hi), out + i)
-                        i += 8
-                    }
-                    while i < count { out[i] = min(max(out[i] + res[i], lo), hi); i += 1 }
-                }
-            }
+                         minPerThread: minimumPerThread(floatsPerItem: outShape.w * outShape.c)) { range, _ in
+            pa_resize_rows(self.path.c, self.params, range.lowerBound, range.upperBound)
         }
     }
 }
