@@ -37,8 +37,8 @@ static void depthwise_rows_avx512(const pa_depthwise *d, long row_begin, long ro
     }
 }
 
-/// Channels in multiples of 16 take 16-wide vectors; the segmentation head's 8 take 8-wide
-/// ones rather than half-masked 16-wide ones.
+/// Resizes of 16 channels or more take 16-wide vectors (a masked one for any rest); fewer,
+/// such as the segmentation head's 8, take 8-wide ones rather than half-masked 16-wide ones.
 static void resize_rows_avx512_any(const pa_resize *r, long row_begin, long row_end) {
     if (r->c % 16 == 0 || r->c > 16) resize_rows_avx512(r, row_begin, row_end);
     else resize_rows_avx512_8(r, row_begin, row_end);
