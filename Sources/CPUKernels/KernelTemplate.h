@@ -313,8 +313,7 @@ PA_INLINE void SUF(dw_pixels)(const int P, const float *src, long rowStride, lon
 /// Channels [c_begin, c_end) of one output row, a vector at a time (c_end − c_begin is a
 /// multiple of VW), over the taps ky in [ky0, ky1) (those inside the input on this row).
 /// P (then four) neighbouring pixels whose windows lie inside the input horizontally share
-/// each weight load; the pixels at the left and right edges sum over
-/// their own range of kx.
+/// each weight load; the pixels at the left and right edges sum over their own range of kx.
 PA_INLINE void SUF(dw_row_taps)(const pa_depthwise *d, long row, long c_begin, long c_end, const long kh, const long kw,
                                 const long ky0, const long ky1, const int unitX) {
     (void)kh;
