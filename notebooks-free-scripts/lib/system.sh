@@ -4,7 +4,8 @@
 #   need_packages PKG...
 #       Installs those of the Debian packages PKG that are not installed (as root, or through
 #       sudo), quietly. The package lists are refreshed only when the first attempt fails, so a
-#       machine that has them all costs nothing and an old image still gets what it lacks.
+#       machine that has them all costs nothing and an old image still gets what it lacks; that
+#       first attempt's errors are not shown (on a fresh image they only say the lists are empty).
 #
 #   in_root [--no-dev] [--sys] [--tmp] [--bind DIR[:INSIDE]]... [--bind-ro DIR[:INSIDE]]... ROOT [VAR=VALUE]... COMMAND...
 #       Runs COMMAND inside the Debian root ROOT with chroot, with a cleared environment (a
@@ -24,8 +25,11 @@ need_packages() {
     ((${#missing[@]})) || return 0
     [[ $(id -u) -eq 0 ]] || sudo="sudo"
     echo "installing ${missing[*]} (apt-get)" >&2
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
-        || { $sudo apt-get update -qq \
+    # The first attempt's complaints stay unprinted: on a fresh image they are only "Unable to
+    # locate package" for lists never fetched; a second failure prints its own.
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1 \
+        || { echo "refreshing the package lists (apt-get update), then installing again" >&2
+             $sudo apt-get update -qq \
              && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
 }
 
