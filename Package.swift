@@ -197,7 +197,7 @@ let package = Package(
                     swiftSettings: commonSettings),
         .testTarget(name: "ScenesTests", dependencies: ["Images", "Scenes", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "TrajectoriesTests", dependencies: ["Images", "Trajectories"], swiftSettings: commonSettings),
-        .testTarget(name: "ThrowEvaluationTests", dependencies: ["ThrowEvaluation", "Trajectories"], swiftSettings: commonSettings),
+        .testTarget(name: "ThrowEvaluationTests", dependencies: ["Scenes", "ThrowEvaluation", "Trajectories"], swiftSettings: commonSettings),
         .testTarget(name: "MovementTests", dependencies: ["Movement", "Tensor"], swiftSettings: commonSettings),
         .testTarget(name: "LiveTests", dependencies: ["TestData", "Classifier", "Extraction", "Images", "Keypoints", "KeypointWindows", "Live", "Media", "Movement", "Pose", "PoseFixtures", "Trajectories"],
                     swiftSettings: commonSettings),

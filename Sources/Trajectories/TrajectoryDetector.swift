@@ -152,6 +152,7 @@ public final class TrajectoryDetector {
     /// glimpsed between two things that hide it, and it may be seen again for as long after
     /// them), else goes back to what it was, as one whose joined points spoil its path does.
     private func finish(_ track: inout Track, _ ending: Trajectory.Ending) -> Trajectory? {
+        track.revivedByRegion = false
         if let base = track.revivedAt {
             if track.points.count - base < 3, track.seenAgainOnPath(from: base) { return nil }
             if track.points.count - base < 3 || track.trajectory(options: options, frame: (frameWidth, frameHeight), ending: ending) == nil {
@@ -221,6 +222,7 @@ public final class TrajectoryDetector {
         for p in pairs where !trackTaken.contains(p.track) && !blobTaken.contains(p.blob) {
             trackTaken.insert(p.track); blobTaken.insert(p.blob)
             tracks[p.track].add(found[p.blob], time: time)
+            tracks[p.track].revivedByRegion = false
         }
         for i in tracks.indices where !trackTaken.contains(i) {
             if let b = changedRegion(for: tracks[i], time: time, maxStep: maxStep, widen: 1, found: found) {
@@ -234,7 +236,11 @@ public final class TrajectoryDetector {
             if trackTaken.contains(i) { kept.append(track); continue }
             var track = track
             track.missed += 1
-            let allowed = track.segmentCount >= 4 ? options.maximumGap : 1
+            // A revival by a region alone that finds nothing next ends at once, so that the
+            // track is put back to wait (or keeps the points, if they lie on its path) while its
+            // object may still be seen again: a region beside the path must not hold the path
+            // for the frames a track may miss.
+            let allowed = track.revivedByRegion ? 0 : track.segmentCount >= 4 ? options.maximumGap : 1
             let next = track.prediction(at: time, maxStep: maxStep).position
             let outside = !contains(next)
             if outside || track.missed > allowed {
@@ -324,6 +330,7 @@ public final class TrajectoryDetector {
             guard let unseen = unseenWaiting(track, time: time) else { continue }
             if let b = changedRegion(for: track, time: time, maxStep: maxStep, widen: widening(unseen: unseen), found: found) {
                 revive(i, with: b)
+                revived[i]?.revivedByRegion = true
             }
         }
         for i in revived.keys.sorted(by: >) { waiting.remove(at: i) }
@@ -562,6 +569,9 @@ struct Track {
     var revision = 0
     /// The point count when it was revived from waiting (its object seen again), until it ends.
     var revivedAt: Int?
+    /// Revived by what changed where its object should be (`changedRegion`), and no blob of
+    /// its own taken since: such a track ends at its first frame without one.
+    var revivedByRegion = false
 
     init(first: TrajectoryPoint, size: Float) { points = [first]; sizes = [size] }
 

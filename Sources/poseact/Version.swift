@@ -1,3 +1,3 @@
 /// poseact's version: `poseact --version`, and the package's (notebooks-free-scripts/package.sh
 /// reads it from here).
-let poseactVersion = "0.54.0"
+let poseactVersion = "0.55.0"
