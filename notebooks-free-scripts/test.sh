@@ -40,6 +40,7 @@ for c in "${long[@]}"; do printf '%s\n' "${listed[@]}" | grep -qx "$c" && classe
 for c in "${listed[@]}"; do printf '%s\n' "${long[@]}" | grep -qx "$c" || classes+=("$c"); done
 if [[ -n "${POSEACT_TEST_FILTER:-}" ]]; then
     mapfile -t classes < <(printf '%s\n' "${classes[@]}" | grep -E -- "$POSEACT_TEST_FILTER" || true)
+    ((${#classes[@]} > 0)) || { echo "test.sh: no test class matches POSEACT_TEST_FILTER='$POSEACT_TEST_FILTER'" >&2; exit 2; }
 fi
 
 logs="$(mktemp -d /tmp/poseact-tests.XXXXXX)"
@@ -54,12 +55,22 @@ run_class() {
 }
 export -f run_class
 export bundle logs
+printf '%s\n' "${classes[@]}" >"$logs/classes"
 start=$SECONDS
-printf '%s\n' "${classes[@]}" | xargs -P "$jobs" -I{} bash -c 'run_class "$1"' _ {} || true
+# The classes run in a process group of their own, so that an interrupt or a TERM given to
+# this script reaches every test process (what a test started ends with it), then ends it.
+setsid xargs -a "$logs/classes" -P "$jobs" -I{} bash -c 'run_class "$1"' _ {} &
+group=$!
+stop() { kill -TERM -- -"$group" 2>/dev/null || true; wait "$group" 2>/dev/null || true; echo "test.sh: stopped by $1" >&2; exit "$2"; }
+trap 'stop SIGINT 130' INT
+trap 'stop SIGTERM 143' TERM
+wait "$group" || true
+trap - INT TERM
 
 count() { cat "$logs"/*.log 2>/dev/null | grep -c "^Test Case '.*' $1 (" || true; }
 passed=$(count passed) skipped=$(count skipped) failed=$(count failed)
-summary="$((passed + skipped + failed)) tests in ${#classes[@]} classes, $jobs at a time, $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
+n=${#classes[@]}; ((n == 1)) && noun=class || noun=classes
+summary="$((passed + skipped + failed)) tests in $n $noun, $jobs at a time, $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
 if [[ -s "$logs/failed" ]]; then
     echo "test.sh: these test classes failed:" >&2
     sed 's/^/  /' "$logs/failed" >&2
