@@ -22,7 +22,7 @@ bundle="$(swift build --show-bin-path)/poseactPackageTests.xctest"
 # browser or a server and waits for it: one class at a time kept two cores 63 % busy (on a
 # 2-core Zen 3: 19.4 min one at a time, 15.7 two at a time, 16.5 with a process a test;
 # docs/tests.md). The tests share no files or ports: each names its own after its process.
-# The classes that take a minute or more go first, so that the workers end together.
+# The classes that took 40 s or more (on a 2-core Zen 3) go first, so that the workers end together.
 if [[ -n "${POSEACT_TEST_JOBS:-}" ]]; then
     jobs="$POSEACT_TEST_JOBS"
     [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "test.sh: POSEACT_TEST_JOBS must be a whole number of 1 or more, not '$jobs'" >&2; exit 2; }
