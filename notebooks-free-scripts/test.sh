@@ -35,9 +35,11 @@ long=(PoseactCLITests.PoseactCLITests PoseactCLITests.RepetitionCountTests Posea
       PoseactCLITests.ExtractCommandTests PoseactCLITests.TrainCommandTests)
 mapfile -t listed < <("$bundle" --list-tests 2>/dev/null | grep / | sed 's|/.*||' | awk '!seen[$0]++')
 ((${#listed[@]} > 0)) || { echo "test.sh: $bundle lists no tests" >&2; exit 1; }
+declare -A isListed=() isLong=()
+for c in "${listed[@]}"; do isListed[$c]=1; done
 classes=()
-for c in "${long[@]}"; do printf '%s\n' "${listed[@]}" | grep -qx "$c" && classes+=("$c"); done
-for c in "${listed[@]}"; do printf '%s\n' "${long[@]}" | grep -qx "$c" || classes+=("$c"); done
+for c in "${long[@]}"; do isLong[$c]=1; [[ -z "${isListed[$c]:-}" ]] || classes+=("$c"); done
+for c in "${listed[@]}"; do [[ -n "${isLong[$c]:-}" ]] || classes+=("$c"); done
 if [[ -n "${POSEACT_TEST_FILTER:-}" ]]; then
     mapfile -t classes < <(printf '%s\n' "${classes[@]}" | grep -E -- "$POSEACT_TEST_FILTER" || true)
     ((${#classes[@]} > 0)) || { echo "test.sh: no test class matches POSEACT_TEST_FILTER='$POSEACT_TEST_FILTER'" >&2; exit 2; }
